@@ -1,0 +1,101 @@
+// Command fuscia is the Fuscia CLI: validate, format, graph, plan and run workflows.
+//
+// Each command lives in its own file and does three things: parse flags, call one package
+// function, render the result. Business logic belongs in lang and engine.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"syscall"
+	_ "time/tzdata" // time zones for schedule triggers, even on machines without tzdata
+)
+
+// Exit codes of cli.md.
+const (
+	exitOK       = 0
+	exitFailed   = 1
+	exitInvalid  = 2
+	exitWithErrs = 3
+)
+
+// cli is what every command gets: its streams and environment, so tests can run commands
+// in-process without touching the real ones.
+type cli struct {
+	stdout, stderr io.Writer
+	getenv         func(string) string
+	environ        func() []string
+}
+
+type command struct {
+	synopsis string
+	run      func(ctx context.Context, c *cli, args []string) int
+}
+
+func commands() map[string]command {
+	return map[string]command{
+		"validate": {"Check workflows: syntax, references, cycles, limits, types", runValidate},
+		"fmt":      {"Rewrite workflow files in canonical format", runFmt},
+		"graph":    {"Print the workflow's DAG in DOT or Mermaid", runGraph},
+		"plan":     {"Show what apply would run, and optionally save it", runPlan},
+		"version":  {"Print the versions of fuscia, the Wasm engine, the ABI and the plugin protocol", runVersion},
+	}
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	c := &cli{stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, environ: os.Environ}
+	os.Exit(c.main(ctx, os.Args[1:]))
+}
+
+func (c *cli) main(ctx context.Context, args []string) (code int) {
+	defer func() {
+		// A bug must not show users a Go stack; say what happened and how to report it.
+		if r := recover(); r != nil {
+			fmt.Fprintf(c.stderr, "Error: internal error in fuscia\n\nFuscia hit a bug (%v). Please report it with the command you ran; set FUSCIA_DEBUG=1 to see the stack.\n", r)
+			if c.getenv("FUSCIA_DEBUG") != "" {
+				panic(r)
+			}
+			code = exitFailed
+		}
+	}()
+	if len(args) == 0 {
+		c.usage(c.stderr)
+		return exitInvalid
+	}
+	name := args[0]
+	switch name {
+	case "-help", "--help", "-h", "help":
+		c.usage(c.stdout)
+		return exitOK
+	case "-version", "--version":
+		name = "version"
+	}
+	cmd, ok := commands()[name]
+	if !ok {
+		fmt.Fprintf(c.stderr, "Error: unknown command %q.\n\n", name)
+		c.usage(c.stderr)
+		return exitInvalid
+	}
+	return cmd.run(ctx, c, args[1:])
+}
+
+func (c *cli) usage(w io.Writer) {
+	fmt.Fprintln(w, "Usage: fuscia COMMAND [options] [args]")
+	fmt.Fprintln(w, "\nCommands:")
+	cmds := commands()
+	names := make([]string, 0, len(cmds))
+	for n := range cmds {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-10s %s\n", n, cmds[n].synopsis)
+	}
+	fmt.Fprintln(w, "\nEvery command takes -help. Global option: -home DIR (default $FUSCIA_HOME or ~/.fuscia).")
+}

@@ -1,0 +1,20 @@
+package plan
+
+import "path/filepath"
+
+// Env says where installed components and plugins are.
+type Env struct {
+	Home       string   // $FUSCIA_HOME
+	PluginDirs []string // -plugin-dir, in order
+}
+
+// ComponentsDir is where installed components live.
+func (e Env) ComponentsDir() string { return filepath.Join(e.Home, "components") }
+
+// PluginSearchPath is the plugin discovery order of plugins.md: ./plugins beside the workflow,
+// each -plugin-dir, then $FUSCIA_HOME/plugins.
+func (e Env) PluginSearchPath(workflowFile string) []string {
+	dirs := []string{filepath.Join(filepath.Dir(workflowFile), "plugins")}
+	dirs = append(dirs, e.PluginDirs...)
+	return append(dirs, filepath.Join(e.Home, "plugins"))
+}

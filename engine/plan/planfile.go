@@ -1,0 +1,243 @@
+package plan
+
+import (
+	"archive/zip"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/zclconf/go-cty/cty"
+	ctyjson "github.com/zclconf/go-cty/cty/json"
+
+	"github.com/fuscia/fuscia/engine/version"
+	"github.com/fuscia/fuscia/lang"
+)
+
+// A saved plan (`plan -out FILE`, conventionally NAME.fsplan) is a zip holding:
+//
+//	fuscia-plan.json     Saved, below: versions, the plan, variables, locked digests, file index
+//	workflows/N          the source of each workflow file (the planned one first, then called ones)
+//
+// Sources are stored under numbered entries, with their paths in the index, so that a path such as
+// "../shared/child.fsc.hcl" never becomes a zip entry that escapes a directory. Secret values are
+// never written: they are read again at apply.
+const manifestEntry = "fuscia-plan.json"
+
+// Saved is the manifest of a plan file.
+type Saved struct {
+	FormatVersion string                   `json:"format_version"`
+	Fuscia        string                   `json:"fuscia_version"`
+	ABI           int                      `json:"abi_version"`
+	CreatedAt     time.Time                `json:"created_at"`
+	Workflow      string                   `json:"workflow_file"` // path of the planned file, as given to plan
+	Files         []SavedFile              `json:"files"`
+	Variables     map[string]SavedVar      `json:"variables"`
+	Components    map[string]ComponentLock `json:"components"`
+	Plugins       map[string]PluginLock    `json:"plugins"`
+	Plan          *Plan                    `json:"plan"`
+
+	// Sources holds each file's content by path; filled by ReadFile.
+	Sources map[string][]byte `json:"-"`
+}
+
+// SavedFile indexes one workflow source in the zip.
+type SavedFile struct {
+	Path  string `json:"path"`
+	Entry string `json:"entry"`
+}
+
+// SavedVar is a variable value with its type, in go-cty's JSON encoding.
+type SavedVar struct {
+	Type  json.RawMessage `json:"type"`
+	Value json.RawMessage `json:"value"`
+}
+
+// ErrCorrupt and ErrVersion classify why a plan file was refused.
+var (
+	ErrCorrupt = errors.New("plan file is corrupt")
+	ErrVersion = errors.New("plan file was made by another fuscia version")
+)
+
+// IsPlanFile tells a saved plan from a workflow by its content: a plan is a zip.
+func IsPlanFile(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	magic := make([]byte, 4)
+	_, err = io.ReadFull(f, magic)
+	return err == nil && bytes.Equal(magic, []byte("PK\x03\x04"))
+}
+
+// WriteFile saves p, the sources of w and every workflow it calls, and the variable values set
+// (not defaults) to path.
+func WriteFile(path string, p *Plan, w *lang.Workflow, sources map[string][]byte, vars map[string]cty.Value) error {
+	s := Saved{
+		FormatVersion: version.PlanFormat,
+		Fuscia:        version.Fuscia,
+		ABI:           version.ABI,
+		CreatedAt:     time.Now().UTC().Truncate(time.Second),
+		Workflow:      w.Filename,
+		Variables:     map[string]SavedVar{},
+		Components:    map[string]ComponentLock{},
+		Plugins:       map[string]PluginLock{},
+		Plan:          p,
+	}
+	for name, c := range p.Components {
+		s.Components[name] = *c
+	}
+	for name, pl := range p.Plugins {
+		s.Plugins[name] = *pl
+	}
+	for name, v := range vars {
+		v, _ = v.UnmarkDeep()
+		ty, err := ctyjson.MarshalType(v.Type())
+		if err != nil {
+			return fmt.Errorf("save variable %s: %w", name, err)
+		}
+		val, err := ctyjson.Marshal(v, v.Type())
+		if err != nil {
+			return fmt.Errorf("save variable %s: %w", name, err)
+		}
+		s.Variables[name] = SavedVar{Type: ty, Value: val}
+	}
+	var files []string
+	var collect func(w *lang.Workflow)
+	collect = func(w *lang.Workflow) {
+		files = append(files, w.Filename)
+		for _, n := range w.Nodes {
+			if child := w.Calls[n.Addr.Name]; child != nil {
+				collect(child)
+			}
+		}
+	}
+	collect(w)
+
+	buf := &bytes.Buffer{}
+	zw := zip.NewWriter(buf)
+	seen := map[string]bool{}
+	for _, f := range files {
+		if seen[f] {
+			continue
+		}
+		seen[f] = true
+		src, ok := sources[f]
+		if !ok {
+			return fmt.Errorf("save plan: no source for %s", f)
+		}
+		entry := fmt.Sprintf("workflows/%d", len(s.Files))
+		s.Files = append(s.Files, SavedFile{Path: f, Entry: entry})
+		if err := writeEntry(zw, entry, src); err != nil {
+			return err
+		}
+	}
+	manifest, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return fmt.Errorf("save plan: %w", err)
+	}
+	if err := writeEntry(zw, manifestEntry, manifest); err != nil {
+		return err
+	}
+	if err := zw.Close(); err != nil {
+		return fmt.Errorf("save plan: %w", err)
+	}
+	// Write then rename, so an interrupted plan never leaves half a file under the real name.
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, buf.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("save plan to %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("save plan to %s: %w", path, err)
+	}
+	return nil
+}
+
+func writeEntry(zw *zip.Writer, name string, data []byte) error {
+	w, err := zw.CreateHeader(&zip.FileHeader{Name: name, Method: zip.Deflate, Modified: time.Unix(0, 0).UTC()})
+	if err != nil {
+		return fmt.Errorf("save plan entry %s: %w", name, err)
+	}
+	if _, err := w.Write(data); err != nil {
+		return fmt.Errorf("save plan entry %s: %w", name, err)
+	}
+	return nil
+}
+
+// maxEntrySize bounds what ReadFile inflates, so a zip bomb is refused as corrupt.
+const maxEntrySize = 64 << 20
+
+// ReadFile opens a saved plan. Errors wrap ErrCorrupt or ErrVersion.
+func ReadFile(path string) (*Saved, error) {
+	zr, err := zip.OpenReader(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrCorrupt, path, err)
+	}
+	defer zr.Close()
+	entries := map[string]*zip.File{}
+	for _, f := range zr.File {
+		entries[f.Name] = f
+	}
+	read := func(name string) ([]byte, error) {
+		f := entries[name]
+		if f == nil {
+			return nil, fmt.Errorf("%w: %s has no %s", ErrCorrupt, path, name)
+		}
+		rc, err := f.Open()
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s: %s: %v", ErrCorrupt, path, name, err)
+		}
+		defer rc.Close()
+		data, err := io.ReadAll(io.LimitReader(rc, maxEntrySize+1))
+		if err != nil || len(data) > maxEntrySize {
+			return nil, fmt.Errorf("%w: %s: entry %s is unreadable or too large", ErrCorrupt, path, name)
+		}
+		return data, nil
+	}
+	raw, err := read(manifestEntry)
+	if err != nil {
+		return nil, err
+	}
+	var s Saved
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return nil, fmt.Errorf("%w: %s: %s: %v", ErrCorrupt, path, manifestEntry, err)
+	}
+	if s.FormatVersion != version.PlanFormat || s.Plan == nil || len(s.Files) == 0 {
+		return nil, fmt.Errorf("%w: %s: unsupported format %q", ErrCorrupt, path, s.FormatVersion)
+	}
+	if s.Fuscia != version.Fuscia {
+		return nil, fmt.Errorf("%w: %s was saved by fuscia %s, this is fuscia %s; run `fuscia plan` again", ErrVersion, path, s.Fuscia, version.Fuscia)
+	}
+	s.Sources = make(map[string][]byte, len(s.Files))
+	for _, f := range s.Files {
+		data, err := read(f.Entry)
+		if err != nil {
+			return nil, err
+		}
+		s.Sources[filepath.Clean(f.Path)] = data
+	}
+	return &s, nil
+}
+
+// VarValues decodes the saved variable values.
+func (s *Saved) VarValues() (map[string]cty.Value, error) {
+	out := make(map[string]cty.Value, len(s.Variables))
+	for name, sv := range s.Variables {
+		ty, err := ctyjson.UnmarshalType(sv.Type)
+		if err != nil {
+			return nil, fmt.Errorf("%w: variable %s: %v", ErrCorrupt, name, err)
+		}
+		v, err := ctyjson.Unmarshal(sv.Value, ty)
+		if err != nil {
+			return nil, fmt.Errorf("%w: variable %s: %v", ErrCorrupt, name, err)
+		}
+		out[name] = v
+	}
+	return out, nil
+}

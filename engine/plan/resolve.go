@@ -1,0 +1,87 @@
+package plan
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/hashicorp/hcl/v2"
+
+	"github.com/fuscia/fuscia/hostabi/registry"
+	"github.com/fuscia/fuscia/lang"
+	"github.com/fuscia/fuscia/plugin"
+)
+
+// ComponentLock is a resolved component: the lock file entry and what plan shows.
+type ComponentLock struct {
+	Source      string `json:"source"`
+	Version     string `json:"version"`
+	Constraints string `json:"constraints,omitempty"`
+	Digest      string `json:"digest"`
+}
+
+// PluginLock is a resolved plugin binary.
+type PluginLock struct {
+	Source  string `json:"source"`
+	Version string `json:"version,omitempty"`
+	Digest  string `json:"digest"`
+	Path    string `json:"-"`
+}
+
+// Resolution maps the local names of a workflow's component and plugin blocks to what they
+// resolved to.
+type Resolution struct {
+	Components map[string]*ComponentLock
+	Plugins    map[string]*PluginLock
+}
+
+// Resolve finds the installed components and plugins a workflow names. A missing one is a
+// diagnostic of the given severity: a warning for `validate` (cli.md), an error for `plan`.
+func Resolve(w *lang.Workflow, env Env, severity hcl.DiagnosticSeverity) (*Resolution, hcl.Diagnostics) {
+	res := &Resolution{Components: map[string]*ComponentLock{}, Plugins: map[string]*PluginLock{}}
+	var diags hcl.Diagnostics
+	for _, c := range w.Components {
+		inst, err := registry.Find(env.ComponentsDir(), c.Source, c.Version)
+		if err != nil {
+			diags = append(diags, missing(c.DeclRange, severity, "Component not installed",
+				componentHint(c, err)))
+			continue
+		}
+		res.Components[c.Name] = &ComponentLock{Source: c.Source, Version: inst.Version, Constraints: c.Version, Digest: inst.Digest}
+	}
+	dirs := env.PluginSearchPath(w.Filename)
+	for _, p := range w.Plugins {
+		bin, err := plugin.Find(dirs, p.Source, p.Version)
+		if err != nil {
+			diags = append(diags, missing(p.DeclRange, severity, "Plugin not found",
+				fmt.Sprintf("Plugin %q (source %q) was not found: %s. Put the binary fuscia-plugin-%s in ./plugins beside the workflow, a -plugin-dir, or $FUSCIA_HOME/plugins.",
+					p.Name, p.Source, errText(err), p.Source)))
+			continue
+		}
+		digest, err := plugin.Digest(bin.Path)
+		if err != nil {
+			diags = append(diags, missing(p.DeclRange, hcl.DiagError, "Cannot read plugin", fmt.Sprintf("%s.", err)))
+			continue
+		}
+		res.Plugins[p.Name] = &PluginLock{Source: p.Source, Version: bin.Version, Digest: digest, Path: bin.Path}
+	}
+	return res, diags
+}
+
+func componentHint(c *lang.Component, err error) string {
+	if errors.Is(err, registry.ErrNotInstalled) {
+		want := ""
+		if c.Version != "" {
+			want = " matching " + c.Version
+		}
+		return fmt.Sprintf("Component %q needs %s%s, which is not installed. Install it with `fuscia component install FILE.fcpkg`.",
+			c.Name, c.Source, want)
+	}
+	return fmt.Sprintf("Component %q (%s) could not be resolved: %s.", c.Name, c.Source, errText(err))
+}
+
+func missing(rng hcl.Range, severity hcl.DiagnosticSeverity, summary, detail string) *hcl.Diagnostic {
+	r := rng
+	return &hcl.Diagnostic{Severity: severity, Summary: summary, Detail: detail, Subject: &r}
+}
+
+func errText(err error) string { return err.Error() }

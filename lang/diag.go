@@ -1,0 +1,45 @@
+package lang
+
+import (
+	"fmt"
+
+	"github.com/hashicorp/hcl/v2"
+)
+
+// errorf returns an error diagnostic about subject.
+func errorf(subject hcl.Range, summary, detailFormat string, args ...any) *hcl.Diagnostic {
+	r := subject
+	return &hcl.Diagnostic{
+		Severity: hcl.DiagError,
+		Summary:  summary,
+		Detail:   fmt.Sprintf(detailFormat, args...),
+		Subject:  &r,
+	}
+}
+
+// warnf returns a warning diagnostic about subject.
+func warnf(subject hcl.Range, summary, detailFormat string, args ...any) *hcl.Diagnostic {
+	d := errorf(subject, summary, detailFormat, args...)
+	d.Severity = hcl.DiagWarning
+	return d
+}
+
+// fileStart is the range of line 1 of a file, where diagnostics about the whole file point.
+func fileStart(filename string) hcl.Range {
+	return hcl.Range{
+		Filename: filename,
+		Start:    hcl.Pos{Line: 1, Column: 1, Byte: 0},
+		End:      hcl.Pos{Line: 1, Column: 1, Byte: 0},
+	}
+}
+
+// appendDiags appends the non-nil diagnostics of ds: helpers such as checkName return nil when
+// all is well, and a nil entry would crash HCL's Diagnostics methods.
+func appendDiags(to hcl.Diagnostics, ds ...*hcl.Diagnostic) hcl.Diagnostics {
+	for _, d := range ds {
+		if d != nil {
+			to = append(to, d)
+		}
+	}
+	return to
+}

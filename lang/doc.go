@@ -1,0 +1,17 @@
+// Package lang turns `.fsc.hcl` workflow files into checked, immutable workflows.
+//
+// The pipeline has three steps, each returning hcl.Diagnostics rather than printing:
+//
+//  1. Parse reads a file (enforcing the size and nesting limits) and parses HCL native syntax.
+//  2. Decode maps every block of language.md onto the types in workflow.go, strictly: an unknown
+//     attribute or block, a missing required one, a bad name or a bad literal is an error with
+//     the source range at fault.
+//  3. Link resolves references into edges (data, ordering and branch edges), checks scoping
+//     (loop bodies, each, var, secret, trigger), finds cycles and computes stages.
+//
+// Check then evaluates what is known (variables, literals) with every node output unknown, and
+// validates task inputs against their JSON Schemas. Load runs all of it; `fuscia validate`,
+// `graph` and `plan` are thin layers on top.
+//
+// A Workflow never changes after Load returns, so the engine may share it between goroutines.
+package lang

@@ -1,0 +1,310 @@
+package lang
+
+import (
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/convert"
+	"github.com/zclconf/go-cty/cty/function"
+
+	"github.com/fuscia/fuscia/lang/funcs"
+	"github.com/fuscia/fuscia/lang/schema"
+)
+
+var emptyObject = cty.EmptyObjectVal
+
+// NodeValues are a node's expressions evaluated with what is known before the run: variables and
+// literals are known, every node output, the trigger payload, each and secrets are not.
+type NodeValues struct {
+	Inputs  cty.Value // task or call inputs, coerced to the input schema when one is known; cty.NilVal if none
+	ForEach cty.Value // cty.NilVal when the node has no for_each
+	When    cty.Value // cty.NilVal when the node has no when
+}
+
+// Scope is what an expression may read, for NewEvalContext.
+type Scope struct {
+	Vars    cty.Value // the `var` object
+	Secrets cty.Value // the `secret` object (values marked Sensitive)
+	Trigger cty.Value // the `trigger` object: payload, name, type
+	Each    cty.Value // the `each` object, or cty.NilVal outside an iteration
+	// Node returns the value of KIND.NAME (an object with an `output` attribute).
+	Node func(kind NodeKind, name string) cty.Value
+}
+
+// NewEvalContext builds the context to evaluate expr in. It holds only the roots and nodes that
+// expr refers to, so that building it costs what the expression costs, not what the workflow
+// does; the engine uses it too, with real values.
+func NewEvalContext(expr hcl.Expression, s Scope) *hcl.EvalContext {
+	ctx := &hcl.EvalContext{Variables: make(map[string]cty.Value, 2), Functions: functions()}
+	var nodes map[string]map[string]cty.Value
+	for _, tr := range expr.Variables() {
+		root := tr.RootName()
+		switch root {
+		case "var":
+			ctx.Variables[root] = s.Vars
+		case "secret":
+			ctx.Variables[root] = s.Secrets
+		case "trigger":
+			ctx.Variables[root] = s.Trigger
+		case "each":
+			if s.Each != cty.NilVal {
+				ctx.Variables[root] = s.Each
+			}
+		default:
+			kind, ok := parseNodeKind(root)
+			if !ok || len(tr) < 2 {
+				continue
+			}
+			step, ok := tr[1].(hcl.TraverseAttr)
+			if !ok {
+				continue
+			}
+			if nodes == nil {
+				nodes = make(map[string]map[string]cty.Value, 1)
+			}
+			if nodes[root] == nil {
+				nodes[root] = make(map[string]cty.Value, 1)
+			}
+			nodes[root][step.Name] = s.Node(kind, step.Name)
+		}
+	}
+	for root, byName := range nodes {
+		ctx.Variables[root] = cty.ObjectVal(byName)
+	}
+	return ctx
+}
+
+func functions() map[string]function.Function { return funcs.Table() }
+
+// checker evaluates a linked workflow's expressions with plan-time knowledge.
+type checker struct {
+	w     *Workflow
+	scope Scope
+	diags hcl.Diagnostics
+}
+
+// check evaluates what is known and validates it: conditions are booleans, for_each is a
+// collection within the limit, inputs match their schemas.
+func check(w *Workflow) hcl.Diagnostics {
+	secrets := make(map[string]cty.Value, len(w.Secrets))
+	for _, s := range w.Secrets {
+		secrets[s.Name] = cty.UnknownVal(cty.String).Mark(Sensitive)
+	}
+	trigger := map[string]cty.Value{
+		"payload": cty.DynamicVal,
+		"name":    cty.UnknownVal(cty.String),
+		"type":    cty.UnknownVal(cty.String),
+	}
+	if len(w.Triggers) == 1 {
+		trigger["name"] = cty.StringVal(w.Triggers[0].Name)
+		trigger["type"] = cty.StringVal(w.Triggers[0].Type)
+	}
+	c := &checker{w: w}
+	c.scope = Scope{
+		Vars:    w.varValues,
+		Secrets: cty.ObjectVal(secrets),
+		Trigger: cty.ObjectVal(trigger),
+		Node:    UnknownNode,
+	}
+	w.Values = make(map[Addr]*NodeValues, len(w.Nodes))
+	for _, n := range w.Nodes {
+		c.node(n)
+	}
+	for _, o := range w.Outputs {
+		c.eval(o.Value, cty.NilVal)
+	}
+	return c.diags
+}
+
+// UnknownNode is the value of a node before it ran: an object whose output is unknown. A
+// switch's output has a known shape, so a typo in `switch.x.output.selected` is caught early.
+func UnknownNode(kind NodeKind, _ string) cty.Value {
+	out := cty.DynamicVal
+	if kind == KindSwitch {
+		out = cty.UnknownVal(cty.Object(map[string]cty.Type{"selected": cty.String}))
+	}
+	return cty.ObjectVal(map[string]cty.Value{"output": out})
+}
+
+var unknownEach = cty.ObjectVal(map[string]cty.Value{
+	"key": cty.DynamicVal, "value": cty.DynamicVal, "index": cty.UnknownVal(cty.Number),
+})
+
+func (c *checker) eval(expr hcl.Expression, each cty.Value) cty.Value {
+	if expr == nil {
+		return cty.NilVal
+	}
+	s := c.scope
+	s.Each = each
+	v, diags := expr.Value(NewEvalContext(expr, s))
+	c.diags = append(c.diags, diags...)
+	if diags.HasErrors() {
+		return cty.DynamicVal
+	}
+	return v
+}
+
+func (c *checker) node(n *Node) {
+	vals := &NodeValues{}
+	c.w.Values[n.Addr] = vals
+	inIteration := n.Addr.Loop != "" || (n.Task != nil && n.Task.ForEach != nil)
+	each := cty.NilVal
+	if inIteration {
+		each = unknownEach
+	}
+	if n.When != nil {
+		vals.When = c.boolean(n.When, each, "when")
+	}
+	switch {
+	case n.Task != nil:
+		if n.Task.ForEach != nil {
+			vals.ForEach = c.collection(n.Task.ForEach, n.Addr.Loop != "")
+		}
+		vals.Inputs = c.inputs(n, n.Task.Inputs, each)
+	case n.Loop != nil:
+		vals.ForEach = c.collection(n.Loop.ForEach, false)
+		// The loop's output is evaluated per iteration, in the body's scope; check it once now.
+		c.eval(n.Loop.Output, unknownEach)
+	case n.Switch != nil:
+		for _, cs := range n.Switch.Cases {
+			c.boolean(cs.When, each, "when")
+		}
+	case n.Wait != nil && n.Wait.Message != nil:
+		c.typed(n.Wait.Message, each, cty.String, "message", "a string")
+	case n.Call != nil:
+		vals.Inputs = c.typed(n.Call.Inputs, each, cty.DynamicPseudoType, "inputs", "an object")
+	}
+}
+
+func (c *checker) boolean(expr hcl.Expression, each cty.Value, attr string) cty.Value {
+	return c.typed(expr, each, cty.Bool, attr, "a boolean (true or false)")
+}
+
+func (c *checker) typed(expr hcl.Expression, each cty.Value, ty cty.Type, attr, what string) cty.Value {
+	v := c.eval(expr, each)
+	if v == cty.NilVal || !v.IsKnown() || ty == cty.DynamicPseudoType {
+		return v
+	}
+	cv, err := convert.Convert(v, ty)
+	if err != nil || cv.IsNull() {
+		c.diags = append(c.diags, errorf(expr.Range(), "Invalid value for "+attr,
+			"%q must be %s; this expression gives %s.", attr, what, describeValue(v)))
+		return cty.UnknownVal(ty)
+	}
+	return cv
+}
+
+func (c *checker) collection(expr hcl.Expression, each bool) cty.Value {
+	e := cty.NilVal
+	if each {
+		e = unknownEach
+	}
+	v := c.eval(expr, e)
+	if !v.IsKnown() {
+		return v
+	}
+	uv, _ := v.Unmark()
+	ty := uv.Type()
+	if uv.IsNull() || !(ty.IsListType() || ty.IsSetType() || ty.IsMapType() || ty.IsTupleType() || ty.IsObjectType()) {
+		c.diags = append(c.diags, errorf(expr.Range(), "Invalid for_each value",
+			"for_each must be a list, set or map; this expression gives %s.", describeValue(v)))
+		return cty.DynamicVal
+	}
+	if n := uv.LengthInt(); n > MaxForEachItems {
+		c.diags = append(c.diags, errorf(expr.Range(), "Too many for_each items",
+			"for_each has %d items; the limit is %d items. Split the work, or page through it with a loop over a call.", n, MaxForEachItems))
+	}
+	return v
+}
+
+// inputs evaluates a task's inputs and checks the known part against the builtin's schema.
+// Component and plugin schemas are checked by the engine's plan, which can see the registry.
+func (c *checker) inputs(n *Node, expr hcl.Expression, each cty.Value) cty.Value {
+	if expr == nil {
+		expr = hcl.StaticExpr(emptyObject, n.DeclRange)
+	}
+	v := c.eval(expr, each)
+	if v.IsKnown() {
+		uv, _ := v.Unmark()
+		if uv.IsNull() || !(uv.Type().IsObjectType() || uv.Type().IsMapType()) {
+			c.diags = append(c.diags, errorf(expr.Range(), "Invalid inputs",
+				"The inputs of %s must be an object, e.g. { url = \"…\" }; this expression gives %s.", n.Addr, describeValue(v)))
+			return cty.DynamicVal
+		}
+	}
+	if n.Task.Uses.Kind != UsesBuiltin {
+		return v
+	}
+	s, ok := schema.Builtin(n.Task.Uses.Name)
+	if !ok {
+		return v
+	}
+	out, problems := s.Check(v)
+	c.diags = append(c.diags, InputProblems(n, expr, problems)...)
+	return out
+}
+
+// InputProblems turns schema problems of a node's inputs into diagnostics that point at the
+// attribute at fault when the inputs are written as an object literal.
+func InputProblems(n *Node, expr hcl.Expression, problems []schema.Problem) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	for _, p := range problems {
+		rng := attrRange(expr, p.Path)
+		uses := ""
+		if n.Task != nil {
+			uses = " (" + n.Task.Uses.String() + ")"
+		}
+		diags = append(diags, errorf(rng, "Invalid input for "+n.Addr.String(),
+			"Input %s of %s%s: %s", inputName(p.Path), n.Addr, uses, sentence(p.Message)))
+	}
+	return diags
+}
+
+func inputName(path string) string {
+	if path == "" {
+		return "object"
+	}
+	return quote(path)
+}
+
+// attrRange finds the expression of the top-level attribute that path starts with.
+func attrRange(expr hcl.Expression, path string) hcl.Range {
+	obj, ok := expr.(*hclsyntax.ObjectConsExpr)
+	if !ok || path == "" {
+		return expr.Range()
+	}
+	first := path
+	for i, r := range path {
+		if r == '.' || r == '[' {
+			first = path[:i]
+			break
+		}
+	}
+	for _, item := range obj.Items {
+		key, diags := item.KeyExpr.Value(nil)
+		if diags.HasErrors() || !key.IsKnown() || key.Type() != cty.String {
+			continue
+		}
+		if key.AsString() == first {
+			return item.ValueExpr.Range()
+		}
+	}
+	return expr.Range()
+}
+
+// describeValue names a value's type for messages, with the value when it is short and not sensitive.
+func describeValue(v cty.Value) string {
+	if v.IsMarked() {
+		return typeName(v.Type()) + " (sensitive)"
+	}
+	if v.IsNull() {
+		return "null"
+	}
+	if v.IsKnown() && v.Type() == cty.String && len(v.AsString()) <= 40 {
+		return "string " + quote(v.AsString())
+	}
+	if v.IsKnown() && v.Type() == cty.Bool {
+		return "bool " + map[bool]string{true: "true", false: "false"}[v.True()]
+	}
+	return typeName(v.Type())
+}

@@ -1,0 +1,158 @@
+package funcs
+
+import (
+	"maps"
+	"slices"
+	"sync"
+
+	"github.com/hashicorp/hcl/v2/ext/tryfunc"
+	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/function"
+	"github.com/zclconf/go-cty/cty/function/stdlib"
+)
+
+// Table returns a new map of every function, by name, for
+// hcl.EvalContext.Functions.
+//
+// The map is the caller's own: it may be extended or changed without
+// affecting other callers. The function values in it are immutable and safe
+// for concurrent use. The table itself is built once, so a call costs only
+// the copy of the map.
+func Table() map[string]function.Function {
+	return maps.Clone(table())
+}
+
+// Names returns the sorted names of the functions in Table, for
+// documentation and "did you mean" hints. The slice is the caller's own.
+func Names() []string {
+	return slices.Clone(names())
+}
+
+// table is built once and never changed after; Table hands out copies so
+// that a caller adding its own functions cannot affect anyone else.
+var table = sync.OnceValue(func() map[string]function.Function {
+	t := map[string]function.Function{
+		// Numeric.
+		"abs":      stdlib.AbsoluteFunc,
+		"ceil":     stdlib.CeilFunc,
+		"floor":    stdlib.FloorFunc,
+		"log":      stdlib.LogFunc,
+		"max":      stdlib.MaxFunc,
+		"min":      stdlib.MinFunc,
+		"parseint": stdlib.ParseIntFunc,
+		"pow":      stdlib.PowFunc,
+		"signum":   stdlib.SignumFunc,
+
+		// String.
+		"chomp":       stdlib.ChompFunc,
+		"endswith":    endsWithFunc,
+		"format":      stdlib.FormatFunc,
+		"formatlist":  stdlib.FormatListFunc,
+		"indent":      stdlib.IndentFunc,
+		"join":        stdlib.JoinFunc,
+		"lower":       stdlib.LowerFunc,
+		"regex":       stdlib.RegexFunc,
+		"regexall":    stdlib.RegexAllFunc,
+		"replace":     replaceFunc,
+		"split":       stdlib.SplitFunc,
+		"startswith":  startsWithFunc,
+		"strcontains": strContainsFunc,
+		"strrev":      stdlib.ReverseFunc,
+		"substr":      stdlib.SubstrFunc,
+		"title":       stdlib.TitleFunc,
+		"trim":        stdlib.TrimFunc,
+		"trimprefix":  stdlib.TrimPrefixFunc,
+		"trimspace":   stdlib.TrimSpaceFunc,
+		"trimsuffix":  stdlib.TrimSuffixFunc,
+		"upper":       stdlib.UpperFunc,
+
+		// Collection.
+		"alltrue":         allTrueFunc,
+		"anytrue":         anyTrueFunc,
+		"chunklist":       stdlib.ChunklistFunc,
+		"coalesce":        coalesceFunc,
+		"coalescelist":    stdlib.CoalesceListFunc,
+		"compact":         stdlib.CompactFunc,
+		"concat":          stdlib.ConcatFunc,
+		"contains":        stdlib.ContainsFunc,
+		"distinct":        stdlib.DistinctFunc,
+		"element":         stdlib.ElementFunc,
+		"flatten":         stdlib.FlattenFunc,
+		"index":           indexFunc,
+		"keys":            stdlib.KeysFunc,
+		"length":          lengthFunc,
+		"lookup":          lookupFunc,
+		"matchkeys":       matchkeysFunc,
+		"merge":           stdlib.MergeFunc,
+		"one":             oneFunc,
+		"range":           stdlib.RangeFunc,
+		"reverse":         stdlib.ReverseListFunc,
+		"setintersection": stdlib.SetIntersectionFunc,
+		"setproduct":      stdlib.SetProductFunc,
+		"setsubtract":     stdlib.SetSubtractFunc,
+		"setunion":        stdlib.SetUnionFunc,
+		"slice":           stdlib.SliceFunc,
+		"sort":            stdlib.SortFunc,
+		"sum":             sumFunc,
+		"transpose":       transposeFunc,
+		"values":          stdlib.ValuesFunc,
+		"zipmap":          stdlib.ZipmapFunc,
+
+		// Encoding.
+		"base64decode": base64DecodeFunc,
+		"base64encode": base64EncodeFunc,
+		"base64gzip":   base64GzipFunc,
+		"csvdecode":    stdlib.CSVDecodeFunc,
+		"jsondecode":   stdlib.JSONDecodeFunc,
+		"jsonencode":   stdlib.JSONEncodeFunc,
+		"urlencode":    urlEncodeFunc,
+
+		// Hash and crypto.
+		"base64sha256": base64Sha256Func,
+		"base64sha512": base64Sha512Func,
+		"md5":          md5Func,
+		"sha1":         sha1Func,
+		"sha256":       sha256Func,
+		"sha512":       sha512Func,
+		"uuidv5":       uuidV5Func,
+
+		// Date and time.
+		"formatdate": stdlib.FormatDateFunc,
+		"timeadd":    stdlib.TimeAddFunc,
+		"timecmp":    timeCmpFunc,
+
+		// Type conversion.
+		"tobool":   makeToFunc(cty.Bool),
+		"tolist":   makeToFunc(cty.List(cty.DynamicPseudoType)),
+		"tomap":    makeToFunc(cty.Map(cty.DynamicPseudoType)),
+		"tonumber": makeToFunc(cty.Number),
+		"toset":    makeToFunc(cty.Set(cty.DynamicPseudoType)),
+		"tostring": makeToFunc(cty.String),
+
+		// Error handling.
+		// hcl's versions have no descriptions to show in docs.
+		"can": tryfunc.CanFunc.WithNewDescriptions("Returns whether the expression evaluates without an error.", []string{"The expression to try."}),
+		"try": tryfunc.TryFunc.WithNewDescriptions("Returns the value of the first of its expressions that evaluates without an error.", nil),
+	}
+	checks := map[string]func(args []cty.Value) error{
+		"indent": checkIndent,
+		"log":    checkLog,
+		"merge":  checkMerge,
+		"pow":    checkPow,
+		"zipmap": checkZipmap,
+	}
+	for name, f := range t {
+		t[name] = adapt(f, checks[name])
+	}
+	return t
+})
+
+var names = sync.OnceValue(func() []string {
+	return slices.Sorted(maps.Keys(table()))
+})
+
+// refineNotNull lets callers compare an unknown result with null and get a
+// known answer, for functions that never return null.
+func refineNotNull(b *cty.RefinementBuilder) *cty.RefinementBuilder {
+	return b.NotNull()
+}

@@ -1,0 +1,101 @@
+package lang
+
+import (
+	"path/filepath"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/zclconf/go-cty/cty"
+)
+
+// Options control Load.
+type Options struct {
+	// Vars are the sources of variable values.
+	Vars VarInputs
+	// Planning requires every variable to have a value. Without it (validate, graph), a variable
+	// without a value or default is unknown and whatever depends on it is checked at plan.
+	Planning bool
+}
+
+// Load reads, decodes, links and checks the workflow in filename, and every workflow it calls.
+// The Workflow is returned whenever the file could be parsed, even with errors, so that callers
+// can show what they can; it is safe to use only when the diagnostics have no errors.
+func (p *Parser) Load(filename string, opts Options) (*Workflow, hcl.Diagnostics) {
+	return p.load(filename, opts, nil)
+}
+
+func (p *Parser) load(filename string, opts Options, callers []string) (*Workflow, hcl.Diagnostics) {
+	f, diags := p.ParseFile(filename)
+	if f == nil || diags.HasErrors() {
+		return nil, diags
+	}
+	w, ddiags := decodeFile(filename, f.Body, func(decls []*Variable) (map[string]cty.Value, hcl.Diagnostics) {
+		return resolveVars(p, decls, opts.Vars, opts.Planning)
+	})
+	diags = append(diags, ddiags...)
+	diags = append(diags, link(w)...)
+	abs, _ := filepath.Abs(filename)
+	for _, n := range w.Nodes {
+		if n.Call != nil && n.Call.Workflow != "" {
+			diags = append(diags, p.loadCall(w, n, append(callers, abs))...)
+		}
+	}
+	if !diags.HasErrors() {
+		diags = append(diags, check(w)...)
+	}
+	return w, diags
+}
+
+// loadCall loads the workflow a call node runs. Its variables are set by the call's inputs at run
+// time, so the child is checked like `validate` checks a file: unset variables are unknown.
+func (p *Parser) loadCall(w *Workflow, n *Node, callers []string) hcl.Diagnostics {
+	c := n.Call
+	c.Path = c.Workflow
+	if !filepath.IsAbs(c.Path) {
+		c.Path = filepath.Join(filepath.Dir(w.Filename), c.Workflow)
+	}
+	abs, _ := filepath.Abs(c.Path)
+	for i, caller := range callers {
+		if caller == abs {
+			chain := append(append([]string(nil), callers[i:]...), abs)
+			for j := range chain {
+				chain[j] = filepath.Base(chain[j])
+			}
+			return hcl.Diagnostics{errorf(n.DeclRange, "Cycle between workflow files",
+				"Call %q would run a workflow that is already running it: %s. Sub-workflows cannot call themselves, directly or through others.",
+				n.Addr.Name, strings.Join(chain, " -> "))}
+		}
+	}
+	child, diags := p.load(c.Path, Options{}, callers)
+	if child == nil {
+		return append(hcl.Diagnostics{errorf(n.DeclRange, "Cannot load called workflow",
+			"Call %q runs %q, which could not be loaded; see the errors below.", n.Addr.Name, c.Workflow)}, diags...)
+	}
+	w.Calls[n.Addr.Name] = child
+	if c.Inputs == nil {
+		c.Inputs = hcl.StaticExpr(emptyObject, n.DeclRange)
+	}
+	set := map[string]bool{}
+	if obj, ok := c.Inputs.(*hclsyntax.ObjectConsExpr); ok {
+		for _, item := range obj.Items {
+			key, kdiags := item.KeyExpr.Value(nil)
+			if kdiags.HasErrors() || !key.IsKnown() || key.Type().FriendlyName() != "string" {
+				continue
+			}
+			name := key.AsString()
+			set[name] = true
+			if child.Variable(name) == nil {
+				diags = append(diags, errorf(item.KeyExpr.Range(), "Unknown input for called workflow",
+					"%s declares no variable %q.%s", c.Workflow, name, declaredVars(child.Variables)))
+			}
+		}
+		for _, v := range child.Variables {
+			if !set[v.Name] && !v.HasDefault {
+				diags = append(diags, errorf(c.Inputs.Range(), "Missing input for called workflow",
+					"%s requires variable %q (it has no default); set it in this call's inputs.", c.Workflow, v.Name))
+			}
+		}
+	}
+	return diags
+}

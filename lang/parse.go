@@ -1,0 +1,134 @@
+package lang
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"unicode/utf8"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+)
+
+// Parser reads and parses workflow files and remembers their sources, so that diagnostics can be
+// rendered with the offending line (hcl.NewDiagnosticTextWriter takes Files()).
+type Parser struct {
+	files map[string]*hcl.File
+}
+
+// NewParser returns an empty Parser.
+func NewParser() *Parser { return &Parser{files: make(map[string]*hcl.File)} }
+
+// Files returns every file parsed so far, by name.
+func (p *Parser) Files() map[string]*hcl.File { return p.files }
+
+// ParseFile reads filename and parses it.
+func (p *Parser) ParseFile(filename string) (*hcl.File, hcl.Diagnostics) {
+	if f, ok := p.files[filename]; ok {
+		return f, nil
+	}
+	info, err := os.Stat(filename)
+	if err != nil {
+		return nil, hcl.Diagnostics{{
+			Severity: hcl.DiagError,
+			Summary:  "Cannot read workflow file",
+			Detail:   fmt.Sprintf("The file %s could not be read: %s.", filename, describeFSError(err)),
+		}}
+	}
+	if info.IsDir() {
+		return nil, hcl.Diagnostics{{
+			Severity: hcl.DiagError,
+			Summary:  "Cannot read workflow file",
+			Detail:   fmt.Sprintf("%s is a directory; give a .fsc.hcl file.", filename),
+		}}
+	}
+	if info.Size() > MaxFileSize {
+		return nil, fileTooLarge(filename, info.Size())
+	}
+	src, err := os.ReadFile(filename)
+	if err != nil {
+		return nil, hcl.Diagnostics{{
+			Severity: hcl.DiagError,
+			Summary:  "Cannot read workflow file",
+			Detail:   fmt.Sprintf("The file %s could not be read: %s.", filename, describeFSError(err)),
+		}}
+	}
+	return p.ParseSource(filename, src)
+}
+
+// ParseSource parses src as the file filename, after checking the file-level limits.
+func (p *Parser) ParseSource(filename string, src []byte) (*hcl.File, hcl.Diagnostics) {
+	if len(src) > MaxFileSize {
+		return nil, fileTooLarge(filename, int64(len(src)))
+	}
+	// Keep the source even when it is rejected below, so the diagnostic can show line 1.
+	p.files[filename] = &hcl.File{Bytes: src}
+	if diag := checkText(filename, src); diag != nil {
+		return nil, hcl.Diagnostics{diag}
+	}
+	if diag := checkNesting(filename, src); diag != nil {
+		return nil, hcl.Diagnostics{diag}
+	}
+	f, diags := hclsyntax.ParseConfig(src, filename, hcl.InitialPos)
+	if f != nil {
+		p.files[filename] = f
+	}
+	return f, diags
+}
+
+func fileTooLarge(filename string, size int64) hcl.Diagnostics {
+	return hcl.Diagnostics{errorf(fileStart(filename), "Workflow file too large",
+		"%s is %d bytes; the limit for one workflow file is %d bytes (1 MiB). Split it with `call` blocks.",
+		filename, size, MaxFileSize)}
+}
+
+// checkText rejects binary input before the HCL lexer turns it into a cascade of diagnostics.
+func checkText(filename string, src []byte) *hcl.Diagnostic {
+	if i := bytes.IndexByte(src, 0); i >= 0 || !utf8.Valid(src) {
+		return errorf(fileStart(filename), "Workflow file is not text",
+			"%s contains bytes that are not UTF-8 text (a NUL byte or an invalid sequence). A workflow file is HCL text.",
+			filename)
+	}
+	return nil
+}
+
+// checkNesting bounds the depth of brackets so that a hostile file cannot exhaust the parser's
+// recursion. Brackets inside strings and comments are counted too: that can only over-count, and
+// only files far past any readable nesting are affected.
+func checkNesting(filename string, src []byte) *hcl.Diagnostic {
+	depth, line, col := 0, 1, 1
+	for i, b := range src {
+		switch b {
+		case '(', '[', '{':
+			depth++
+			if depth > MaxNestingDepth {
+				r := hcl.Range{Filename: filename,
+					Start: hcl.Pos{Line: line, Column: col, Byte: i},
+					End:   hcl.Pos{Line: line, Column: col + 1, Byte: i + 1}}
+				return errorf(r, "Expression nested too deeply",
+					"Brackets, braces and parentheses nest more than %d levels deep here. Split the expression into smaller parts, for example with a builtin.transform task.",
+					MaxNestingDepth)
+			}
+		case ')', ']', '}':
+			if depth > 0 {
+				depth--
+			}
+		case '\n':
+			line++
+			col = 0
+		}
+		col++
+	}
+	return nil
+}
+
+func describeFSError(err error) string {
+	switch {
+	case os.IsNotExist(err):
+		return "no such file"
+	case os.IsPermission(err):
+		return "permission denied"
+	default:
+		return err.Error()
+	}
+}
