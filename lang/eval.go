@@ -29,13 +29,20 @@ type Scope struct {
 	Each    cty.Value // the `each` object, or cty.NilVal outside an iteration
 	// Node returns the value of KIND.NAME (an object with an `output` attribute).
 	Node func(kind NodeKind, name string) cty.Value
+	// Functions is the function table; nil means funcs.Table(). Set it once per workflow when
+	// evaluating many expressions: building the table costs more than most expressions.
+	Functions map[string]function.Function
 }
 
 // NewEvalContext builds the context to evaluate expr in. It holds only the roots and nodes that
 // expr refers to, so that building it costs what the expression costs, not what the workflow
 // does; the engine uses it too, with real values.
 func NewEvalContext(expr hcl.Expression, s Scope) *hcl.EvalContext {
-	ctx := &hcl.EvalContext{Variables: make(map[string]cty.Value, 2), Functions: functions()}
+	fns := s.Functions
+	if fns == nil {
+		fns = funcs.Table()
+	}
+	ctx := &hcl.EvalContext{Variables: make(map[string]cty.Value, 2), Functions: fns}
 	var nodes map[string]map[string]cty.Value
 	for _, tr := range expr.Variables() {
 		root := tr.RootName()
@@ -74,8 +81,6 @@ func NewEvalContext(expr hcl.Expression, s Scope) *hcl.EvalContext {
 	return ctx
 }
 
-func functions() map[string]function.Function { return funcs.Table() }
-
 // checker evaluates a linked workflow's expressions with plan-time knowledge.
 type checker struct {
 	w     *Workflow
@@ -101,10 +106,11 @@ func check(w *Workflow) hcl.Diagnostics {
 	}
 	c := &checker{w: w}
 	c.scope = Scope{
-		Vars:    w.varValues,
-		Secrets: cty.ObjectVal(secrets),
-		Trigger: cty.ObjectVal(trigger),
-		Node:    UnknownNode,
+		Vars:      w.varValues,
+		Secrets:   cty.ObjectVal(secrets),
+		Trigger:   cty.ObjectVal(trigger),
+		Node:      UnknownNode,
+		Functions: funcs.Table(),
 	}
 	w.Values = make(map[Addr]*NodeValues, len(w.Nodes))
 	for _, n := range w.Nodes {

@@ -2,7 +2,9 @@ package plan
 
 import (
 	"encoding/json"
+	"math/big"
 	"sort"
+	"strconv"
 
 	"github.com/zclconf/go-cty/cty"
 
@@ -33,7 +35,7 @@ func ValueJSON(v cty.Value) any {
 	case ty == cty.String:
 		return v.AsString()
 	case ty == cty.Number:
-		return json.Number(v.AsBigFloat().Text('f', -1))
+		return json.Number(formatNumber(v))
 	case ty == cty.Bool:
 		return v.True()
 	case ty.IsListType() || ty.IsTupleType() || ty.IsSetType():
@@ -61,4 +63,17 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// formatNumber writes a cty number for JSON. big.Float.Text is slow (it rounds to the shortest
+// decimal), so exact integers and float64 values take strconv's fast paths.
+func formatNumber(v cty.Value) string {
+	bf := v.AsBigFloat()
+	if i, acc := bf.Int64(); acc == big.Exact {
+		return strconv.FormatInt(i, 10)
+	}
+	if f, acc := bf.Float64(); acc == big.Exact {
+		return strconv.FormatFloat(f, 'g', -1, 64)
+	}
+	return bf.Text('g', -1)
 }

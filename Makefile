@@ -1,0 +1,59 @@
+# Fuscia's build. Everything here needs only the Go toolchain.
+GO       ?= go
+BIN      := bin/fuscia
+FUZZTIME ?= 20s
+
+.PHONY: build test vet fmt-check fuzz demo bench examples proto clean
+
+build:
+	$(GO) build -o $(BIN) ./cmd/fuscia
+
+# test is what CI runs (.ci/run): formatting, vet, every test with the race detector, the
+# examples through the real binary, and a short fuzz run of the workflow loader.
+test: fmt-check vet build
+	$(GO) test -race -count=1 ./...
+	./$(BIN) validate examples/
+	./$(BIN) fmt -check examples/
+	$(GO) test ./lang -run '^$$' -fuzz FuzzLoad -fuzztime $(FUZZTIME)
+
+vet:
+	$(GO) vet ./...
+
+fmt-check:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go') | grep -v '\.pb\.go$$' || true); \
+	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+fuzz:
+	$(GO) test ./lang -run '^$$' -fuzz FuzzLoad -fuzztime 5m
+
+# demo builds fuscia and walks through an example workflow: validate, graph, plan.
+demo: build
+	./$(BIN) validate examples/
+	./$(BIN) graph examples/hello.fsc.hcl -format mermaid
+	./$(BIN) plan examples/hello.fsc.hcl
+
+# bench prints parse+decode+graph+plan time and allocations for generated workflows of
+# 100, 1,000 and 10,000 nodes (see docs/performance.md).
+bench:
+	$(GO) test ./engine/plan -run '^$$' -bench 'BenchmarkPipeline' -benchmem -benchtime 2s
+	$(GO) test ./lang/dag -run '^$$' -bench . -benchmem
+
+# examples builds the example Wasm components (GOOS=wasip1) and plugins, when there are any.
+examples:
+	@for d in examples/components/*/; do \
+		[ -f "$$d/main.go" ] || continue; \
+		echo "component $$d"; GOOS=wasip1 GOARCH=wasm $(GO) build -buildmode=c-shared -o "$$d/component.wasm" "./$$d" || exit 1; \
+	done
+	@for d in examples/plugins/*/; do \
+		[ -f "$$d/main.go" ] || continue; \
+		echo "plugin $$d"; $(GO) build -o bin/plugins/ "./$$d" || exit 1; \
+	done
+
+# proto regenerates the gRPC code from proto/ (the plugin protocol arrives with the plugin issue).
+proto:
+	@if ls proto/fuscia/plugin/v1/*.proto >/dev/null 2>&1; then \
+		$(GO) run github.com/bufbuild/buf/cmd/buf@latest generate; \
+	else echo "no .proto files yet"; fi
+
+clean:
+	rm -rf bin
