@@ -90,7 +90,7 @@ type checker struct {
 
 // check evaluates what is known and validates it: conditions are booleans, for_each is a
 // collection within the limit, inputs match their schemas.
-func check(w *Workflow) hcl.Diagnostics {
+func check(w *Workflow, skip map[*Node]bool) hcl.Diagnostics {
 	secrets := make(map[string]cty.Value, len(w.Secrets))
 	for _, s := range w.Secrets {
 		secrets[s.Name] = cty.UnknownVal(cty.String).Mark(Sensitive)
@@ -114,10 +114,14 @@ func check(w *Workflow) hcl.Diagnostics {
 	}
 	w.Values = make(map[Addr]*NodeValues, len(w.Nodes))
 	for _, n := range w.Nodes {
-		c.node(n)
+		if !skip[n] {
+			c.node(n)
+		}
 	}
-	for _, o := range w.Outputs {
-		c.eval(o.Value, cty.NilVal)
+	if !skip[nil] {
+		for _, o := range w.Outputs {
+			c.eval(o.Value, cty.NilVal)
+		}
 	}
 	return c.diags
 }

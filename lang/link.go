@@ -25,22 +25,33 @@ type linker struct {
 	diags  hcl.Diagnostics
 	byName map[string]*Node // node names are unique per file, bodies included
 	deps   map[*Node]map[Addr]*Dep
+	// bad holds the nodes with reference errors; check skips them so that it does not repeat
+	// those errors in other words.
+	bad map[*Node]bool
 }
 
 func (l *linker) add(d ...*hcl.Diagnostic) { l.diags = appendDiags(l.diags, d...) }
 
 // link resolves every reference of w into Deps, builds the graphs, and reports cycles.
-func link(w *Workflow) hcl.Diagnostics {
-	l := &linker{w: w, byName: make(map[string]*Node, len(w.Nodes)), deps: make(map[*Node]map[Addr]*Dep)}
+func link(w *Workflow) (hcl.Diagnostics, map[*Node]bool) {
+	l := &linker{w: w, byName: make(map[string]*Node, len(w.Nodes)), deps: make(map[*Node]map[Addr]*Dep), bad: map[*Node]bool{}}
 	for _, n := range w.Nodes {
 		l.byName[n.Addr.Name] = n
 	}
 	for _, n := range w.Nodes {
+		before := len(l.diags)
 		l.linkNode(n)
+		if len(l.diags) > before {
+			l.bad[n] = true
+		}
 	}
 	for _, o := range w.Outputs {
+		before := len(l.diags)
 		for _, tr := range o.Value.Variables() {
 			l.ref(nil, tr, false)
+		}
+		if len(l.diags) > before {
+			l.bad[nil] = true // an output with a bad reference: outputs are not checked
 		}
 	}
 	for _, c := range w.Components {
@@ -66,7 +77,7 @@ func link(w *Workflow) hcl.Diagnostics {
 	if !l.diags.HasErrors() {
 		l.buildGraph()
 	}
-	return l.diags
+	return l.diags, l.bad
 }
 
 func (l *linker) linkNode(n *Node) {

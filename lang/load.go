@@ -2,6 +2,7 @@ package lang
 
 import (
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -22,7 +23,33 @@ type Options struct {
 // The Workflow is returned whenever the file could be parsed, even with errors, so that callers
 // can show what they can; it is safe to use only when the diagnostics have no errors.
 func (p *Parser) Load(filename string, opts Options) (*Workflow, hcl.Diagnostics) {
-	return p.load(filename, opts, nil)
+	w, diags := p.load(filename, opts, nil)
+	sortDiags(diags)
+	return w, diags
+}
+
+// sortDiags orders diagnostics by file (in the order files were first mentioned) and position,
+// so users read them top to bottom; ones without a position (about flags) come first.
+func sortDiags(diags hcl.Diagnostics) {
+	fileOrder := map[string]int{}
+	for _, d := range diags {
+		if d.Subject != nil {
+			if _, ok := fileOrder[d.Subject.Filename]; !ok {
+				fileOrder[d.Subject.Filename] = len(fileOrder)
+			}
+		}
+	}
+	key := func(d *hcl.Diagnostic) (int, int) {
+		if d.Subject == nil {
+			return -1, 0
+		}
+		return fileOrder[d.Subject.Filename], d.Subject.Start.Byte
+	}
+	sort.SliceStable(diags, func(i, j int) bool {
+		fi, bi := key(diags[i])
+		fj, bj := key(diags[j])
+		return fi < fj || fi == fj && bi < bj
+	})
 }
 
 func (p *Parser) load(filename string, opts Options, callers []string) (*Workflow, hcl.Diagnostics) {
@@ -34,15 +61,19 @@ func (p *Parser) load(filename string, opts Options, callers []string) (*Workflo
 		return resolveVars(p, decls, opts.Vars, opts.Planning)
 	})
 	diags = append(diags, ddiags...)
-	diags = append(diags, link(w)...)
+	ldiags, bad := link(w)
+	diags = append(diags, ldiags...)
 	abs, _ := filepath.Abs(filename)
 	for _, n := range w.Nodes {
 		if n.Call != nil && n.Call.Workflow != "" {
 			diags = append(diags, p.loadCall(w, n, append(callers, abs))...)
 		}
 	}
-	if !diags.HasErrors() {
-		diags = append(diags, check(w)...)
+	// Check even when linking failed (a cycle should not hide a bad input elsewhere), but not
+	// after decode errors, which leave nodes half-decoded, and not the nodes whose references
+	// were wrong.
+	if !ddiags.HasErrors() {
+		diags = append(diags, check(w, bad)...)
 	}
 	return w, diags
 }

@@ -1,20 +1,84 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
+	"fmt"
 	"io"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/mitchellh/go-wordwrap"
 
 	"github.com/hashicorp/hcl/v2"
 )
 
-// writeDiags renders diagnostics the way HCL (and Terraform) do: summary, file and line, the
-// source line with the range underlined, and the detail.
+// writeDiags renders diagnostics the way HCL and Terraform do — severity and summary, the file
+// and line, the source line with the range underlined, then the detail — except that the
+// underline is drawn with carets, so it survives without colour (HCL's writer only highlights
+// with VT100 colours).
 func writeDiags(w io.Writer, files map[string]*hcl.File, diags hcl.Diagnostics) {
-	if len(diags) == 0 {
+	b := &strings.Builder{}
+	for _, d := range diags {
+		sev := "Error"
+		if d.Severity == hcl.DiagWarning {
+			sev = "Warning"
+		}
+		fmt.Fprintf(b, "%s: %s\n\n", sev, d.Summary)
+		if d.Subject != nil {
+			writeSnippet(b, files[d.Subject.Filename], *d.Subject)
+		}
+		if d.Detail != "" {
+			b.WriteString(wordwrap.WrapString(d.Detail, 100))
+			b.WriteString("\n\n")
+		}
+	}
+	_, _ = io.WriteString(w, b.String())
+}
+
+func writeSnippet(b *strings.Builder, file *hcl.File, subject hcl.Range) {
+	if file == nil || file.Bytes == nil {
+		fmt.Fprintf(b, "  on %s line %d:\n  (source code not available)\n\n", subject.Filename, subject.Start.Line)
 		return
 	}
-	wr := hcl.NewDiagnosticTextWriter(w, files, 100, false)
-	_ = wr.WriteDiagnostics(diags)
+	context := ""
+	if nav, ok := file.Nav.(interface{ ContextString(int) string }); ok {
+		if c := nav.ContextString(subject.Start.Byte); c != "" {
+			context = ", in " + c
+		}
+	}
+	fmt.Fprintf(b, "  on %s line %d%s:\n", subject.Filename, subject.Start.Line, context)
+	highlight := subject
+	if highlight.Empty() {
+		highlight.End.Byte++
+		highlight.End.Column++
+	}
+	src := file.Bytes
+	sc := hcl.NewRangeScanner(src, subject.Filename, bufio.ScanLines)
+	shown := 0
+	for sc.Scan() && shown < 5 {
+		line := sc.Range()
+		if !line.Overlaps(highlight) {
+			continue
+		}
+		shown++
+		text := sc.Bytes()
+		fmt.Fprintf(b, "%4d: %s\n", line.Start.Line, text)
+		before, hl, _ := line.PartitionAround(highlight)
+		if hl.Empty() {
+			continue
+		}
+		// Keep tabs in the padding so the carets line up under tab-indented code.
+		pad := []byte(strings.Map(func(r rune) rune {
+			if r == '\t' {
+				return r
+			}
+			return ' '
+		}, string(before.SliceBytes(src))))
+		width := utf8.RuneCount(hl.SliceBytes(src))
+		fmt.Fprintf(b, "      %s%s\n", pad, strings.Repeat("^", max(width, 1)))
+	}
+	b.WriteString("\n")
 }
 
 // jsonPos and friends are the `-json` shape of diagnostics in cli.md.
