@@ -166,6 +166,9 @@ func (d *decoder) decodeSwitch(n *Node, b *hcl.Block, content *hcl.BodyContent) 
 	n.Switch = s
 	keys := newNameSet("switch case", "Case keys, the default's included, must be unique in a switch.")
 	for _, cb := range content.Blocks {
+		if cb.Type != "case" && cb.Type != "default" {
+			continue // retry: decoded with the common settings
+		}
 		c := &SwitchCase{Key: cb.Labels[0], DeclRange: cb.DefRange}
 		if diag := checkName(c.Key, cb.Type+" key", cb.LabelRanges[0]); diag != nil {
 			d.add(diag)
@@ -342,6 +345,7 @@ func (d *decoder) decodeCall(n *Node, a hcl.Attributes) {
 	c := &CallSpec{OnFailure: CallPropagate}
 	n.Call = c
 	if attr := a["workflow"]; attr != nil {
+		c.WorkflowRange = attr.Expr.Range()
 		if _, isLiteral := attr.Expr.(*hclsyntax.TemplateExpr); !isLiteral || len(attr.Expr.Variables()) > 0 {
 			d.add(errorf(attr.Expr.Range(), "Invalid workflow path",
 				"`workflow` is a literal path to a .fsc.hcl file, relative to this file, e.g. \"./billing.fsc.hcl\"; it is resolved when the workflow is checked, so it cannot use references."))

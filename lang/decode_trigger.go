@@ -80,6 +80,11 @@ func (d *decoder) decodeTrigger(b *hcl.Block, names *nameSet) *Trigger {
 }
 
 func (d *decoder) triggerUses(attr *hcl.Attribute) *Uses {
+	if tr, diags := hcl.AbsTraversalForExpr(attr.Expr); !diags.HasErrors() && tr.RootName() == "builtin" {
+		d.add(errorf(attr.Expr.Range(), "Invalid uses",
+			"A trigger's `uses` names a component or plugin trigger: component.LOCAL.TRIGGER or plugin.LOCAL.TRIGGER; builtins are tasks, not triggers."))
+		return nil
+	}
 	u, diag := parseUses(attr.Expr, nil)
 	if diag != nil {
 		d.add(diag)
@@ -110,6 +115,7 @@ func (d *decoder) decodeAuth(b *hcl.Block) *HMACAuth {
 	d.add(diags...)
 	h := &HMACAuth{Header: "X-Signature"}
 	if attr := hc.Attributes["secret"]; attr != nil {
+		h.SecretRange = attr.Expr.Range()
 		tr, tdiags := hcl.AbsTraversalForExpr(attr.Expr)
 		if tdiags.HasErrors() || len(tr) != 2 || tr.RootName() != "secret" {
 			d.add(errorf(attr.Expr.Range(), "Invalid HMAC secret", "`secret` must be a reference to a secret block: secret.NAME."))

@@ -1,6 +1,8 @@
 package lang
 
 import (
+	"strings"
+
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
@@ -182,7 +184,7 @@ func (c *checker) node(n *Node) {
 	case n.Wait != nil && n.Wait.Message != nil:
 		c.typed(n.Wait.Message, each, cty.String, "message", "a string")
 	case n.Call != nil:
-		vals.Inputs = c.typed(n.Call.Inputs, each, cty.DynamicPseudoType, "inputs", "an object")
+		vals.Inputs = c.object(n, n.Call.Inputs, each)
 	}
 }
 
@@ -233,16 +235,8 @@ func (c *checker) inputs(n *Node, expr hcl.Expression, each cty.Value) cty.Value
 	if expr == nil {
 		expr = hcl.StaticExpr(emptyObject, n.DeclRange)
 	}
-	v := c.eval(expr, each)
-	if v.IsKnown() {
-		uv, _ := v.Unmark()
-		if uv.IsNull() || !(uv.Type().IsObjectType() || uv.Type().IsMapType()) {
-			c.diags = append(c.diags, errorf(expr.Range(), "Invalid inputs",
-				"The inputs of %s must be an object, e.g. { url = \"…\" }; this expression gives %s.", n.Addr, describeValue(v)))
-			return cty.DynamicVal
-		}
-	}
-	if n.Task.Uses.Kind != UsesBuiltin {
+	v := c.object(n, expr, each)
+	if n.Task.Uses.Kind != UsesBuiltin || !v.IsKnown() && v.Type() == cty.DynamicPseudoType {
 		return v
 	}
 	s, ok := schema.Builtin(n.Task.Uses.Name)
@@ -254,11 +248,36 @@ func (c *checker) inputs(n *Node, expr hcl.Expression, each cty.Value) cty.Value
 	return out
 }
 
+// object evaluates the inputs of a task or call, which must be an object.
+func (c *checker) object(n *Node, expr hcl.Expression, each cty.Value) cty.Value {
+	if expr == nil {
+		return emptyObject
+	}
+	v := c.eval(expr, each)
+	if v.IsKnown() {
+		uv, _ := v.Unmark()
+		if uv.IsNull() || !(uv.Type().IsObjectType() || uv.Type().IsMapType()) {
+			c.diags = append(c.diags, errorf(expr.Range(), "Invalid inputs",
+				"The inputs of %s must be an object, e.g. { name = \"…\" }; this expression gives %s.", n.Addr, describeValue(v)))
+			return cty.DynamicVal
+		}
+	}
+	return v
+}
+
 // InputProblems turns schema problems of a node's inputs into diagnostics that point at the
 // attribute at fault when the inputs are written as an object literal.
 func InputProblems(n *Node, expr hcl.Expression, problems []schema.Problem) hcl.Diagnostics {
 	var diags hcl.Diagnostics
 	for _, p := range problems {
+		// An unknown attribute is reported on the object; point at the attribute instead.
+		if p.Path == "" {
+			if rest, ok := strings.CutPrefix(p.Message, `unknown attribute "`); ok {
+				if name, _, ok := strings.Cut(rest, `"`); ok {
+					p.Path = name
+				}
+			}
+		}
 		rng := attrRange(expr, p.Path)
 		uses := ""
 		if n.Task != nil {

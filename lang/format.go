@@ -23,9 +23,9 @@ func Format(filename string, src []byte) ([]byte, hcl.Diagnostics) {
 	if diags.HasErrors() {
 		return nil, diags
 	}
-	// hclwrite keeps CRLF as it finds it; normalising first also keeps its column arithmetic
-	// from counting a stray \r. A CR before LF can only sit in a heredoc or a comment, where the
-	// LF form reads the same.
+	// hclwrite keeps CRLF endings as it finds them, so convert them first. That changes a value
+	// only where a line ending is part of one, in a heredoc, whose lines then end as they would
+	// in any LF file.
 	out := hclwrite.Format(bytes.ReplaceAll(src, []byte("\r\n"), []byte("\n")))
 	out = trimTrailingSpace(out)
 	out = bytes.TrimRight(out, "\n")
@@ -173,13 +173,15 @@ func writeHunk(sb *strings.Builder, ops []diffOp, a, b [][]byte) {
 	}
 	fmt.Fprintf(sb, "@@ -%s +%s @@\n", hunkRange(ops[0].a, na), hunkRange(ops[0].b, nb))
 	for _, op := range ops {
-		line := b[op.b:]
-		if op.kind == '-' || op.kind == ' ' && op.a < len(a) {
-			line = a[op.a:]
+		var line []byte
+		if op.kind == '+' {
+			line = b[op.b]
+		} else {
+			line = a[op.a]
 		}
 		sb.WriteByte(op.kind)
-		sb.Write(line[0])
-		if !bytes.HasSuffix(line[0], []byte("\n")) {
+		sb.Write(line)
+		if !bytes.HasSuffix(line, []byte("\n")) {
 			sb.WriteString("\n\\ No newline at end of file\n")
 		}
 	}
@@ -290,8 +292,9 @@ func diffLines(a, b [][]byte) []diffOp {
 }
 
 // myers finds a shortest edit script with the linear-space variant of Myers' O(ND) algorithm
-// ("An O(ND) Difference Algorithm and Its Variations", 1986, section 4b): find the middle snake of
-// an optimal path by searching from both ends, then solve the two halves on either side of it.
+// ("An O(ND) Difference Algorithm and Its Variations", 1986, section 4b): search from both ends
+// until the searches meet, which gives a point in the middle of a shortest path, then solve the
+// two halves on either side of it. Memory stays linear in the input, whatever the differences.
 type myers struct {
 	a, b           []int
 	removed, added []bool
@@ -306,13 +309,14 @@ func newMyers(a, b []int) *myers {
 		removed: make([]bool, len(a)), added: make([]bool, len(b)),
 		vf: make([]int, 2*n+1), vr: make([]int, 2*n+1),
 	}
-	// Past about sqrt(N+M) differences, and at least 4096, a minimal script is rarely worth its
-	// cost: GNU diff's heuristic, with its floor.
+	// Past about 2*sqrt(N+M) differences (GNU diff's heuristic), and at least 1024, a minimal
+	// script is not worth its cost: the search is quadratic in the differences, and files that far
+	// apart read no better for a few lines less. 1024 keeps a 1 MiB worst case near a second.
 	m.tooExpensive = 1
 	for diags := n; diags != 0; diags >>= 2 {
 		m.tooExpensive <<= 1
 	}
-	m.tooExpensive = max(4096, m.tooExpensive)
+	m.tooExpensive = max(1024, m.tooExpensive)
 	return m
 }
 

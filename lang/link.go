@@ -69,7 +69,7 @@ func link(w *Workflow) (hcl.Diagnostics, map[*Node]bool) {
 			l.checkUses(*t.Uses)
 		}
 		if t.HMAC != nil && t.HMAC.Secret != "" && !l.hasSecret(t.HMAC.Secret) {
-			l.add(errorf(t.DeclRange, "Reference to undeclared secret",
+			l.add(errorf(t.HMAC.SecretRange, "Reference to undeclared secret",
 				"Trigger %q signs with secret %q, which is not declared. Add a `secret %q { env = \"…\" }` block.",
 				t.Name, t.HMAC.Secret, t.HMAC.Secret))
 		}

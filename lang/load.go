@@ -1,6 +1,7 @@
 package lang
 
 import (
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -93,22 +94,35 @@ func (p *Parser) loadCall(w *Workflow, n *Node, callers []string) hcl.Diagnostic
 			for j := range chain {
 				chain[j] = filepath.Base(chain[j])
 			}
-			return hcl.Diagnostics{errorf(n.DeclRange, "Cycle between workflow files",
+			return hcl.Diagnostics{errorf(c.WorkflowRange, "Cycle between workflow files",
 				"Call %q would run a workflow that is already running it: %s. Sub-workflows cannot call themselves, directly or through others.",
 				n.Addr.Name, strings.Join(chain, " -> "))}
 		}
 	}
+	if info, err := os.Stat(c.Path); err != nil || !info.Mode().IsRegular() {
+		why := "it is not a regular file"
+		if err != nil {
+			why = describeFSError(err)
+		}
+		return hcl.Diagnostics{errorf(c.WorkflowRange, "Cannot load called workflow",
+			"Call %q runs %s, which cannot be read: %s. The path is relative to this file.", n.Addr.Name, c.Path, why)}
+	}
 	child, diags := p.load(c.Path, Options{}, callers)
 	if child == nil {
-		return append(hcl.Diagnostics{errorf(n.DeclRange, "Cannot load called workflow",
+		return append(hcl.Diagnostics{errorf(c.WorkflowRange, "Cannot load called workflow",
 			"Call %q runs %q, which could not be loaded; see the errors below.", n.Addr.Name, c.Workflow)}, diags...)
 	}
 	w.Calls[n.Addr.Name] = child
-	if c.Inputs == nil {
-		c.Inputs = hcl.StaticExpr(emptyObject, n.DeclRange)
-	}
 	set := map[string]bool{}
-	if obj, ok := c.Inputs.(*hclsyntax.ObjectConsExpr); ok {
+	obj, isObject := c.Inputs.(*hclsyntax.ObjectConsExpr)
+	inputsRange := n.DeclRange
+	if c.Inputs == nil {
+		// No inputs at all: every child variable without a default is missing.
+		isObject, obj = true, &hclsyntax.ObjectConsExpr{SrcRange: n.DeclRange}
+	} else {
+		inputsRange = c.Inputs.Range()
+	}
+	if isObject {
 		for _, item := range obj.Items {
 			key, kdiags := item.KeyExpr.Value(nil)
 			if kdiags.HasErrors() || !key.IsKnown() || key.Type().FriendlyName() != "string" {
@@ -123,7 +137,7 @@ func (p *Parser) loadCall(w *Workflow, n *Node, callers []string) hcl.Diagnostic
 		}
 		for _, v := range child.Variables {
 			if !set[v.Name] && !v.HasDefault {
-				diags = append(diags, errorf(c.Inputs.Range(), "Missing input for called workflow",
+				diags = append(diags, errorf(inputsRange, "Missing input for called workflow",
 					"%s requires variable %q (it has no default); set it in this call's inputs.", c.Workflow, v.Name))
 			}
 		}

@@ -35,11 +35,15 @@ func (p *Parser) ParseFile(filename string) (*hcl.File, hcl.Diagnostics) {
 			Detail:   fmt.Sprintf("The file %s could not be read: %s.", filename, describeFSError(err)),
 		}}
 	}
-	if info.IsDir() {
+	if info.IsDir() || !info.Mode().IsRegular() {
+		what := "a directory; give a .fsc.hcl file"
+		if !info.IsDir() {
+			what = "not a regular file (a pipe or device would block or never end); give a .fsc.hcl file"
+		}
 		return nil, hcl.Diagnostics{{
 			Severity: hcl.DiagError,
 			Summary:  "Cannot read workflow file",
-			Detail:   fmt.Sprintf("%s is a directory; give a .fsc.hcl file.", filename),
+			Detail:   fmt.Sprintf("%s is %s.", filename, what),
 		}}
 	}
 	if info.Size() > MaxFileSize {
@@ -97,7 +101,24 @@ func checkText(filename string, src []byte) *hcl.Diagnostic {
 // only files far past any readable nesting are affected.
 func checkNesting(filename string, src []byte) *hcl.Diagnostic {
 	depth, line, col := 0, 1, 1
+	// Prefix operators nest too (`!!!!x`, `----1`): count runs of them, spaces between allowed.
+	unary := 0
 	for i, b := range src {
+		switch b {
+		case '!', '-':
+			unary++
+		case ' ', '\t', '\r', '\n':
+		default:
+			unary = 0
+		}
+		if unary > MaxNestingDepth {
+			r := hcl.Range{Filename: filename,
+				Start: hcl.Pos{Line: line, Column: col, Byte: i},
+				End:   hcl.Pos{Line: line, Column: col + 1, Byte: i + 1}}
+			return errorf(r, "Expression nested too deeply",
+				"More than %d prefix operators (! or -) follow each other here; each one nests the expression a level deeper. Simplify the expression.",
+				MaxNestingDepth)
+		}
 		switch b {
 		case '(', '[', '{':
 			depth++

@@ -42,7 +42,8 @@ func (s *staticEval) value(attr *hcl.Attribute) (cty.Value, bool) {
 	if diags.HasErrors() || !v.IsWhollyKnown() {
 		return cty.NilVal, false
 	}
-	v, _ = v.Unmark()
+	// Settings are not secret output; marks anywhere inside would make cty panic on access.
+	v, _ = v.UnmarkDeep()
 	if v.IsNull() {
 		s.add(errorf(attr.Expr.Range(), "Invalid value", "%q must not be null.", attr.Name))
 		return cty.NilVal, false
@@ -209,7 +210,7 @@ func sentence(s string) string {
 		return s
 	}
 	s = strings.ToUpper(s[:1]) + s[1:]
-	if !strings.HasSuffix(s, ".") {
+	if !strings.HasSuffix(s, ".") && !strings.HasSuffix(s, "?") && !strings.HasSuffix(s, "!") {
 		s += "."
 	}
 	return s

@@ -2,6 +2,7 @@ package lang
 
 import (
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -31,6 +32,9 @@ func resolveVars(p *Parser, decls []*Variable, in VarInputs, planning bool) (map
 		byName[v.Name] = v
 	}
 	values := make(map[string]cty.Value)
+	// attempted records variables given a value that was refused, so that they are not also
+	// reported as missing.
+	attempted := make(map[string]bool)
 	for _, kv := range in.Env {
 		key, raw, ok := strings.Cut(kv, "=")
 		if !ok || !strings.HasPrefix(key, EnvPrefix) {
@@ -42,11 +46,17 @@ func resolveVars(p *Parser, decls []*Variable, in VarInputs, planning bool) (map
 		}
 		val, diag := parseRawVar(v, raw, "environment variable "+key)
 		diags = append(diags, diag...)
+		attempted[v.Name] = true
 		if diag == nil {
 			values[v.Name] = val
 		}
 	}
 	for _, file := range in.Files {
+		if _, err := os.Stat(file); err != nil {
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Cannot read variable file",
+				Detail: fmt.Sprintf("The -var-file %s could not be read: %s.", file, describeFSError(err))})
+			continue
+		}
 		f, fdiags := p.ParseFile(file)
 		diags = append(diags, fdiags...)
 		if f == nil || fdiags.HasErrors() {
@@ -61,6 +71,7 @@ func resolveVars(p *Parser, decls []*Variable, in VarInputs, planning bool) (map
 					"The variable file sets %q, but the workflow declares no such variable.%s", attr.Name, declaredVars(decls)))
 				continue
 			}
+			attempted[v.Name] = true
 			val, vdiags := attr.Expr.Value(nil)
 			diags = append(diags, vdiags...)
 			if vdiags.HasErrors() {
@@ -90,13 +101,14 @@ func resolveVars(p *Parser, decls []*Variable, in VarInputs, planning bool) (map
 		}
 		val, diag := parseRawVar(v, raw, "option -var "+name)
 		diags = append(diags, diag...)
+		attempted[v.Name] = true
 		if diag == nil {
 			values[v.Name] = val
 		}
 	}
 	if planning {
 		for _, v := range decls {
-			if _, set := values[v.Name]; !set && !v.HasDefault {
+			if _, set := values[v.Name]; !set && !v.HasDefault && !attempted[v.Name] {
 				diags = append(diags, errorf(v.DeclRange, "No value for required variable",
 					"Variable %q has no default and was not set. Set it with -var %s=VALUE, a -var-file, or the environment variable %s%s.",
 					v.Name, v.Name, EnvPrefix, v.Name))

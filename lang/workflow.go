@@ -180,8 +180,9 @@ type Trigger struct {
 
 // HMACAuth is a webhook's `auth { hmac_sha256 { … } }`.
 type HMACAuth struct {
-	Secret string // name of the secret block
-	Header string // default "X-Signature"
+	Secret      string    // name of the secret block
+	SecretRange hcl.Range // of the `secret` expression
+	Header      string    // default "X-Signature"
 }
 
 // Output is a value the workflow returns.
@@ -379,10 +380,11 @@ type WaitSpec struct {
 
 // CallSpec is a `call` block.
 type CallSpec struct {
-	Workflow  string // path as written
-	Path      string // resolved path of the child file
-	Inputs    hcl.Expression
-	OnFailure string
+	Workflow      string    // path as written
+	WorkflowRange hcl.Range // of the `workflow` expression
+	Path          string    // resolved path of the child file
+	Inputs        hcl.Expression
+	OnFailure     string
 }
 
 // Sensitive is the cty mark carried by values derived from a secret or a sensitive variable.

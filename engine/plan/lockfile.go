@@ -105,9 +105,10 @@ func UpdateLock(workflowFile string, res *Resolution, readonly bool) (bool, hcl.
 	}
 	var changes []string
 	for _, c := range res.Components {
-		if old, ok := lock.Components[c.Source]; !ok || old != *c {
+		want := ComponentLock{Source: c.Source, Version: c.Version, Constraints: c.Constraints, Digest: c.Digest}
+		if old, ok := lock.Components[c.Source]; !ok || old != want {
 			changes = append(changes, fmt.Sprintf("component %s %s (%s)", c.Source, c.Version, c.Digest))
-			lock.Components[c.Source] = *c
+			lock.Components[c.Source] = want
 		}
 	}
 	for _, p := range res.Plugins {

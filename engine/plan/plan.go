@@ -135,7 +135,7 @@ func (p *Plan) add(w *lang.Workflow, res *Resolution, n *lang.Node, stage int) {
 		uses := n.Task.Uses.String()
 		pn.Uses = &uses
 		pn.Dispatch = dispatch(w, res, n.Task.Uses)
-		pn.Capabilities = capabilities(w, n.Task.Uses)
+		pn.Capabilities = capabilities(w, res, n.Task.Uses)
 		if n.Task.Concurrency > 0 {
 			pn.Detail = fmt.Sprintf("concurrency %d", n.Task.Concurrency)
 		}
@@ -202,19 +202,29 @@ func dispatch(w *lang.Workflow, res *Resolution, u lang.Uses) string {
 	return "builtin"
 }
 
-func capabilities(w *lang.Workflow, u lang.Uses) *Capabilities {
+// capabilities are what a component task is granted: the component block's narrowing where it
+// sets one, the manifest's grant otherwise.
+func capabilities(w *lang.Workflow, res *Resolution, u lang.Uses) *Capabilities {
 	if u.Kind != lang.UsesComponent {
 		return nil
 	}
+	var m *manifest
+	if lock := res.Components[u.Local]; lock != nil {
+		m = lock.manifest
+	}
 	for _, c := range w.Components {
-		if c.Name == u.Local {
-			return &Capabilities{
-				AllowedHosts: orEmpty(c.AllowedHosts),
-				AllowedPaths: orEmpty(c.AllowedPaths),
-				MaxMemory:    c.MaxMemory,
-				MaxFuel:      c.MaxFuel,
-			}
+		if c.Name != u.Local {
+			continue
 		}
+		caps := &Capabilities{AllowedHosts: c.AllowedHosts, AllowedPaths: c.AllowedPaths, MaxMemory: c.MaxMemory, MaxFuel: c.MaxFuel}
+		if caps.AllowedHosts == nil && m != nil {
+			caps.AllowedHosts = m.Capabilities.AllowedHosts
+		}
+		if caps.AllowedPaths == nil && m != nil {
+			caps.AllowedPaths = m.Capabilities.AllowedPaths
+		}
+		caps.AllowedHosts, caps.AllowedPaths = orEmpty(caps.AllowedHosts), orEmpty(caps.AllowedPaths)
+		return caps
 	}
 	return nil
 }

@@ -1,8 +1,10 @@
 package plan
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 
@@ -17,6 +19,8 @@ type ComponentLock struct {
 	Version     string `json:"version"`
 	Constraints string `json:"constraints,omitempty"`
 	Digest      string `json:"digest"`
+
+	manifest *manifest
 }
 
 // PluginLock is a resolved plugin binary.
@@ -46,15 +50,29 @@ func Resolve(w *lang.Workflow, env Env, severity hcl.DiagnosticSeverity) (*Resol
 				componentHint(c, err)))
 			continue
 		}
-		res.Components[c.Name] = &ComponentLock{Source: c.Source, Version: inst.Version, Constraints: c.Version, Digest: inst.Digest}
+		m := &manifest{}
+		if err := json.Unmarshal(inst.Manifest, m); err != nil {
+			diags = append(diags, missing(c.DeclRange, hcl.DiagError, "Invalid component manifest",
+				fmt.Sprintf("The manifest of %s@%s in %s is not valid JSON (%s). Reinstall the component.", c.Source, inst.Version, inst.Dir, err)))
+			continue
+		}
+		res.Components[c.Name] = &ComponentLock{Source: c.Source, Version: inst.Version, Constraints: c.Version, Digest: inst.Digest, manifest: m}
 	}
 	dirs := env.PluginSearchPath(w.Filename)
 	for _, p := range w.Plugins {
 		bin, err := plugin.Find(dirs, p.Source, p.Version)
-		if err != nil {
+		if errors.Is(err, plugin.ErrNotFound) {
+			want := ""
+			if p.Version != "" {
+				want = " matching " + p.Version
+			}
 			diags = append(diags, missing(p.DeclRange, severity, "Plugin not found",
-				fmt.Sprintf("Plugin %q (source %q) was not found: %s. Put the binary fuscia-plugin-%s in ./plugins beside the workflow, a -plugin-dir, or $FUSCIA_HOME/plugins.",
-					p.Name, p.Source, errText(err), p.Source)))
+				fmt.Sprintf("Plugin %q needs %s%s[_vVERSION]%s, which is not in any of %s. Put the binary in ./plugins beside the workflow, a -plugin-dir, or $FUSCIA_HOME/plugins.",
+					p.Name, plugin.FilePrefix, p.Source, want, strings.Join(dirs, ", "))))
+			continue
+		}
+		if err != nil {
+			diags = append(diags, missing(p.DeclRange, hcl.DiagError, "Cannot look for plugins", fmt.Sprintf("Plugin %q: %s.", p.Name, err)))
 			continue
 		}
 		digest, err := plugin.Digest(bin.Path)
@@ -64,6 +82,7 @@ func Resolve(w *lang.Workflow, env Env, severity hcl.DiagnosticSeverity) (*Resol
 		}
 		res.Plugins[p.Name] = &PluginLock{Source: p.Source, Version: bin.Version, Digest: digest, Path: bin.Path}
 	}
+	diags = append(diags, checkComponents(w, res)...)
 	return res, diags
 }
 
@@ -76,12 +95,10 @@ func componentHint(c *lang.Component, err error) string {
 		return fmt.Sprintf("Component %q needs %s%s, which is not installed. Install it with `fuscia component install FILE.fcpkg`.",
 			c.Name, c.Source, want)
 	}
-	return fmt.Sprintf("Component %q (%s) could not be resolved: %s.", c.Name, c.Source, errText(err))
+	return fmt.Sprintf("Component %q (%s) could not be resolved: %s.", c.Name, c.Source, err.Error())
 }
 
 func missing(rng hcl.Range, severity hcl.DiagnosticSeverity, summary, detail string) *hcl.Diagnostic {
 	r := rng
 	return &hcl.Diagnostic{Severity: severity, Summary: summary, Detail: detail, Subject: &r}
 }
-
-func errText(err error) string { return err.Error() }

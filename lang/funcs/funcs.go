@@ -88,7 +88,7 @@ var table = sync.OnceValue(func() map[string]function.Function {
 		"range":           stdlib.RangeFunc,
 		"reverse":         stdlib.ReverseListFunc,
 		"setintersection": stdlib.SetIntersectionFunc,
-		"setproduct":      stdlib.SetProductFunc,
+		"setproduct":      limitedSetProduct,
 		"setsubtract":     stdlib.SetSubtractFunc,
 		"setunion":        stdlib.SetUnionFunc,
 		"slice":           stdlib.SliceFunc,
