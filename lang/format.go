@@ -18,8 +18,9 @@ import (
 // inside heredocs, where it is part of the value) and the file ends with exactly one newline; a
 // file with nothing but whitespace formats to nothing.
 func Format(filename string, src []byte) ([]byte, hcl.Diagnostics) {
-	// Parse the bytes as given, so that diagnostics point at the user's lines and columns.
-	_, diags := hclsyntax.ParseConfig(src, filename, hcl.InitialPos)
+	// Parse the bytes as given, with the loader's file checks (size, text, nesting), so that
+	// diagnostics point at the user's lines and columns and fmt refuses what validate refuses.
+	_, diags := NewParser().ParseSource(filename, src)
 	if diags.HasErrors() {
 		return nil, diags
 	}

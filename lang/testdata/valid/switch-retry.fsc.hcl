@@ -1,0 +1,10 @@
+# retry is a setting of every node (language.md, "Node settings common to every node"), a switch
+# included.
+workflow "switch_retry" {}
+
+switch "s" {
+  case "a" { when = true }
+  retry {
+    attempts = 2
+  }
+}
