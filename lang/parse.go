@@ -112,10 +112,7 @@ func checkNesting(filename string, src []byte) *hcl.Diagnostic {
 			unary = 0
 		}
 		if unary > MaxNestingDepth {
-			r := hcl.Range{Filename: filename,
-				Start: hcl.Pos{Line: line, Column: col, Byte: i},
-				End:   hcl.Pos{Line: line, Column: col + 1, Byte: i + 1}}
-			return errorf(r, "Expression nested too deeply",
+			return errorf(charRange(filename, line, col, i), "Expression nested too deeply",
 				"More than %d prefix operators (! or -) follow each other here; each one nests the expression a level deeper. Simplify the expression.",
 				MaxNestingDepth)
 		}
@@ -123,10 +120,7 @@ func checkNesting(filename string, src []byte) *hcl.Diagnostic {
 		case '(', '[', '{':
 			depth++
 			if depth > MaxNestingDepth {
-				r := hcl.Range{Filename: filename,
-					Start: hcl.Pos{Line: line, Column: col, Byte: i},
-					End:   hcl.Pos{Line: line, Column: col + 1, Byte: i + 1}}
-				return errorf(r, "Expression nested too deeply",
+				return errorf(charRange(filename, line, col, i), "Expression nested too deeply",
 					"Brackets, braces and parentheses nest more than %d levels deep here. Split the expression into smaller parts, for example with a builtin.transform task.",
 					MaxNestingDepth)
 			}
@@ -141,6 +135,13 @@ func checkNesting(filename string, src []byte) *hcl.Diagnostic {
 		col++
 	}
 	return nil
+}
+
+// charRange is the range of the one character at byte offset i.
+func charRange(filename string, line, col, i int) hcl.Range {
+	return hcl.Range{Filename: filename,
+		Start: hcl.Pos{Line: line, Column: col, Byte: i},
+		End:   hcl.Pos{Line: line, Column: col + 1, Byte: i + 1}}
 }
 
 func describeFSError(err error) string {
