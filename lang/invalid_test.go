@@ -234,6 +234,9 @@ func checkDiagQuality(t *testing.T, caseFile string, c invalidCase, diags hcl.Di
 		if !detailIsSentence(d.Detail) {
 			t.Errorf("%q: Detail must be a non-empty sentence ending with \".\": %q", d.Summary, d.Detail)
 		}
+		if strings.HasSuffix(d.Detail, "..") && !strings.HasSuffix(d.Detail, "...") {
+			t.Errorf("%q: Detail ends with a doubled full stop: %q", d.Summary, d.Detail)
+		}
 		switch {
 		case d.Subject == nil:
 			if !c.planning || !strings.Contains(d.Detail, "-var") {

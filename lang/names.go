@@ -1,6 +1,10 @@
 package lang
 
-import "github.com/hashicorp/hcl/v2"
+import (
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+)
 
 // validName reports whether s is a valid name: [a-z][a-z0-9_-]*, at most MaxNameLength bytes.
 func validName(s string) bool {
@@ -50,9 +54,13 @@ func newNameSet(what, hint string) *nameSet {
 // add records name, or returns a diagnostic if it was declared before.
 func (s *nameSet) add(name string, rng hcl.Range) *hcl.Diagnostic {
 	if prev, ok := s.seen[name]; ok {
+		article := "A"
+		if strings.ContainsRune("aeiou", rune(s.what[0])) {
+			article = "An"
+		}
 		return errorf(rng, "Duplicate "+s.what+" name",
-			"A %s named %q was already declared at %s:%d. %s",
-			s.what, name, prev.Filename, prev.Start.Line, s.hint)
+			"%s %s named %q was already declared at %s:%d. %s",
+			article, s.what, name, prev.Filename, prev.Start.Line, s.hint)
 	}
 	s.seen[name] = rng
 	return nil

@@ -32,8 +32,8 @@ func (s *staticEval) value(attr *hcl.Attribute) (cty.Value, bool) {
 	for _, tr := range attr.Expr.Variables() {
 		if root := tr.RootName(); root != "var" {
 			s.add(errorf(tr.SourceRange(), "Invalid reference in setting",
-				"%q must be known before the run starts, so it can use literals, functions and var.*, but not %s.",
-				attr.Name, root+"."))
+				"%q must be known before the run starts, so it can use literals, functions and var.*, but not %s.* references.",
+				attr.Name, root))
 			return cty.NilVal, false
 		}
 	}

@@ -134,7 +134,7 @@ func parseRawVar(v *Variable, raw, source string) (cty.Value, hcl.Diagnostics) {
 	}
 	val, vdiags := expr.Value(nil)
 	if vdiags.HasErrors() {
-		return fail("it must be a literal value")
+		return fail("write it as an HCL value such as 42, true, [\"a\", \"b\"] or { key = \"value\" }")
 	}
 	cv, err := convert.Convert(val, v.Type)
 	if err != nil {
