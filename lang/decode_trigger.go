@@ -131,15 +131,9 @@ func (d *decoder) decodeAuth(b *hcl.Block) *HMACAuth {
 
 // checkRoots reports references in expr whose root is not one of allowed.
 func (d *decoder) checkRoots(expr hcl.Expression, attr string, allowed ...string) {
-	for _, tr := range expr.Variables() {
-		root := tr.RootName()
-		ok := false
-		for _, a := range allowed {
-			ok = ok || root == a
-		}
-		if !ok {
-			d.add(errorf(tr.SourceRange(), "Invalid reference",
-				"%q can only refer to %s here, not %s.", attr, strings.Join(prefixAll("", allowed), " and "), root))
-		}
+	_, foreign := splitRoots(expr, allowed...)
+	for _, tr := range foreign {
+		d.add(errorf(tr.SourceRange(), "Invalid reference",
+			"%q can only refer to %s here, not %s.", attr, strings.Join(allowed, " and "), tr.RootName()))
 	}
 }

@@ -2,6 +2,7 @@ package lang
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/hashicorp/hcl/v2"
 )
@@ -42,4 +43,17 @@ func appendDiags(to hcl.Diagnostics, ds ...*hcl.Diagnostic) hcl.Diagnostics {
 		}
 	}
 	return to
+}
+
+// splitRoots splits the references of expr into those whose root is one of allowed and the rest,
+// for expressions that may only read some roots (settings, config, dedup_key).
+func splitRoots(expr hcl.Expression, allowed ...string) (ok, foreign []hcl.Traversal) {
+	for _, tr := range expr.Variables() {
+		if slices.Contains(allowed, tr.RootName()) {
+			ok = append(ok, tr)
+		} else {
+			foreign = append(foreign, tr)
+		}
+	}
+	return ok, foreign
 }

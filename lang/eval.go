@@ -1,8 +1,6 @@
 package lang
 
 import (
-	"strings"
-
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
@@ -194,7 +192,7 @@ func (c *checker) boolean(expr hcl.Expression, each cty.Value, attr string) cty.
 
 func (c *checker) typed(expr hcl.Expression, each cty.Value, ty cty.Type, attr, what string) cty.Value {
 	v := c.eval(expr, each)
-	if v == cty.NilVal || !v.IsKnown() || ty == cty.DynamicPseudoType {
+	if v == cty.NilVal || !v.IsKnown() {
 		return v
 	}
 	cv, err := convert.Convert(v, ty)
@@ -271,12 +269,8 @@ func InputProblems(n *Node, expr hcl.Expression, problems []schema.Problem) hcl.
 	var diags hcl.Diagnostics
 	for _, p := range problems {
 		// An unknown attribute is reported on the object; point at the attribute instead.
-		if p.Path == "" {
-			if rest, ok := strings.CutPrefix(p.Message, `unknown attribute "`); ok {
-				if name, _, ok := strings.Cut(rest, `"`); ok {
-					p.Path = name
-				}
-			}
+		if p.Path == "" && p.Attribute != "" {
+			p.Path = p.Attribute
 		}
 		rng := attrRange(expr, p.Path)
 		uses := ""

@@ -344,17 +344,12 @@ func (l *linker) checkUses(u Uses) {
 
 // checkPlainRoots checks an expression that may only read the given roots (config blocks).
 func (l *linker) checkPlainRoots(expr hcl.Expression, attr string, roots ...string) {
-	for _, tr := range expr.Variables() {
-		root := tr.RootName()
-		allowed := false
-		for _, r := range roots {
-			allowed = allowed || r == root
-		}
-		if !allowed {
-			l.add(errorf(tr.SourceRange(), "Invalid reference",
-				"%q is evaluated before any node runs, so it can only use %s.", attr, strings.Join(prefixAll("", roots), " and ")))
-			continue
-		}
+	ok, foreign := splitRoots(expr, roots...)
+	for _, tr := range foreign {
+		l.add(errorf(tr.SourceRange(), "Invalid reference",
+			"%q is evaluated before any node runs, so it can only use %s.", attr, strings.Join(roots, " and ")))
+	}
+	for _, tr := range ok {
 		l.ref(nil, tr, false)
 	}
 }

@@ -29,13 +29,12 @@ func (s *staticEval) value(attr *hcl.Attribute) (cty.Value, bool) {
 	if attr == nil {
 		return cty.NilVal, false
 	}
-	for _, tr := range attr.Expr.Variables() {
-		if root := tr.RootName(); root != "var" {
-			s.add(errorf(tr.SourceRange(), "Invalid reference in setting",
-				"%q must be known before the run starts, so it can use literals, functions and var.*, but not %s.* references.",
-				attr.Name, root))
-			return cty.NilVal, false
-		}
+	if _, foreign := splitRoots(attr.Expr, "var"); len(foreign) > 0 {
+		tr := foreign[0]
+		s.add(errorf(tr.SourceRange(), "Invalid reference in setting",
+			"%q must be known before the run starts, so it can use literals, functions and var.*, but not %s.* references.",
+			attr.Name, tr.RootName()))
+		return cty.NilVal, false
 	}
 	v, diags := attr.Expr.Value(s.ctx)
 	s.add(diags...)

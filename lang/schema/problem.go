@@ -17,6 +17,9 @@ type Problem struct {
 	// Message is a sentence without a capital or a full stop, ready to follow the path:
 	// `must be an integer, got string "abc"`, `attribute "url" is required`.
 	Message string
+	// Attribute names the attribute at fault when the problem is an attribute the schema does
+	// not allow; Path is then the object that holds it. Callers use it to point at the attribute.
+	Attribute string
 }
 
 // String returns "<path>: <message>", or just the message when the problem is about the whole
@@ -89,6 +92,8 @@ func comparePaths(a, b path) int {
 type problem struct {
 	at  path
 	msg string
+	// attr is the unknown attribute of an additionalProperties failure.
+	attr string
 	// want is set on type mismatches, so that the failures of all branches of an anyOf can be
 	// told apart from other failures and merged into one message.
 	want types
@@ -115,7 +120,7 @@ func render(ps []problem) []Problem {
 		if i > 0 && comparePaths(ps[i-1].at, p.at) == 0 && ps[i-1].msg == p.msg {
 			continue
 		}
-		out = append(out, Problem{Path: p.at.String(), Message: p.msg})
+		out = append(out, Problem{Path: p.at.String(), Message: p.msg, Attribute: p.attr})
 	}
 	return out
 }

@@ -218,7 +218,7 @@ func (r *reporter) leaf(e *jsonschema.ValidationError, at path) []problem {
 			if guess := suggest(name, r.knownProperties(e.SchemaURL)); guess != "" {
 				msg += fmt.Sprintf("; did you mean %q?", guess)
 			}
-			out = append(out, problem{at: at, msg: msg})
+			out = append(out, problem{at: at, msg: msg, attr: name})
 		}
 		return out
 	case *kind.Enum:
