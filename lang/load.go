@@ -99,7 +99,9 @@ func (p *Parser) loadCall(w *Workflow, n *Node, callers []string) hcl.Diagnostic
 				n.Addr.Name, strings.Join(chain, " -> "))}
 		}
 	}
-	if info, err := os.Stat(c.Path); err != nil || !info.Mode().IsRegular() {
+	if _, saved := p.Sources[filepath.Clean(c.Path)]; saved {
+		// read from the saved sources below
+	} else if info, err := os.Stat(c.Path); err != nil || !info.Mode().IsRegular() {
 		why := "it is not a regular file"
 		if err != nil {
 			why = describeFSError(err)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"path/filepath"
 	"unicode/utf8"
 
 	"github.com/hashicorp/hcl/v2"
@@ -14,6 +15,9 @@ import (
 // rendered with the offending line (hcl.NewDiagnosticTextWriter takes Files()).
 type Parser struct {
 	files map[string]*hcl.File
+	// Sources, when set, replaces the file system: workflow files (the loaded one and the ones it
+	// calls) are read from it by path, as a saved plan or a resumed run needs.
+	Sources map[string][]byte
 }
 
 // NewParser returns an empty Parser.
@@ -26,6 +30,17 @@ func (p *Parser) Files() map[string]*hcl.File { return p.files }
 func (p *Parser) ParseFile(filename string) (*hcl.File, hcl.Diagnostics) {
 	if f, ok := p.files[filename]; ok {
 		return f, nil
+	}
+	if p.Sources != nil {
+		src, ok := p.Sources[filepath.Clean(filename)]
+		if !ok {
+			return nil, hcl.Diagnostics{{
+				Severity: hcl.DiagError,
+				Summary:  "Cannot read workflow file",
+				Detail:   fmt.Sprintf("The saved sources have no file %s.", filename),
+			}}
+		}
+		return p.ParseSource(filename, src)
 	}
 	info, err := os.Stat(filename)
 	if err != nil {

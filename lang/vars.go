@@ -18,6 +18,9 @@ type VarInputs struct {
 	Env   []string // KEY=VALUE pairs, as os.Environ returns; only FUSCIA_VAR_* are read
 	Files []string // -var-file paths: HCL files of `name = value` lines
 	Flags []string // -var arguments: name=value
+	// Values are values already decided, such as a saved plan's or a call's inputs. They are
+	// converted to each variable's type and win over every other source.
+	Values map[string]cty.Value
 }
 
 // EnvPrefix is the prefix of environment variables that set workflow variables.
@@ -105,6 +108,22 @@ func resolveVars(p *Parser, decls []*Variable, in VarInputs, planning bool) (map
 		if diag == nil {
 			values[v.Name] = val
 		}
+	}
+	for name, val := range in.Values {
+		v := byName[name]
+		if v == nil {
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Undeclared variable",
+				Detail: fmt.Sprintf("A value is given for %q, but the workflow declares no such variable.%s", name, declaredVars(decls))})
+			continue
+		}
+		attempted[v.Name] = true
+		cv, err := convert.Convert(val, v.Type)
+		if err != nil {
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid value for variable",
+				Detail: fmt.Sprintf("Variable %q has type %s: %s.", v.Name, typeexpr.TypeString(v.Type), err)})
+			continue
+		}
+		values[v.Name] = cv
 	}
 	if planning {
 		for _, v := range decls {

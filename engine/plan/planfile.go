@@ -78,6 +78,25 @@ func IsPlanFile(path string) bool {
 // WriteFile saves p, the sources of w and every workflow it calls, and the variable values set
 // (not defaults) to path.
 func WriteFile(path string, p *Plan, w *lang.Workflow, sources map[string][]byte, vars map[string]cty.Value) error {
+	data, err := Encode(p, w, sources, vars)
+	if err != nil {
+		return err
+	}
+	// Write then rename, so an interrupted plan never leaves half a file under the real name.
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return fmt.Errorf("save plan to %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("save plan to %s: %w", path, err)
+	}
+	return nil
+}
+
+// Encode makes the bytes of a saved plan: what WriteFile writes, and what a run journals as the
+// snapshot it executes.
+func Encode(p *Plan, w *lang.Workflow, sources map[string][]byte, vars map[string]cty.Value) ([]byte, error) {
 	s := Saved{
 		FormatVersion: version.PlanFormat,
 		Fuscia:        version.Fuscia,
@@ -99,11 +118,11 @@ func WriteFile(path string, p *Plan, w *lang.Workflow, sources map[string][]byte
 		v, _ = v.UnmarkDeep()
 		ty, err := ctyjson.MarshalType(v.Type())
 		if err != nil {
-			return fmt.Errorf("save variable %s: %w", name, err)
+			return nil, fmt.Errorf("save variable %s: %w", name, err)
 		}
 		val, err := ctyjson.Marshal(v, v.Type())
 		if err != nil {
-			return fmt.Errorf("save variable %s: %w", name, err)
+			return nil, fmt.Errorf("save variable %s: %w", name, err)
 		}
 		s.Variables[name] = SavedVar{Type: ty, Value: val}
 	}
@@ -129,34 +148,25 @@ func WriteFile(path string, p *Plan, w *lang.Workflow, sources map[string][]byte
 		seen[f] = true
 		src, ok := sources[f]
 		if !ok {
-			return fmt.Errorf("save plan: no source for %s", f)
+			return nil, fmt.Errorf("save plan: no source for %s", f)
 		}
 		entry := fmt.Sprintf("workflows/%d", len(s.Files))
 		s.Files = append(s.Files, SavedFile{Path: f, Entry: entry})
 		if err := writeEntry(zw, entry, src); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	manifest, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {
-		return fmt.Errorf("save plan: %w", err)
+		return nil, fmt.Errorf("save plan: %w", err)
 	}
 	if err := writeEntry(zw, manifestEntry, manifest); err != nil {
-		return err
+		return nil, err
 	}
 	if err := zw.Close(); err != nil {
-		return fmt.Errorf("save plan: %w", err)
+		return nil, fmt.Errorf("save plan: %w", err)
 	}
-	// Write then rename, so an interrupted plan never leaves half a file under the real name.
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, buf.Bytes(), 0o644); err != nil {
-		return fmt.Errorf("save plan to %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("save plan to %s: %w", path, err)
-	}
-	return nil
+	return buf.Bytes(), nil
 }
 
 func writeEntry(zw *zip.Writer, name string, data []byte) error {
@@ -175,11 +185,21 @@ const maxEntrySize = 64 << 20
 
 // ReadFile opens a saved plan. Errors wrap ErrCorrupt or ErrVersion.
 func ReadFile(path string) (*Saved, error) {
-	zr, err := zip.OpenReader(path)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read plan %s: %w", path, err)
+	}
+	return Decode(path, data)
+}
+
+// Decode reads a saved plan from its bytes; name is used in messages. Errors wrap ErrCorrupt or
+// ErrVersion.
+func Decode(name string, data []byte) (*Saved, error) {
+	path := name
+	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrCorrupt, path, err)
 	}
-	defer zr.Close()
 	entries := map[string]*zip.File{}
 	for _, f := range zr.File {
 		entries[f.Name] = f

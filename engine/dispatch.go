@@ -1,0 +1,66 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/fuscia/fuscia/engine/artifact"
+	"github.com/fuscia/fuscia/engine/builtin"
+	"github.com/fuscia/fuscia/engine/outcome"
+	"github.com/fuscia/fuscia/lang"
+	"github.com/fuscia/fuscia/lang/schema"
+)
+
+// TaskCall is one call of a task: an attempt, or the next call of an attempt that answered
+// `continue`.
+type TaskCall struct {
+	Uses        lang.Uses
+	Input       json.RawMessage
+	State       json.RawMessage // the last `continue` state; nil on an attempt's first call
+	ExecutionID string
+	Workflow    string
+	Node        string
+	TaskID      string
+	Attempt     int
+	Iteration   *int // 0-based; nil outside loops and for_each
+	Log         func(level, message string)
+}
+
+// Dispatcher runs tasks: builtins, Wasm components and plugins alike. Every kind answers with
+// an outcome.Result, which the engine alone interprets.
+type Dispatcher interface {
+	// InputSchema is the input schema of a task, or nil when it has none.
+	InputSchema(uses lang.Uses) *schema.Schema
+	// Dispatch performs one call. ctx carries the attempt's timeout and the run's cancellation.
+	Dispatch(ctx context.Context, call TaskCall) outcome.Result
+}
+
+// Tasks is the Dispatcher of this build: builtins (components and plugins join it in later
+// stages of the engine).
+type Tasks struct {
+	Builtins *builtin.Runner
+}
+
+// InputSchema returns a builtin's schema.
+func (t *Tasks) InputSchema(uses lang.Uses) *schema.Schema {
+	if uses.Kind == lang.UsesBuiltin {
+		if s, ok := schema.Builtin(uses.Name); ok {
+			return s
+		}
+	}
+	return nil
+}
+
+// Dispatch runs the call.
+func (t *Tasks) Dispatch(ctx context.Context, call TaskCall) outcome.Result {
+	switch call.Uses.Kind {
+	case lang.UsesBuiltin:
+		return t.Builtins.Run(ctx, builtin.Request{Name: call.Uses.Name, Input: call.Input, TaskID: call.TaskID, Attempt: call.Attempt, Log: call.Log})
+	}
+	return outcome.Fail(outcome.Fatal, "%s: %s tasks cannot run in this build yet", call.Uses, call.Uses.Kind)
+}
+
+// ArtifactStore keeps spilled outputs; artifact.Dir implements it.
+type ArtifactStore interface {
+	Put(ctx context.Context, execution, contentType string, data []byte) (artifact.Ref, error)
+}

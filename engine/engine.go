@@ -1,0 +1,169 @@
+package engine
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+
+	"github.com/oklog/ulid/v2"
+	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
+
+	"github.com/fuscia/fuscia/engine/journal"
+	"github.com/fuscia/fuscia/engine/outcome"
+	"github.com/fuscia/fuscia/lang"
+)
+
+// Config is what an Engine needs. Store and Tasks are required.
+type Config struct {
+	Store *journal.Store
+	Tasks Dispatcher
+	// Artifacts holds spilled outputs; nil refuses `on_exceed = "spill"` with an error.
+	Artifacts ArtifactStore
+	Tracer    trace.Tracer // nil: no spans
+	Logger    *slog.Logger // nil: discard
+	// Getenv reads secrets from the environment; nil means os.Getenv.
+	Getenv func(string) string
+	// ReadFile reads secrets from files; nil means os.ReadFile.
+	ReadFile func(string) ([]byte, error)
+}
+
+// Engine runs workflows against one store. It is safe for concurrent use.
+type Engine struct {
+	cfg Config
+
+	mu   sync.Mutex
+	runs map[string]*Run // active runs by id; guarded by mu
+	wg   sync.WaitGroup  // one per active run
+}
+
+// New returns an Engine.
+func New(cfg Config) *Engine {
+	if cfg.Tracer == nil {
+		cfg.Tracer = noop.NewTracerProvider().Tracer("fuscia")
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Getenv == nil {
+		cfg.Getenv = os.Getenv
+	}
+	if cfg.ReadFile == nil {
+		cfg.ReadFile = os.ReadFile
+	}
+	return &Engine{cfg: cfg, runs: map[string]*Run{}}
+}
+
+// Store is the engine's journal.
+func (e *Engine) Store() *journal.Store { return e.cfg.Store }
+
+// Wait blocks until every run started by e has ended.
+func (e *Engine) Wait() { e.wg.Wait() }
+
+// Program is what a run executes: a checked workflow and the saved plan it came from.
+type Program struct {
+	Workflow *lang.Workflow
+	// Plan is the saved-plan bytes (plan.Encode); Digest their sha256. A resumed run reloads the
+	// workflow from them.
+	Plan   []byte
+	Digest string
+}
+
+// NewProgram wraps a checked workflow and its saved-plan bytes.
+func NewProgram(w *lang.Workflow, planBytes []byte) *Program {
+	sum := sha256.Sum256(planBytes)
+	return &Program{Workflow: w, Plan: planBytes, Digest: "sha256:" + hex.EncodeToString(sum[:])}
+}
+
+// StartOptions are the per-run choices of Start.
+type StartOptions struct {
+	// Trigger says what started the run; Type and Name default to the workflow's only manual
+	// trigger, Payload to {}.
+	Trigger journal.Trigger
+	// Parallelism overrides the workflow's max_parallel when > 0.
+	Parallelism int
+	// Observer receives progress events; it is called from the run's goroutines one at a time
+	// and must not block for long.
+	Observer func(Event)
+
+	parent     *Run
+	parentNode string
+	vars       map[string]any // JSON-able values journaled as the run's variables (calls)
+}
+
+// ErrUnknownExecution is returned for an execution id the store does not have.
+var ErrUnknownExecution = journal.ErrNotFound
+
+// Start journals a new run of prog and starts it. The run goes on after ctx is done only if ctx
+// is not cancelled: cancelling ctx cancels the run.
+func (e *Engine) Start(ctx context.Context, prog *Program, opts StartOptions) (*Run, error) {
+	r, err := e.newRun(ctx, prog, opts, "")
+	if err != nil {
+		return nil, err
+	}
+	if err := r.begin(ctx); err != nil {
+		r.release()
+		return nil, err
+	}
+	e.launch(r)
+	return r, nil
+}
+
+func (e *Engine) launch(r *Run) {
+	e.mu.Lock()
+	e.runs[r.id] = r
+	e.mu.Unlock()
+	e.wg.Add(1)
+	go func() {
+		defer e.wg.Done()
+		r.loop()
+		e.mu.Lock()
+		delete(e.runs, r.id)
+		e.mu.Unlock()
+	}()
+}
+
+// Active returns the run with id if this engine is running it.
+func (e *Engine) Active(id string) *Run {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.runs[id]
+}
+
+// Cancel cancels a run this engine is running. A run that is not active here but unfinished in
+// the store (its process died) is marked cancelled in the journal.
+func (e *Engine) Cancel(ctx context.Context, id string) error {
+	if r := e.Active(id); r != nil {
+		r.Cancel()
+		return nil
+	}
+	sum, err := e.cfg.Store.Summary(id)
+	if err != nil {
+		return err
+	}
+	if journal.Finished(sum.Status) {
+		return fmt.Errorf("execution %s already ended: %s", id, sum.Status)
+	}
+	return e.cfg.Store.Append(ctx, id, true, journal.Entry{Type: journal.RunFinished, Status: journal.StatusCancelled,
+		Error: &outcome.Error{Kind: outcome.Cancelled, Message: "cancelled while no process was running it"}})
+}
+
+func newID() string { return ulid.Make().String() }
+
+// marshal encodes v for the journal; v is always a plain value built here, so an error is a bug
+// reported as such rather than a panic.
+func marshal(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		b, _ = json.Marshal(map[string]string{"error": "unencodable value: " + err.Error()})
+	}
+	return b
+}
+
+var errStopped = errors.New("run stopped")

@@ -1,0 +1,169 @@
+package engine
+
+import (
+	"github.com/zclconf/go-cty/cty"
+
+	"github.com/fuscia/fuscia/engine/journal"
+	"github.com/fuscia/fuscia/engine/outcome"
+)
+
+// startForEach expands a for_each task into items and starts as many as its concurrency allows.
+func (r *Run) startForEach(ns *nodeState, t *taskState) {
+	v, err := ns.s.eval(ns.n.Task.ForEach, cty.NilVal)
+	if err != nil {
+		r.finishNode(ns, journal.StatusFailed, nullValue, err, "")
+		return
+	}
+	keys, vals, ierr := items(v)
+	if ierr != nil {
+		r.finishNode(ns, journal.StatusFailed, nullValue, outcome.Errorf(outcome.Validation, "%s: %v", ns.addr, ierr), "")
+		return
+	}
+	t.forEach, t.keys, t.vals = true, keys, vals
+	t.insts = make([]*taskInst, len(keys))
+	t.concurrency = ns.n.Task.Concurrency
+	t.eachCondition = ns.n.When != nil && refersToEach(ns.n.When)
+	r.note(journal.Entry{Type: journal.NodeStarted, Node: ns.addr, Index: ns.s.index, Key: ns.s.key, Total: len(keys)})
+	if len(ns.s.index) == 0 {
+		r.emit(Event{Type: EventNodeStarted, Node: ns.addr, Kind: "task", Total: len(keys)})
+	}
+	if len(keys) == 0 {
+		r.finishForEach(ns)
+		return
+	}
+	r.fillItems(ns)
+}
+
+// fillItems starts items until the concurrency bound or the end of the list.
+func (r *Run) fillItems(ns *nodeState) {
+	t := ns.task
+	if t.filling {
+		return
+	}
+	t.filling = true
+	for t.next < len(t.keys) && (t.concurrency <= 0 || t.active < t.concurrency) && !t.failed && ns.s.stopped == nil {
+		i := t.next
+		t.next++
+		t.active++
+		each := cty.ObjectVal(map[string]cty.Value{"key": t.keys[i], "value": t.vals[i], "index": cty.NumberIntVal(int64(i))})
+		index := append(append(make([]int, 0, len(ns.s.index)+1), ns.s.index...), i)
+		ti := &taskInst{ns: ns, item: i, index: index, key: keyJSON(t.keys[i]), each: each}
+		ti.taskID = r.taskID(ns.addr, index)
+		t.insts[i] = ti
+		// Values of items are only needed until their inputs are evaluated.
+		t.vals[i] = cty.NilVal
+		if t.eachCondition {
+			ok, err := ns.s.condition(ns.n.When, each)
+			if err != nil || !ok {
+				status, reason := journal.StatusSkipped, "when is false"
+				if err != nil {
+					status, reason = journal.StatusFailed, ""
+				}
+				r.instDone(ti, status, nullValue, err, reason, true)
+				continue
+			}
+		}
+		r.schedule(ti)
+	}
+	t.filling = false
+	if ns.s.stopped != nil || t.failed {
+		r.cancelPendingItems(ns)
+	}
+	if t.finished == len(t.keys) {
+		r.finishForEach(ns)
+	}
+}
+
+// itemDone accounts for a final item and finishes the node when every item is final.
+func (r *Run) itemDone(ns *nodeState, ti *taskInst) {
+	t := ns.task
+	t.active--
+	t.finished++
+	if len(ns.s.index) == 0 {
+		r.emit(Event{Type: EventNodeProgress, Node: ns.addr, Kind: "task", Done: t.finished, Total: len(t.keys)})
+	}
+	if ti.status == journal.StatusFailed && !t.failed {
+		// language.md: if any item fails after its retries the task fails and its running
+		// items are cancelled.
+		t.failed = true
+		t.aggregateFailed = &outcome.Error{Kind: ti.err.Kind, Message: "item " + string(ti.key) + ": " + ti.err.Message}
+		for _, other := range t.insts {
+			if other != nil && other.status == "" && other.cancel != nil {
+				other.cancel(outcome.Errorf(outcome.Cancelled, "item %s failed", string(ti.key)))
+			}
+		}
+		r.cancelPendingItems(ns)
+	} else if !t.failed {
+		r.fillItems(ns)
+	}
+	if t.finished == len(t.keys) && !t.filling {
+		r.finishForEach(ns)
+	}
+}
+
+// cancelPendingItems ends the items that have not started, or are queued for a slot, as
+// cancelled. Items waiting for a retry are parked in the scope and cancelled with it; running
+// ones are cancelled through their context.
+func (r *Run) cancelPendingItems(ns *nodeState) {
+	t := ns.task
+	if t.cancelling {
+		return
+	}
+	t.cancelling = true
+	defer func() { t.cancelling = false }()
+	cause := outcome.Errorf(outcome.Cancelled, "another item failed")
+	if ns.s.stopped != nil {
+		cause = cancelledBy(ns.s.stopped)
+	}
+	var victims []*taskInst
+	kept := r.ready[:0]
+	for _, ti := range r.ready {
+		if ti.ns == ns && ti.status == "" {
+			ti.queued = false
+			victims = append(victims, ti)
+			continue
+		}
+		kept = append(kept, ti)
+	}
+	clear(r.ready[len(kept):])
+	r.ready = kept
+	for t.next < len(t.keys) {
+		i := t.next
+		t.next++
+		t.active++
+		index := append(append(make([]int, 0, len(ns.s.index)+1), ns.s.index...), i)
+		ti := &taskInst{ns: ns, item: i, index: index, key: keyJSON(t.keys[i])}
+		t.insts[i] = ti
+		victims = append(victims, ti)
+	}
+	for _, ti := range victims {
+		r.instDone(ti, journal.StatusCancelled, nullValue, cause, "", true)
+	}
+}
+
+// finishForEach finishes the node with the list (or map) of item outputs.
+func (r *Run) finishForEach(ns *nodeState) {
+	t := ns.task
+	if ns.status != journal.StatusRunning {
+		return
+	}
+	if t.failed {
+		r.finishNode(ns, journal.StatusFailed, nullValue, t.aggregateFailed, "")
+		return
+	}
+	outs := make([]cty.Value, len(t.keys))
+	for i, ti := range t.insts {
+		outs[i] = nullValue
+		if ti != nil && ti.status == journal.StatusSucceeded {
+			outs[i] = ti.output
+			ti.output = cty.NilVal // the aggregate holds it now
+		}
+	}
+	status := journal.StatusSucceeded
+	if ns.s.stopped != nil {
+		status = journal.StatusCancelled
+		r.finishNode(ns, status, nullValue, cancelledBy(ns.s.stopped), "")
+		return
+	}
+	r.finishNode(ns, status, collect(t.keys, outs), nil, "")
+}

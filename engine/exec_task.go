@@ -1,0 +1,485 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/zclconf/go-cty/cty"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/fuscia/fuscia/engine/journal"
+	"github.com/fuscia/fuscia/engine/outcome"
+	"github.com/fuscia/fuscia/lang"
+)
+
+// taskState is a task node: one instance, or one per for_each item.
+type taskState struct {
+	insts []*taskInst
+	// for_each bookkeeping
+	forEach         bool
+	keys            []cty.Value
+	vals            []cty.Value
+	next            int // next item to start
+	active          int // items started and not final
+	finished        int
+	failed          bool
+	eachCondition   bool // `when` refers to each: evaluated per item
+	concurrency     int
+	policy          outcome.Policy
+	timeout         time.Duration
+	aggregateFailed *outcome.Error
+	cancelling      bool // cancelPendingItems is on the stack
+	filling         bool // fillItems is on the stack: items finishing now must not recurse into it
+}
+
+func (t *taskState) plain() *taskInst {
+	if len(t.insts) == 0 || t.insts[0] == nil {
+		return &taskInst{}
+	}
+	return t.insts[0]
+}
+
+// taskInst is one instance of a task: the node itself, or one for_each item.
+type taskInst struct {
+	ns      *nodeState
+	item    int // -1 for a task without for_each
+	index   []int
+	key     json.RawMessage
+	each    cty.Value
+	taskID  string
+	attempt int
+	// calls counts the `continue` answers of the current attempt; state is the last one's.
+	calls  int
+	state  json.RawMessage
+	input  json.RawMessage
+	inVal  cty.Value // the coerced input, marks kept (builtin.transform's output)
+	status string
+	output cty.Value
+	err    *outcome.Error
+	queued bool
+	cancel context.CancelCauseFunc // of the running attempt
+	// startedAt is when the first attempt started.
+	startedAt time.Time
+	// interrupted counts attempts a crash cut short (resume): they do not count against
+	// retry.attempts. retryAt is a journaled retry time still to wait for.
+	interrupted int
+	retryAt     time.Time
+}
+
+func (r *Run) policy(n *lang.Node) outcome.Policy {
+	rp := n.EffectiveRetry(r.wf)
+	maxIter := n.Task.MaxIterations
+	if maxIter <= 0 {
+		maxIter = lang.DefaultMaxIterations
+	}
+	return outcome.Policy{
+		Attempts: rp.Attempts, Backoff: rp.Backoff, InitialDelay: rp.InitialDelay, MaxDelay: rp.MaxDelay,
+		MaxIterations: maxIter,
+		Jitter:        func() float64 { return 0.8 + 0.4*rand.Float64() },
+	}
+}
+
+// startTask starts a task node: its one instance, or its for_each items.
+func (r *Run) startTask(ns *nodeState) {
+	t := &taskState{policy: r.policy(ns.n), timeout: ns.n.EffectiveTimeout(r.wf)}
+	ns.task = t
+	ns.status = journal.StatusRunning
+	if ns.n.Task.ForEach == nil {
+		ti := &taskInst{ns: ns, item: -1, index: ns.s.index, key: ns.s.key, each: ns.s.each}
+		ti.taskID = r.taskID(ns.addr, ti.index)
+		t.insts = []*taskInst{ti}
+		r.schedule(ti)
+		return
+	}
+	r.startForEach(ns, t)
+}
+
+// taskID is the idempotency key of a task instance: the same for every attempt, and across
+// resume.
+func (r *Run) taskID(addr string, index []int) string {
+	var b strings.Builder
+	b.WriteString(r.id)
+	b.WriteByte(':')
+	b.WriteString(addr)
+	for _, i := range index {
+		b.WriteByte('[')
+		b.WriteString(strconv.Itoa(i))
+		b.WriteByte(']')
+	}
+	return b.String()
+}
+
+// schedule evaluates an instance's inputs and queues its next attempt.
+func (r *Run) schedule(ti *taskInst) {
+	ns := ti.ns
+	if ns.s.stopped != nil {
+		r.instDone(ti, journal.StatusCancelled, nullValue, cancelledBy(ns.s.stopped), "", true)
+		return
+	}
+	if rp := r.replayed(ns, ti.index); rp != nil {
+		if rp.final() && !rp.rerun {
+			r.restoreInst(ti, rp)
+			return
+		}
+		rp.resumeInst(ti)
+	}
+	if ti.input == nil {
+		in, inVal, err := r.inputs(ns, ti.each)
+		if err != nil {
+			r.instDone(ti, journal.StatusFailed, nullValue, err, "", true)
+			return
+		}
+		ti.input, ti.inVal = in, inVal
+	}
+	if !ti.retryAt.IsZero() {
+		d := time.Until(ti.retryAt)
+		ti.retryAt = time.Time{}
+		r.requeueAfter(ti, d)
+		return
+	}
+	ti.queued = true
+	r.ready = append(r.ready, ti)
+}
+
+// inputs evaluates a task's inputs, coerces and validates them against its input schema, and
+// encodes them for the task.
+func (r *Run) inputs(ns *nodeState, each cty.Value) (json.RawMessage, cty.Value, *outcome.Error) {
+	n := ns.n
+	v := cty.EmptyObjectVal
+	if n.Task.Inputs != nil {
+		var err *outcome.Error
+		v, err = ns.s.eval(n.Task.Inputs, each)
+		if err != nil {
+			return nil, cty.NilVal, err
+		}
+	}
+	uv, _ := v.Unmark()
+	if uv.IsNull() || !(uv.Type().IsObjectType() || uv.Type().IsMapType()) {
+		return nil, cty.NilVal, outcome.Errorf(outcome.Validation, "the inputs of %s must be an object; got %s", ns.addr, uv.Type().FriendlyName())
+	}
+	if sch := r.e.cfg.Tasks.InputSchema(n.Task.Uses); sch != nil {
+		cv, problems := sch.Check(v)
+		if len(problems) > 0 {
+			expr := n.Task.Inputs
+			if expr == nil {
+				return nil, cty.NilVal, outcome.Errorf(outcome.Validation, "%s", problems[0].String())
+			}
+			return nil, cty.NilVal, &outcome.Error{Kind: outcome.Validation, Message: diagMessage(lang.InputProblems(n, expr, problems))}
+		}
+		v = cv
+	}
+	raw, err := wireJSON(v)
+	if err != nil {
+		return nil, cty.NilVal, outcome.Errorf(outcome.Validation, "the inputs of %s cannot be sent: %v", ns.addr, err)
+	}
+	return raw, v, nil
+}
+
+// dispatch starts an attempt (or, after `continue`, the next call of the same attempt).
+func (r *Run) dispatch(ti *taskInst) {
+	ns := ti.ns
+	if ti.status != "" {
+		return // cancelled while it waited for a slot
+	}
+	if ns.s.stopped != nil {
+		r.instDone(ti, journal.StatusCancelled, nullValue, cancelledBy(ns.s.stopped), "", true)
+		return
+	}
+	if ti.calls == 0 {
+		ti.attempt++
+		if ti.startedAt.IsZero() {
+			ti.startedAt = time.Now()
+		}
+		r.note(journal.Entry{Type: journal.AttemptStarted, Node: ns.addr, Index: ti.index, Key: ti.key, Attempt: ti.attempt, TaskID: ti.taskID})
+		if ti.item < 0 && len(ti.index) == 0 {
+			r.emit(Event{Type: EventNodeStarted, Node: ns.addr, Kind: "task", Attempt: ti.attempt})
+		}
+	}
+	r.running++
+	ctx, cancel := context.WithCancelCause(ns.s.ctx)
+	ti.cancel = cancel
+	call := TaskCall{
+		Uses: ns.n.Task.Uses, Input: ti.input, State: ti.state,
+		ExecutionID: r.id, Workflow: r.wf.Name, Node: ns.addr, TaskID: ti.taskID, Attempt: ti.attempt,
+		Iteration: iterationOf(ti),
+	}
+	call.Log = r.nodeLogger(ns.addr, ti.index, ti.attempt)
+	job := attemptJob{
+		r: r, call: call, timeout: ns.task.timeout, policy: ns.task.policy, calls: ti.calls + 1,
+		node: ns.addr, index: ti.index, key: ti.key, status: r.instFinalStatus(ti),
+		interrupted: ti.interrupted,
+		selected:    ns.selected, transform: ns.n.Task.Uses.Kind == lang.UsesBuiltin && ns.n.Task.Uses.Name == "transform",
+		inVal: ti.inVal, kind: string(ns.n.Addr.Kind),
+	}
+	r.goAsync(func() {
+		res := job.run(ctx)
+		cancel(nil)
+		r.back(func() {
+			r.running--
+			ti.cancel = nil
+			r.attemptDone(ti, res)
+		})
+	})
+}
+
+func iterationOf(ti *taskInst) *int {
+	if len(ti.index) == 0 {
+		return nil
+	}
+	i := ti.index[len(ti.index)-1]
+	return &i
+}
+
+// instFinalStatus is the status an instance gets when its attempt succeeds.
+func (r *Run) instFinalStatus(*taskInst) string { return journal.StatusSucceeded }
+
+// attemptJob is what a worker goroutine needs: a copy, so that it never reads run state.
+type attemptJob struct {
+	r         *Run
+	call      TaskCall
+	timeout   time.Duration
+	policy    outcome.Policy
+	calls     int
+	node      string
+	index     []int
+	key       json.RawMessage
+	status    string
+	selected  string
+	transform bool
+	inVal     cty.Value
+	kind      string
+	// interrupted attempts of this instance do not count against retry.attempts.
+	interrupted int
+}
+
+// attemptResult is what a worker reports to the loop.
+type attemptResult struct {
+	res      outcome.Result
+	decision outcome.Decision
+	output   cty.Value
+	journal  error
+}
+
+// run performs one call of the task, decides what it means, and journals it before reporting.
+func (j attemptJob) run(ctx context.Context) attemptResult {
+	r := j.r
+	ctx, span := r.e.cfg.Tracer.Start(ctx, "attempt "+j.node, trace.WithAttributes(
+		attribute.String("fuscia.workflow", r.wf.Name), attribute.String("fuscia.execution_id", r.id),
+		attribute.String("fuscia.node", j.node), attribute.String("fuscia.kind", j.kind),
+		attribute.Int("fuscia.attempt", j.call.Attempt)))
+	defer span.End()
+	actx, cancel := context.WithTimeout(ctx, j.timeout)
+	res := r.e.cfg.Tasks.Dispatch(actx, j.call)
+	cancel()
+	res = j.contextOutcome(ctx, actx, res)
+	out := cty.NilVal
+	if res.Type == outcome.Success || res.Type == outcome.Branch || res.Type == outcome.Continue {
+		var lerr *outcome.Error
+		res.Output, lerr = r.limitOutput(ctx, j.node, res.Output)
+		if lerr != nil {
+			res = outcome.Result{Type: outcome.Failure, Kind: lerr.Kind, Message: lerr.Message}
+		}
+	}
+	if res.Type == outcome.Success || res.Type == outcome.Branch {
+		if j.transform {
+			out = j.inVal
+		} else if v, err := fromJSON(res.Output); err != nil {
+			res = outcome.Fail(outcome.Fatal, "%s returned an output that is not JSON: %v", j.call.Uses, err)
+		} else {
+			out = v
+		}
+	}
+	dec := outcome.Decide(res, j.policy, j.call.Attempt-j.interrupted, j.calls)
+	span.SetAttributes(attribute.String("fuscia.outcome", outcomeName(res, dec)))
+	if dec.Err != nil {
+		span.SetStatus(codes.Error, dec.Err.Message)
+	}
+	entry := j.entry(res, dec, out)
+	var err error
+	if entry.Type != "" {
+		r.scrubEntry(&entry)
+		durable := r.durable && (dec.Verdict != outcome.Done || res.Type != outcome.Skip)
+		err = r.e.cfg.Store.Append(context.WithoutCancel(ctx), r.id, durable, entry)
+	}
+	return attemptResult{res: res, decision: dec, output: out, journal: err}
+}
+
+func outcomeName(res outcome.Result, dec outcome.Decision) string {
+	if dec.Err != nil {
+		return string(dec.Err.Kind)
+	}
+	return string(res.Type)
+}
+
+// contextOutcome turns an attempt that ended with its context into timeout or cancelled,
+// whatever the task answered after that.
+func (j attemptJob) contextOutcome(runCtx, attemptCtx context.Context, res outcome.Result) outcome.Result {
+	if runCtx.Err() != nil {
+		msg := "cancelled"
+		if cause := context.Cause(runCtx); cause != nil {
+			var oe *outcome.Error
+			if errors.As(cause, &oe) {
+				msg = cancelledBy(oe).Message
+			}
+		}
+		return outcome.Result{Type: outcome.Failure, Kind: outcome.Cancelled, Message: msg}
+	}
+	if attemptCtx.Err() == context.DeadlineExceeded && res.Type == outcome.Failure {
+		return outcome.Result{Type: outcome.Failure, Kind: outcome.Timeout,
+			Message: fmt.Sprintf("the attempt did not finish within its timeout (%s)", j.timeout)}
+	}
+	return res
+}
+
+// entry is the journal entry of a call's result.
+func (j attemptJob) entry(res outcome.Result, dec outcome.Decision, out cty.Value) journal.Entry {
+	e := journal.Entry{Node: j.node, Index: j.index, Key: j.key, Attempt: j.call.Attempt}
+	switch dec.Verdict {
+	case outcome.Done:
+		e.Type = journal.NodeFinished
+		switch res.Type {
+		case outcome.Skip:
+			e.Status, e.Reason = journal.StatusSkipped, res.Reason
+		default:
+			e.Status, e.Selected = journal.StatusSucceeded, res.Selected
+			if j.transform {
+				e.Output, _, _ = journalJSON(out)
+			} else {
+				e.Output = res.Output
+			}
+		}
+	case outcome.Again:
+		e.Type, e.State, e.Progress, e.Output = journal.AttemptContinued, res.State, res.Progress, res.Output
+	case outcome.Retry:
+		e.Type, e.Error, e.RetryAt = journal.AttemptFailed, dec.Err, time.Now().Add(dec.Delay).UTC()
+	case outcome.Failed:
+		e.Type, e.Status, e.Error = journal.NodeFinished, journal.StatusFailed, dec.Err
+		if dec.Err.Kind == outcome.Cancelled {
+			e.Status = journal.StatusCancelled
+		}
+	}
+	return e
+}
+
+// limitOutput enforces max_node_output (failing or spilling to an artifact) and max_total.
+func (r *Run) limitOutput(ctx context.Context, node string, out json.RawMessage) (json.RawMessage, *outcome.Error) {
+	lim := r.wf.Settings.Data
+	if lim.MaxNodeOutput > 0 && int64(len(out)) > lim.MaxNodeOutput {
+		if lim.OnExceed != "spill" || r.e.cfg.Artifacts == nil {
+			return nil, outcome.Errorf(outcome.DataLimitExceeded, "the output of %s is %d bytes; max_node_output is %d bytes", node, len(out), lim.MaxNodeOutput)
+		}
+		ref, err := r.e.cfg.Artifacts.Put(ctx, r.id, "application/json", out)
+		if err != nil {
+			return nil, outcome.Errorf(outcome.Fatal, "spill the output of %s to an artifact: %v", node, err)
+		}
+		out = marshal(ref)
+	}
+	if lim.MaxTotal > 0 {
+		if total := atomic.AddInt64(&r.outputBytes, int64(len(out))); total > lim.MaxTotal {
+			return nil, outcome.Errorf(outcome.DataLimitExceeded, "the outputs of this run reached %d bytes with %s; max_total is %d bytes", total, node, lim.MaxTotal)
+		}
+	}
+	return out, nil
+}
+
+// attemptDone acts on a worker's report, on the loop.
+func (r *Run) attemptDone(ti *taskInst, ar attemptResult) {
+	if ar.journal != nil {
+		r.journalFailed(ar.journal)
+		r.instDone(ti, journal.StatusFailed, nullValue, outcome.Errorf(outcome.Fatal, "journal: %v", ar.journal), "", false)
+		return
+	}
+	res, dec := ar.res, ar.decision
+	switch dec.Verdict {
+	case outcome.Done:
+		ti.calls, ti.state = 0, nil
+		if res.Type == outcome.Skip {
+			r.instDone(ti, journal.StatusSkipped, nullValue, nil, res.Reason, false)
+			return
+		}
+		if res.Type == outcome.Branch && ti.item < 0 {
+			ti.ns.selected = res.Selected
+		}
+		r.instDone(ti, journal.StatusSucceeded, ar.output, nil, "", false)
+	case outcome.Again:
+		ti.calls++
+		ti.state = res.State
+		if ti.item < 0 && len(ti.index) == 0 && res.Progress > 0 {
+			r.emit(Event{Type: EventNodeProgress, Node: ti.ns.addr, Kind: "task", Done: int(res.Progress * 100), Total: 100})
+		}
+		r.requeueAfter(ti, dec.Delay)
+	case outcome.Retry:
+		ti.calls, ti.state = 0, nil
+		at := time.Now().Add(dec.Delay).UTC()
+		r.emit(Event{Type: EventNodeRetrying, Node: ti.ns.addr, Kind: "task", Index: ti.index, Attempt: ti.attempt, Error: dec.Err, RetryAt: &at})
+		r.requeueAfter(ti, dec.Delay)
+	case outcome.Failed:
+		status := journal.StatusFailed
+		if dec.Err.Kind == outcome.Cancelled {
+			status = journal.StatusCancelled
+		}
+		r.instDone(ti, status, nullValue, dec.Err, "", false)
+	}
+}
+
+// requeueAfter queues the instance again after d, without holding a slot meanwhile.
+func (r *Run) requeueAfter(ti *taskInst, d time.Duration) {
+	s := ti.ns.s
+	requeue := func() {
+		if ti.status != "" {
+			return
+		}
+		ti.queued = true
+		r.ready = append(r.ready, ti)
+	}
+	if d <= 0 {
+		requeue()
+		return
+	}
+	s.after(d, requeue, func(cause *outcome.Error) {
+		r.instDone(ti, journal.StatusCancelled, nullValue, cancelledBy(cause), "", true)
+	})
+}
+
+// instDone records a final instance; journaled says whether its entry is still to be written.
+func (r *Run) instDone(ti *taskInst, status string, out cty.Value, err *outcome.Error, reason string, journalIt bool) {
+	if ti.status != "" {
+		return
+	}
+	ti.status, ti.output, ti.err = status, out, err
+	ns := ti.ns
+	if ti.item < 0 {
+		if err != nil && err.Kind == outcome.Cancelled {
+			status = journal.StatusCancelled
+		}
+		r.finishNodeWith(ns, status, out, err, reason, journalIt)
+		return
+	}
+	if journalIt {
+		entry := journal.Entry{Type: journal.NodeFinished, Node: ns.addr, Index: ti.index, Key: ti.key, Status: status, Error: err, Reason: reason}
+		r.note(entry)
+	}
+	r.itemDone(ns, ti)
+}
+
+// nodeLogger returns the Log function a task gets: lines go to the journal's logs and to the
+// observer.
+func (r *Run) nodeLogger(node string, index []int, attempt int) func(level, msg string) {
+	return func(level, msg string) {
+		msg = r.scrub.string(msg)
+		line := journal.LogLine{Time: time.Now().UTC(), Node: node, Index: index, Attempt: attempt, Level: level, Message: msg}
+		if err := r.e.cfg.Store.Log(r.id, line); err != nil {
+			r.log.Warn("node log line lost", "node", node, "error", err)
+		}
+		r.emit(Event{Type: EventNodeLog, Node: node, Index: index, Attempt: attempt, Level: level, Message: msg})
+	}
+}

@@ -1,0 +1,146 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/zclconf/go-cty/cty"
+
+	"github.com/fuscia/fuscia/engine/journal"
+	"github.com/fuscia/fuscia/engine/outcome"
+	"github.com/fuscia/fuscia/lang"
+)
+
+// waitState is a parked wait.
+type waitState struct {
+	deadline time.Time // zero: none (an approval or callback without timeout)
+	p        *parked
+	message  string
+}
+
+// startWait parks a wait node until its time, or until a signal answers it.
+func (r *Run) startWait(ns *nodeState) {
+	ns.status = journal.StatusWaiting
+	spec := ns.n.Wait
+	ws := &waitState{}
+	ns.wait = ws
+	now := time.Now().UTC()
+	switch spec.Kind {
+	case lang.WaitDuration:
+		ws.deadline = now.Add(spec.Duration)
+	case lang.WaitUntil:
+		ws.deadline = spec.Until
+	default:
+		if spec.WaitTimeout > 0 {
+			ws.deadline = now.Add(spec.WaitTimeout)
+		}
+		if spec.Message != nil {
+			if v, err := ns.s.eval(spec.Message, cty.NilVal); err == nil {
+				if uv, _ := v.Unmark(); uv.Type() == cty.String && !uv.IsNull() {
+					ws.message = uv.AsString()
+				}
+			}
+		}
+	}
+	if rp := r.replayed(ns, nil); rp != nil && !rp.deadline.IsZero() {
+		ws.deadline = rp.deadline // waits keep their original deadlines across resume
+	}
+	r.parkedWaits++
+	ws.p = ns.s.park(func(cause *outcome.Error) { r.endWait(ns, journal.StatusCancelled, nullValue, cancelledBy(cause)) })
+	entry := journal.Entry{Type: journal.NodeWaiting, Node: ns.addr, Deadline: ws.deadline, WaitKind: spec.Kind, Reason: ws.message}
+	ev := Event{Type: EventNodeWaiting, Node: ns.addr, Kind: "wait", Message: ws.message, Reason: spec.Kind}
+	if !ws.deadline.IsZero() {
+		d := ws.deadline
+		ev.Deadline = &d
+	}
+	r.emit(ev)
+	r.commit(func() {
+		if ws.deadline.IsZero() || ns.status != journal.StatusWaiting {
+			return
+		}
+		r.inflight++
+		t := time.AfterFunc(time.Until(ws.deadline), func() {
+			r.post(func() {
+				r.inflight--
+				if ns.status != journal.StatusWaiting {
+					return
+				}
+				if spec.Kind == lang.WaitDuration || spec.Kind == lang.WaitUntil {
+					r.endWait(ns, journal.StatusSucceeded, cty.EmptyObjectVal, nil)
+					return
+				}
+				r.endWait(ns, journal.StatusFailed, nullValue, outcome.Errorf(outcome.Timeout, "no answer within %s", spec.WaitTimeout))
+			})
+		})
+		prev := ws.p.cancel
+		ws.p.cancel = func(cause *outcome.Error) {
+			if t.Stop() {
+				r.inflight--
+			}
+			prev(cause)
+		}
+	}, entry)
+}
+
+// endWait finishes a wait.
+func (r *Run) endWait(ns *nodeState, status string, out cty.Value, err *outcome.Error) {
+	if ns.status != journal.StatusWaiting {
+		return
+	}
+	if ns.wait.p != nil {
+		ns.s.unpark(ns.wait.p)
+	}
+	r.parkedWaits--
+	ns.status = journal.StatusRunning
+	r.finishNode(ns, status, out, err, "")
+}
+
+// ErrNotWaiting is returned by Signal for a node that is not an approval or callback waiting
+// for an answer.
+var ErrNotWaiting = fmt.Errorf("the node is not waiting for a signal")
+
+// Signal answers an approval or callback wait of a run this engine is running. node is the
+// wait's address (`wait.approve`) or bare name.
+func (r *Run) Signal(ctx context.Context, node string, data json.RawMessage, reject bool) error {
+	errc := make(chan error, 1)
+	r.post(func() { errc <- r.signal(node, data, reject) })
+	select {
+	case err := <-errc:
+		return err
+	case <-r.done:
+		return fmt.Errorf("execution %s has ended", r.id)
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (r *Run) signal(node string, data json.RawMessage, reject bool) error {
+	name := node
+	if a, ok := lang.ParseAddr(node); ok {
+		name = a.Name
+	}
+	ns := r.top.byName[name]
+	if ns == nil || ns.n.Wait == nil {
+		return fmt.Errorf("%s has no wait node %q", r.wf.Name, node)
+	}
+	if ns.status != journal.StatusWaiting || (ns.n.Wait.Kind != lang.WaitApproval && ns.n.Wait.Kind != lang.WaitCallback) {
+		return fmt.Errorf("%s: %w", ns.addr, ErrNotWaiting)
+	}
+	out := cty.EmptyObjectVal
+	if len(data) > 0 {
+		v, err := fromJSON(data)
+		if err != nil {
+			return fmt.Errorf("the signal data is not JSON: %v", err)
+		}
+		out = v
+	}
+	r.note(journal.Entry{Type: journal.WaitResolved, Node: ns.addr, Output: data, Rejected: reject})
+	if reject {
+		r.endWait(ns, journal.StatusFailed, nullValue, outcome.Errorf(outcome.Rejected, "%s was rejected", ns.addr))
+		return nil
+	}
+	r.endWait(ns, journal.StatusSucceeded, out, nil)
+	return nil
+}

@@ -1,0 +1,120 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+
+	"github.com/fuscia/fuscia/engine/artifact"
+	"github.com/fuscia/fuscia/engine/builtin"
+	"github.com/fuscia/fuscia/engine/journal"
+	"github.com/fuscia/fuscia/engine/plan"
+	"github.com/fuscia/fuscia/lang"
+)
+
+// testEnv is a real store in a temporary directory and an engine on it.
+type testEnv struct {
+	t      *testing.T
+	dir    string
+	store  *journal.Store
+	engine *Engine
+	env    map[string]string
+}
+
+func newTestEnv(t *testing.T) *testEnv {
+	t.Helper()
+	dir := t.TempDir()
+	st, err := journal.Open(filepath.Join(dir, "state"), journal.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	te := &testEnv{t: t, dir: dir, store: st, env: map[string]string{}}
+	runner := builtin.New(builtin.Options{})
+	te.engine = New(Config{
+		Store: st, Tasks: &Tasks{Builtins: runner},
+		Artifacts: artifact.Dir{Root: filepath.Join(dir, "artifacts")},
+		Getenv:    func(k string) string { return te.env[k] },
+	})
+	t.Cleanup(func() {
+		te.engine.Wait()
+		runner.Close()
+		if err := st.Close(); err != nil {
+			t.Errorf("close store: %v", err)
+		}
+	})
+	return te
+}
+
+// write puts a workflow file (and any extra files) in the env's directory.
+func (te *testEnv) write(name, src string) string {
+	te.t.Helper()
+	p := filepath.Join(te.dir, name)
+	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+		te.t.Fatal(err)
+	}
+	return p
+}
+
+// program loads, checks and snapshots a workflow file the way `fuscia apply` does.
+func (te *testEnv) program(file string, vars ...string) *Program {
+	te.t.Helper()
+	p := lang.NewParser()
+	w, diags := p.Load(file, lang.Options{Planning: true, Vars: lang.VarInputs{Flags: vars}})
+	if diags.HasErrors() {
+		te.t.Fatalf("load %s: %s", file, diags.Error())
+	}
+	res, rdiags := plan.Resolve(w, plan.Env{Home: te.dir}, hcl.DiagError)
+	if rdiags.HasErrors() {
+		te.t.Fatalf("resolve: %s", rdiags.Error())
+	}
+	sources := map[string][]byte{}
+	for name, f := range p.Files() {
+		sources[name] = f.Bytes
+	}
+	blob, err := plan.Encode(plan.Build(w, res), w, sources, w.VarValues().AsValueMap())
+	if err != nil {
+		te.t.Fatal(err)
+	}
+	return NewProgram(w, blob)
+}
+
+// apply runs a workflow source to its end and returns the execution.
+func (te *testEnv) apply(src string, opts StartOptions, vars ...string) *journal.Execution {
+	te.t.Helper()
+	prog := te.program(te.write("wf.fsc.hcl", src), vars...)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	r, err := te.engine.Start(ctx, prog, opts)
+	if err != nil {
+		te.t.Fatal(err)
+	}
+	return te.wait(r)
+}
+
+func (te *testEnv) wait(r *Run) *journal.Execution {
+	te.t.Helper()
+	select {
+	case <-r.Done():
+	case <-time.After(10 * time.Second):
+		te.t.Fatal("run did not end")
+	}
+	ex, err := r.Result()
+	if err != nil {
+		te.t.Fatal(err)
+	}
+	return ex
+}
+
+func jsonOf(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}

@@ -1,0 +1,327 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/zclconf/go-cty/cty"
+	ctyjson "github.com/zclconf/go-cty/cty/json"
+
+	"github.com/fuscia/fuscia/engine/journal"
+	"github.com/fuscia/fuscia/engine/outcome"
+	"github.com/fuscia/fuscia/engine/plan"
+	"github.com/fuscia/fuscia/lang"
+)
+
+// replay is what a resumed run learned from its journal, by instance ("task.x", "task.x[3]",
+// "loop.l[2]", "loop.l/task.y[2]").
+type replay struct {
+	insts map[string]*replayInst
+}
+
+// replayInst is the journaled state of one instance.
+type replayInst struct {
+	status      string // final status; "" when the instance had not finished
+	output      json.RawMessage
+	err         *outcome.Error
+	reason      string
+	selected    string
+	attempt     int  // last attempt started
+	inflight    bool // the last attempt started and never reported
+	interrupted int  // attempts cut short by a crash: they do not count against retry.attempts
+	state       json.RawMessage
+	retryAt     time.Time
+	deadline    time.Time
+	childID     string
+	resolved    bool // a signal answered the wait
+	rejected    bool
+	data        json.RawMessage
+	// rerun: the output was redacted (it carried a secret) and the task is pure
+	// (builtin.transform), so it is computed again rather than restored without the secret.
+	rerun bool
+}
+
+func (rp *replayInst) final() bool { return rp.status != "" && !rp.rerun }
+
+func instKey(node string, index []int) string {
+	if len(index) == 0 {
+		return node
+	}
+	var b strings.Builder
+	b.WriteString(node)
+	for _, i := range index {
+		b.WriteByte('[')
+		b.WriteString(strconv.Itoa(i))
+		b.WriteByte(']')
+	}
+	return b.String()
+}
+
+// replayed returns the journaled state of a node's instance in a resumed run, or nil. index nil
+// means the node itself (in its scope).
+func (r *Run) replayed(ns *nodeState, index []int) *replayInst {
+	if r.replay == nil {
+		return nil
+	}
+	if index == nil {
+		index = ns.s.index
+	}
+	return r.replay.insts[instKey(ns.addr, index)]
+}
+
+func buildReplay(entries []journal.Entry, w *lang.Workflow) *replay {
+	rp := &replay{insts: map[string]*replayInst{}}
+	get := func(e journal.Entry) *replayInst {
+		k := instKey(e.Node, e.Index)
+		ri := rp.insts[k]
+		if ri == nil {
+			ri = &replayInst{}
+			rp.insts[k] = ri
+		}
+		return ri
+	}
+	for _, e := range entries {
+		if e.Node == "" {
+			continue
+		}
+		ri := get(e)
+		switch e.Type {
+		case journal.AttemptStarted:
+			if ri.inflight {
+				ri.interrupted++
+			}
+			ri.attempt, ri.inflight, ri.retryAt = e.Attempt, true, time.Time{}
+		case journal.AttemptContinued:
+			ri.state = e.State
+		case journal.AttemptFailed:
+			ri.inflight, ri.retryAt, ri.state = false, e.RetryAt, nil
+		case journal.NodeStarted:
+			if e.ChildID != "" {
+				ri.childID = e.ChildID
+			}
+		case journal.NodeWaiting:
+			ri.deadline = e.Deadline
+		case journal.WaitResolved:
+			ri.resolved, ri.rejected, ri.data = true, e.Rejected, e.Output
+		case journal.NodeFinished:
+			ri.inflight = false
+			ri.status, ri.output, ri.err, ri.reason, ri.selected = e.Status, e.Output, e.Error, e.Reason, e.Selected
+		}
+	}
+	for k, ri := range rp.insts {
+		if ri.inflight {
+			ri.interrupted++
+		}
+		if ri.status != "" && bytes.Contains(ri.output, redactedJSON) && isTransform(w, k) {
+			ri.rerun = true
+		}
+	}
+	return rp
+}
+
+func isTransform(w *lang.Workflow, key string) bool {
+	addr := key
+	if i := strings.IndexByte(key, '['); i >= 0 {
+		addr = key[:i]
+	}
+	a, ok := lang.ParseAddr(addr)
+	if !ok {
+		return false
+	}
+	n := w.Node(a)
+	return n != nil && n.Task != nil && n.Task.Uses.Kind == lang.UsesBuiltin && n.Task.Uses.Name == "transform"
+}
+
+// resumeInst carries an unfinished instance's journaled attempts into its next attempt.
+func (rp *replayInst) resumeInst(ti *taskInst) {
+	ti.attempt = rp.attempt
+	ti.interrupted = rp.interrupted
+	ti.state = rp.state
+	if !rp.retryAt.IsZero() {
+		ti.retryAt = rp.retryAt
+	}
+}
+
+// restoreValue decodes a journaled output.
+func restoreValue(raw json.RawMessage) cty.Value {
+	if len(raw) == 0 {
+		return nullValue
+	}
+	v, err := fromJSON(raw)
+	if err != nil {
+		return nullValue
+	}
+	return v
+}
+
+// restoreNode finishes a node from its journal without running it.
+func (r *Run) restoreNode(ns *nodeState, rp *replayInst) {
+	ns.selected = rp.selected
+	if ns.n.Task != nil {
+		ns.task = &taskState{}
+	}
+	r.finishNodeWith(ns, rp.status, restoreValue(rp.output), rp.err, rp.reason, false)
+}
+
+// restoreInst finishes a for_each item from its journal.
+func (r *Run) restoreInst(ti *taskInst, rp *replayInst) {
+	ti.attempt = rp.attempt
+	r.instDone(ti, rp.status, restoreValue(rp.output), rp.err, rp.reason, false)
+}
+
+// ErrFinished is returned by Resume for a run that already ended.
+var ErrFinished = errors.New("the execution already ended")
+
+// ResumeOptions are the per-run choices of Resume.
+type ResumeOptions struct {
+	Parallelism int
+	Observer    func(Event)
+}
+
+// Resume continues an interrupted run (or one parked at a wait) from its journal: finished
+// nodes keep their outputs and are not run again; attempts that were in flight run again with
+// the same task_id and the next attempt number.
+func (e *Engine) Resume(ctx context.Context, id string, opts ResumeOptions) (*Run, error) {
+	if r := e.Active(id); r != nil {
+		return nil, fmt.Errorf("execution %s is already running in this process", id)
+	}
+	sum, err := e.cfg.Store.Summary(id)
+	if err != nil {
+		return nil, err
+	}
+	if journal.Finished(sum.Status) {
+		return nil, fmt.Errorf("%w: %s is %s", ErrFinished, id, sum.Status)
+	}
+	var entries []journal.Entry
+	if err := e.cfg.Store.Entries(id, 0, func(en journal.Entry) error {
+		entries = append(entries, en)
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("read the journal of %s: %w", id, err)
+	}
+	if len(entries) == 0 || entries[0].Run == nil {
+		return nil, fmt.Errorf("the journal of %s has no start entry", id)
+	}
+	info := *entries[0].Run
+	prog, err := e.reload(info)
+	if err != nil {
+		return nil, fmt.Errorf("resume %s: %w", id, err)
+	}
+	par := info.Parallelism
+	if opts.Parallelism > 0 {
+		par = opts.Parallelism
+	}
+	r, err := e.newRun(ctx, prog, StartOptions{Trigger: info.Trigger, Parallelism: par, Observer: opts.Observer}, id)
+	if err != nil {
+		return nil, err
+	}
+	r.info = info
+	r.startedAt = sum.StartedAt
+	r.replay = buildReplay(entries, prog.Workflow)
+	if info.Parent != "" {
+		if vars, err := decodeVars(prog.Workflow, info.Vars); err == nil {
+			r.vars = vars
+		}
+	}
+	if err := e.cfg.Store.Append(ctx, id, true, journal.Entry{Type: journal.RunStatus, Status: journal.StatusRunning, Reason: "resumed"}); err != nil {
+		r.release()
+		return nil, fmt.Errorf("journal the resumption of %s: %w", id, err)
+	}
+	e.launch(r)
+	return r, nil
+}
+
+// reload rebuilds a run's program from the plan it journaled.
+func (e *Engine) reload(info journal.RunInfo) (*Program, error) {
+	blob, err := e.cfg.Store.Plan(info.PlanDigest)
+	if err != nil {
+		return nil, fmt.Errorf("load its plan %s: %w", info.PlanDigest, err)
+	}
+	saved, err := plan.Decode("the journaled plan", blob)
+	if err != nil {
+		return nil, err
+	}
+	vals, err := saved.VarValues()
+	if err != nil {
+		return nil, err
+	}
+	p := lang.NewParser()
+	p.Sources = saved.Sources
+	opts := lang.Options{Planning: true, Vars: lang.VarInputs{Values: vals}}
+	if info.Parent != "" {
+		opts = lang.Options{}
+	}
+	w, diags := p.Load(info.File, opts)
+	if diags.HasErrors() {
+		return nil, fmt.Errorf("load %s from the journaled plan: %s", info.File, diagMessage(diags))
+	}
+	return &Program{Workflow: w, Plan: blob, Digest: info.PlanDigest}, nil
+}
+
+// decodeVars restores a child run's variables from their journaled JSON, by declared type.
+func decodeVars(w *lang.Workflow, raw json.RawMessage) (cty.Value, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return cty.NilVal, err
+	}
+	vals := map[string]cty.Value{}
+	for _, v := range w.Variables {
+		data, ok := m[v.Name]
+		if !ok {
+			vals[v.Name] = v.Default
+			continue
+		}
+		ty := v.Type
+		if ty == cty.DynamicPseudoType {
+			val, err := fromJSON(data)
+			if err != nil {
+				return cty.NilVal, err
+			}
+			vals[v.Name] = val
+			continue
+		}
+		val, err := ctyjson.Unmarshal(data, ty)
+		if err != nil {
+			val = cty.NullVal(ty)
+		}
+		vals[v.Name] = val
+	}
+	return cty.ObjectVal(vals), nil
+}
+
+// reattachCall follows a call whose child run was started before the crash.
+func (r *Run) reattachCall(ns *nodeState, childID string) {
+	ns.call.childID = childID
+	if child := r.e.Active(childID); child != nil {
+		ns.call.cancel = child.Cancel
+		r.awaitChild(ns, child)
+		return
+	}
+	sum, err := r.e.cfg.Store.Summary(childID)
+	if err != nil {
+		r.finishNode(ns, journal.StatusFailed, nullValue, outcome.Errorf(outcome.Fatal, "%s: child execution %s: %v", ns.addr, childID, err), "")
+		return
+	}
+	if journal.Finished(sum.Status) {
+		ex, err := r.e.cfg.Store.Execution(childID)
+		if err != nil {
+			r.finishNode(ns, journal.StatusFailed, nullValue, outcome.Errorf(outcome.Fatal, "%s: %v", ns.addr, err), "")
+			return
+		}
+		r.callDone(ns, ex.Status, restoreValue(ex.Outputs), ex.Error, childID)
+		return
+	}
+	child, err := r.e.Resume(r.ctx, childID, ResumeOptions{})
+	if err != nil {
+		r.finishNode(ns, journal.StatusFailed, nullValue, outcome.Errorf(outcome.Fatal, "%s: resume child %s: %v", ns.addr, childID, err), "")
+		return
+	}
+	ns.call.cancel = child.Cancel
+	r.awaitChild(ns, child)
+}

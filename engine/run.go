@@ -1,0 +1,441 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/function"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/fuscia/fuscia/engine/journal"
+	"github.com/fuscia/fuscia/engine/outcome"
+	"github.com/fuscia/fuscia/lang"
+	"github.com/fuscia/fuscia/lang/funcs"
+)
+
+// Run is one execution of a workflow.
+type Run struct {
+	e       *Engine
+	id      string
+	prog    *Program
+	wf      *lang.Workflow
+	info    journal.RunInfo
+	opts    StartOptions
+	durable bool
+	log     *slog.Logger
+	scrub   *scrubber
+	span    trace.Span
+
+	// ctx is cancelled when the run stops (cancel, timeout, critical failure, parent).
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	done   chan struct{}
+	// inbox carries closures to run on the loop goroutine: the only way other goroutines act
+	// on run state.
+	inbox chan func()
+
+	emitMu sync.Mutex // serializes Observer calls
+
+	// Everything below is owned by the loop goroutine.
+	vars, secrets, trigger cty.Value
+	funcs                  map[string]function.Function
+	top                    *scope
+	slots, running         int
+	ready                  []*taskInst // FIFO of attempts waiting for a slot
+	inflight               int         // goroutines that will post back: workers, commits, children, timers
+	parkedWaits            int
+	status                 string
+	stopping               string // final status once the run was stopped; "" while it goes on
+	stopErr                *outcome.Error
+	journalErr             error // the journal failed: the run ends without writing more
+	outputBytes            int64 // atomic: workers add their outputs' sizes
+	finishSeq              uint64
+	replay                 *replay // of a resumed run; nil for a new one
+	startedAt              time.Time
+	deadline               *time.Timer
+	result                 *journal.Execution
+	childOutputs           cty.Value // a child run's outputs, for its parent's call node
+	finalErr               error
+}
+
+// ID is the execution id.
+func (r *Run) ID() string { return r.id }
+
+// Done is closed when the run has ended and its last entry is journaled.
+func (r *Run) Done() <-chan struct{} { return r.done }
+
+// Result is the ended run as `show -json` prints it, and an error when the journal could not
+// be written (the run then ended without its last entries; see the error). Call after Done.
+func (r *Run) Result() (*journal.Execution, error) { return r.result, r.finalErr }
+
+// Cancel cancels the run: running attempts are interrupted and nothing new starts.
+func (r *Run) Cancel() {
+	r.post(func() {
+		r.stop(journal.StatusCancelled, outcome.Errorf(outcome.Cancelled, "the run was cancelled"))
+	})
+}
+
+// post runs f on the loop goroutine; it is dropped once the run has ended.
+func (r *Run) post(f func()) {
+	select {
+	case r.inbox <- f:
+	case <-r.done:
+	}
+}
+
+// goAsync runs f on a new goroutine that will post back exactly once; the loop does not end
+// while it is out.
+func (r *Run) goAsync(f func()) {
+	r.inflight++
+	go f()
+}
+
+// back is what an async goroutine posts when it is done.
+func (r *Run) back(f func()) {
+	r.post(func() {
+		r.inflight--
+		f()
+	})
+}
+
+func (e *Engine) newRun(ctx context.Context, prog *Program, opts StartOptions, id string) (*Run, error) {
+	w := prog.Workflow
+	secrets, plain, err := e.readSecrets(w)
+	if err != nil {
+		return nil, err
+	}
+	if id == "" {
+		id = newID()
+	}
+	r := &Run{
+		e: e, id: id, prog: prog, wf: w, opts: opts,
+		durable: w.Settings.Durability != "relaxed",
+		log:     e.cfg.Logger.With("execution_id", id, "workflow", w.Name),
+		scrub:   newScrubber(plain),
+		done:    make(chan struct{}),
+		inbox:   make(chan func(), 256),
+		secrets: secrets,
+		funcs:   funcs.Table(),
+		status:  journal.StatusRunning,
+		vars:    w.VarValues(),
+	}
+	if opts.parent != nil {
+		// The parent's secrets scrub the child's journal too: the child may receive them as inputs.
+		r.scrub.secrets = append(r.scrub.secrets, opts.parent.scrub.secrets...)
+	}
+	r.slots = w.Settings.MaxParallel
+	if opts.Parallelism > 0 {
+		r.slots = opts.Parallelism
+	}
+	if r.slots <= 0 {
+		r.slots = lang.DefaultMaxParallel
+	}
+	tr := opts.Trigger
+	if tr.Type == "" {
+		tr.Type, tr.Name = lang.TriggerManual, "default"
+		for _, t := range w.Triggers {
+			if t.Type == lang.TriggerManual {
+				tr.Name = t.Name
+				break
+			}
+		}
+	}
+	if len(tr.Payload) == 0 {
+		tr.Payload = json.RawMessage("{}")
+	}
+	payload, err := fromJSON(tr.Payload)
+	if err != nil {
+		return nil, fmt.Errorf("trigger payload: %w", err)
+	}
+	r.trigger = cty.ObjectVal(map[string]cty.Value{
+		"payload": payload, "name": cty.StringVal(tr.Name), "type": cty.StringVal(tr.Type),
+	})
+	varsJSON, _, err := journalJSON(r.vars)
+	if err != nil {
+		varsJSON = json.RawMessage("{}")
+	}
+	r.info = journal.RunInfo{
+		Workflow: w.Name, File: w.Filename, PlanDigest: prog.Digest, Trigger: tr,
+		Vars: varsJSON, Durability: w.Settings.Durability, Parallelism: opts.Parallelism,
+		Nodes: topAddrs(w), Bodies: bodyAddrs(w),
+	}
+	if opts.parent != nil {
+		r.info.Parent, r.info.ParentNode = opts.parent.id, opts.parentNode
+	}
+	var cause context.Context
+	if opts.parent != nil {
+		cause = opts.parent.ctx
+	} else {
+		cause = context.WithoutCancel(ctx)
+	}
+	r.ctx, r.cancel = context.WithCancelCause(cause)
+	if opts.parent == nil && ctx.Done() != nil {
+		// Cancelling the caller's context cancels the run, through the loop like any cancel.
+		stop := context.AfterFunc(ctx, r.Cancel)
+		go func() { <-r.done; stop() }()
+	}
+	return r, nil
+}
+
+// release frees what newRun took when the run never started.
+func (r *Run) release() { r.cancel(errStopped); close(r.done) }
+
+func topAddrs(w *lang.Workflow) []string {
+	var out []string
+	for _, stage := range w.Graph.Stages {
+		for _, a := range stage {
+			out = append(out, a.String())
+		}
+	}
+	return out
+}
+
+func bodyAddrs(w *lang.Workflow) map[string][]string {
+	if len(w.Graph.BodyStages) == 0 {
+		return nil
+	}
+	out := map[string][]string{}
+	for loop, stages := range w.Graph.BodyStages {
+		key := lang.Addr{Kind: lang.KindLoop, Name: loop}.String()
+		for _, stage := range stages {
+			for _, a := range stage {
+				out[key] = append(out[key], a.Local())
+			}
+		}
+	}
+	return out
+}
+
+// begin journals the run's start.
+func (r *Run) begin(ctx context.Context) error {
+	st := r.e.cfg.Store
+	if err := st.PutPlan(r.prog.Digest, r.prog.Plan); err != nil {
+		return fmt.Errorf("journal the plan: %w", err)
+	}
+	r.startedAt = time.Now().UTC()
+	err := st.Append(ctx, r.id, true, journal.Entry{Type: journal.RunStarted, Time: r.startedAt, Run: &r.info, Status: journal.StatusRunning})
+	if err != nil {
+		return fmt.Errorf("journal the start of the run: %w", err)
+	}
+	return nil
+}
+
+// commit journals entries, then runs then on the loop. In strict mode the entries are durable
+// before then runs (write-ahead); in relaxed mode then runs at once.
+func (r *Run) commit(then func(), entries ...journal.Entry) {
+	for i := range entries {
+		r.scrubEntry(&entries[i])
+	}
+	if !r.durable {
+		if err := r.e.cfg.Store.Append(context.Background(), r.id, false, entries...); err != nil {
+			r.journalFailed(err)
+			return
+		}
+		if then != nil {
+			then()
+		}
+		return
+	}
+	r.goAsync(func() {
+		err := r.e.cfg.Store.Append(context.WithoutCancel(r.ctx), r.id, true, entries...)
+		r.back(func() {
+			if err != nil {
+				r.journalFailed(err)
+				return
+			}
+			if then != nil {
+				then()
+			}
+		})
+	})
+}
+
+// note journals entries without waiting: they are ordered before anything committed later.
+func (r *Run) note(entries ...journal.Entry) {
+	for i := range entries {
+		r.scrubEntry(&entries[i])
+	}
+	if err := r.e.cfg.Store.Append(context.Background(), r.id, false, entries...); err != nil {
+		r.journalFailed(err)
+	}
+}
+
+func (r *Run) scrubEntry(e *journal.Entry) {
+	if r.scrub == nil || len(r.scrub.secrets) == 0 {
+		return
+	}
+	e.Output = r.scrub.bytes(e.Output)
+	e.State = r.scrub.bytes(e.State)
+	e.Outputs = r.scrub.bytes(e.Outputs)
+	e.Reason = r.scrub.string(e.Reason)
+	if e.Error != nil {
+		e.Error = &outcome.Error{Kind: e.Error.Kind, Message: r.scrub.string(e.Error.Message)}
+	}
+}
+
+// journalFailed stops the run at once: without a journal nothing may go on, and nothing more
+// can be recorded. The store keeps what was written before.
+func (r *Run) journalFailed(err error) {
+	if r.journalErr != nil {
+		return
+	}
+	r.journalErr = err
+	r.log.Error("journal write failed; stopping the run", "error", err)
+	r.stop(journal.StatusFailed, outcome.Errorf(outcome.Fatal, "the journal could not be written: %v", err))
+}
+
+func (r *Run) emit(ev Event) {
+	if r.opts.Observer == nil {
+		return
+	}
+	ev.ExecutionID = r.id
+	if ev.Timestamp.IsZero() {
+		ev.Timestamp = time.Now().UTC()
+	}
+	r.emitMu.Lock()
+	r.opts.Observer(ev)
+	r.emitMu.Unlock()
+}
+
+// loop is the run's scheduler.
+func (r *Run) loop() {
+	defer close(r.done)
+	defer r.cancel(errStopped)
+	_, r.span = r.e.cfg.Tracer.Start(context.Background(), "run "+r.wf.Name, trace.WithAttributes(
+		attribute.String("fuscia.workflow", r.wf.Name), attribute.String("fuscia.execution_id", r.id)))
+	r.emit(Event{Type: EventExecutionStarted, Workflow: r.wf.Name})
+	if d := r.wf.Settings.MaxDuration; d > 0 {
+		left := time.Until(r.startedAt.Add(d))
+		r.deadline = time.AfterFunc(max(left, 0), func() {
+			r.post(func() {
+				r.stop(journal.StatusTimedOut, outcome.Errorf(outcome.Timeout, "the run exceeded max_duration (%s)", d))
+			})
+		})
+	}
+	r.top = r.newScope(nil, flatten(r.wf.Graph.Stages), cty.NilVal, nil, nil, r.ctx)
+	r.top.onDone = func() {}
+	r.top.start()
+	r.pump()
+	r.updateStatus()
+	for !(r.top.open == 0 && r.inflight == 0) {
+		f := <-r.inbox
+		f()
+		r.pump()
+		r.updateStatus()
+	}
+	if r.deadline != nil {
+		r.deadline.Stop()
+	}
+	r.finish()
+}
+
+// updateStatus keeps the journal's run status in step: `waiting` while only waits are left.
+func (r *Run) updateStatus() {
+	if r.stopping != "" || r.journalErr != nil {
+		return
+	}
+	want := journal.StatusRunning
+	if r.parkedWaits > 0 && r.running == 0 && len(r.ready) == 0 {
+		want = journal.StatusWaiting
+	}
+	if want != r.status {
+		r.status = want
+		r.note(journal.Entry{Type: journal.RunStatus, Status: want})
+	}
+}
+
+// stop ends the run with status: running attempts are cancelled and nothing new starts. The
+// first stop wins.
+func (r *Run) stop(status string, err *outcome.Error) {
+	if r.stopping != "" {
+		return
+	}
+	r.stopping, r.stopErr = status, err
+	r.cancel(err)
+	r.top.stopScope(err)
+}
+
+// finish journals the end of the run.
+func (r *Run) finish() {
+	status := r.stopping
+	if status == "" {
+		status = r.top.outcomeStatus()
+	}
+	var runErr *outcome.Error
+	if status != journal.StatusSucceeded && status != journal.StatusCompletedWithErrors {
+		runErr = r.stopErr
+		if runErr == nil {
+			runErr = r.top.firstError()
+		}
+	}
+	outputs := r.evalOutputs()
+	r.childOutputs = outputs
+	outJSON, _, err := journalJSON(outputs)
+	if err != nil {
+		outJSON = json.RawMessage("{}")
+	}
+	if r.span != nil {
+		r.span.SetAttributes(attribute.String("fuscia.outcome", status))
+		if runErr != nil {
+			r.span.SetStatus(codes.Error, runErr.Message)
+		}
+		r.span.End()
+	}
+	if r.journalErr == nil {
+		entry := journal.Entry{Type: journal.RunFinished, Status: status, Error: runErr, Outputs: outJSON}
+		r.scrubEntry(&entry)
+		if err := r.e.cfg.Store.Append(context.Background(), r.id, true, entry); err != nil {
+			r.journalErr = err
+		}
+	}
+	r.e.cfg.Store.Forget(r.id)
+	if r.journalErr != nil {
+		r.finalErr = fmt.Errorf("the run stopped because its journal could not be written (%w); what was journaled before is intact: resume it with `fuscia resume %s` once the cause is fixed", r.journalErr, r.id)
+	}
+	ex, err := r.e.cfg.Store.Execution(r.id)
+	if err != nil && r.finalErr == nil {
+		r.finalErr = fmt.Errorf("read back execution %s: %w", r.id, err)
+	}
+	r.result = ex
+	r.log.Info("run finished", "status", status)
+	r.emit(Event{Type: EventExecutionFinished, Workflow: r.wf.Name, Status: status, Error: runErr, Execution: ex})
+}
+
+// evalOutputs evaluates the workflow's output blocks with the final node values. An output that
+// cannot be evaluated (it reads a node that did not run) is null; the reason goes to the log.
+func (r *Run) evalOutputs() cty.Value {
+	if len(r.wf.Outputs) == 0 {
+		return cty.EmptyObjectVal
+	}
+	m := make(map[string]cty.Value, len(r.wf.Outputs))
+	for _, o := range r.wf.Outputs {
+		v, err := r.top.eval(o.Value, cty.NilVal)
+		if err != nil {
+			r.log.Warn("output could not be evaluated", "output", o.Name, "error", err.Message)
+			v = nullValue
+		}
+		if o.Sensitive {
+			v = v.Mark(lang.Sensitive)
+		}
+		m[o.Name] = v
+	}
+	return cty.ObjectVal(m)
+}
+
+// pump starts queued attempts while slots are free.
+func (r *Run) pump() {
+	for r.running < r.slots && len(r.ready) > 0 {
+		ti := r.ready[0]
+		r.ready[0] = nil
+		r.ready = r.ready[1:]
+		ti.queued = false
+		r.dispatch(ti)
+	}
+}

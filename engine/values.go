@@ -1,0 +1,247 @@
+package engine
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/zclconf/go-cty/cty"
+
+	"github.com/fuscia/fuscia/lang"
+	"github.com/fuscia/fuscia/lang/schema"
+)
+
+// redactedJSON is what a sensitive value becomes in the journal, the same marker plan -json uses.
+var redactedJSON = json.RawMessage(`{"sensitive":true}`)
+
+// wireJSON encodes a wholly known value as JSON for a task, secrets included: this is the one
+// place where sensitive values are deliberately unmarked, because the task must receive them.
+func wireJSON(v cty.Value) (json.RawMessage, error) {
+	uv, _ := v.UnmarkDeep()
+	x, err := schema.ToJSON(uv)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(x)
+}
+
+// journalJSON encodes a value for the journal and for display: sensitive parts become
+// {"sensitive": true}. redacted reports whether any part did.
+func journalJSON(v cty.Value) (out json.RawMessage, redacted bool, err error) {
+	if v == cty.NilVal {
+		return json.RawMessage("null"), false, nil
+	}
+	x, redacted, err := redactToJSON(v)
+	if err != nil {
+		return nil, false, err
+	}
+	b, err := json.Marshal(x)
+	return b, redacted, err
+}
+
+func redactToJSON(v cty.Value) (any, bool, error) {
+	if v.IsMarked() {
+		return map[string]any{"sensitive": true}, true, nil
+	}
+	if !v.IsKnown() {
+		return nil, false, fmt.Errorf("value is not known")
+	}
+	if v.IsNull() {
+		return nil, false, nil
+	}
+	ty := v.Type()
+	switch {
+	case ty.IsObjectType() || ty.IsMapType():
+		out := make(map[string]any, v.LengthInt())
+		any := false
+		for it := v.ElementIterator(); it.Next(); {
+			k, ev := it.Element()
+			x, r, err := redactToJSON(ev)
+			if err != nil {
+				return nil, false, err
+			}
+			any = any || r
+			out[k.AsString()] = x
+		}
+		return out, any, nil
+	case ty.IsListType() || ty.IsSetType() || ty.IsTupleType():
+		out := make([]any, 0, v.LengthInt())
+		any := false
+		for it := v.ElementIterator(); it.Next(); {
+			_, ev := it.Element()
+			x, r, err := redactToJSON(ev)
+			if err != nil {
+				return nil, false, err
+			}
+			any = any || r
+			out = append(out, x)
+		}
+		return out, any, nil
+	}
+	x, err := schema.ToJSON(v)
+	return x, false, err
+}
+
+// fromJSON decodes JSON into a cty value, keeping numbers exact.
+func fromJSON(raw json.RawMessage) (cty.Value, error) {
+	if len(raw) == 0 {
+		return cty.NullVal(cty.DynamicPseudoType), nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var x any
+	if err := dec.Decode(&x); err != nil {
+		return cty.NilVal, err
+	}
+	return schema.FromJSON(x)
+}
+
+// nullValue is the output of a node that produced none (skipped, failed, cancelled).
+var nullValue = cty.NullVal(cty.DynamicPseudoType)
+
+// scrubber removes secret values from text bound for the journal and logs: marks cover values
+// that flow through expressions, this covers the ones a task echoes back in a message or output.
+type scrubber struct {
+	secrets [][]byte // longest first, so a secret containing another is replaced whole
+}
+
+// minScrubLen keeps very short secrets (a "1" or "ab") from shredding every message; such values
+// are still kept out of the journal by marks.
+const minScrubLen = 4
+
+func newScrubber(values []string) *scrubber {
+	s := &scrubber{}
+	seen := map[string]bool{}
+	for _, v := range values {
+		if len(v) < minScrubLen || seen[v] {
+			continue
+		}
+		seen[v] = true
+		s.secrets = append(s.secrets, []byte(v))
+		// The JSON-escaped form differs when the secret has quotes, backslashes or controls.
+		if esc, _ := json.Marshal(v); len(esc) > 2 && string(esc[1:len(esc)-1]) != v {
+			s.secrets = append(s.secrets, esc[1:len(esc)-1])
+		}
+	}
+	sort.Slice(s.secrets, func(i, j int) bool { return len(s.secrets[i]) > len(s.secrets[j]) })
+	return s
+}
+
+const scrubbed = "(sensitive)"
+
+func (s *scrubber) bytes(b []byte) []byte {
+	if s == nil || len(s.secrets) == 0 || len(b) == 0 {
+		return b
+	}
+	for _, sec := range s.secrets {
+		if bytes.Contains(b, sec) {
+			b = bytes.ReplaceAll(b, sec, []byte(scrubbed))
+		}
+	}
+	return b
+}
+
+func (s *scrubber) string(str string) string {
+	if s == nil || len(s.secrets) == 0 || str == "" {
+		return str
+	}
+	for _, sec := range s.secrets {
+		if strings.Contains(str, string(sec)) {
+			str = strings.ReplaceAll(str, string(sec), scrubbed)
+		}
+	}
+	return str
+}
+
+// readSecrets reads every secret of w from the environment or its file. The values are marked
+// sensitive; the plain strings are returned too, for the scrubber.
+func (e *Engine) readSecrets(w *lang.Workflow) (cty.Value, []string, error) {
+	vals := make(map[string]cty.Value, len(w.Secrets))
+	var plain []string
+	for _, s := range w.Secrets {
+		var v string
+		switch {
+		case s.Env != "":
+			v = e.cfg.Getenv(s.Env)
+			if v == "" {
+				return cty.NilVal, nil, fmt.Errorf("secret %q: the environment variable %s is not set; set it, or remove the secret from the workflow", s.Name, s.Env)
+			}
+		case s.File != "":
+			b, err := e.cfg.ReadFile(s.File)
+			if err != nil {
+				return cty.NilVal, nil, fmt.Errorf("secret %q: cannot read %s: %w", s.Name, s.File, err)
+			}
+			v = strings.TrimSuffix(string(b), "\n")
+		}
+		vals[s.Name] = cty.StringVal(v).Mark(lang.Sensitive)
+		plain = append(plain, v)
+	}
+	if len(vals) == 0 {
+		return cty.EmptyObjectVal, nil, nil
+	}
+	return cty.ObjectVal(vals), plain, nil
+}
+
+// keyJSON is the JSON of an iteration key: a number for lists, a string for maps.
+func keyJSON(k cty.Value) json.RawMessage {
+	b, err := wireJSON(k)
+	if err != nil {
+		return json.RawMessage("null")
+	}
+	return b
+}
+
+// items splits a for_each value into keys and values, in iteration order (language.md: lists by
+// position, maps in key order).
+func items(v cty.Value) (keys, vals []cty.Value, err error) {
+	v, marks := v.Unmark()
+	if v.IsNull() || !v.IsKnown() {
+		return nil, nil, fmt.Errorf("for_each is %s", map[bool]string{true: "null", false: "not known"}[v.IsNull()])
+	}
+	ty := v.Type()
+	switch {
+	case ty.IsListType() || ty.IsSetType() || ty.IsTupleType():
+		i := 0
+		for it := v.ElementIterator(); it.Next(); {
+			_, ev := it.Element()
+			keys = append(keys, cty.NumberIntVal(int64(i)))
+			vals = append(vals, ev.WithMarks(marks))
+			i++
+		}
+	case ty.IsMapType() || ty.IsObjectType():
+		m := v.AsValueMap()
+		names := make([]string, 0, len(m))
+		for k := range m {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		for _, k := range names {
+			keys = append(keys, cty.StringVal(k))
+			vals = append(vals, m[k].WithMarks(marks))
+		}
+	default:
+		return nil, nil, fmt.Errorf("for_each must be a list, set or map; got %s", ty.FriendlyName())
+	}
+	if len(keys) > lang.MaxForEachItems {
+		return nil, nil, fmt.Errorf("for_each has %d items; the limit is %d", len(keys), lang.MaxForEachItems)
+	}
+	return keys, vals, nil
+}
+
+// collect builds a for_each or loop output: a tuple in item order, or an object by key when the
+// keys are strings.
+func collect(keys, vals []cty.Value) cty.Value {
+	if len(keys) > 0 && keys[0].Type() == cty.String {
+		m := make(map[string]cty.Value, len(keys))
+		for i, k := range keys {
+			m[k.AsString()] = vals[i]
+		}
+		return cty.ObjectVal(m)
+	}
+	if len(vals) == 0 {
+		return cty.EmptyTupleVal
+	}
+	return cty.TupleVal(vals)
+}
