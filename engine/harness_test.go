@@ -24,6 +24,7 @@ type testEnv struct {
 	store  *journal.Store
 	engine *Engine
 	env    map[string]string
+	closed bool
 }
 
 func newTestEnv(t *testing.T) *testEnv {
@@ -41,13 +42,24 @@ func newTestEnv(t *testing.T) *testEnv {
 		Getenv:    func(k string) string { return te.env[k] },
 	})
 	t.Cleanup(func() {
-		te.engine.Wait()
 		runner.Close()
-		if err := st.Close(); err != nil {
-			t.Errorf("close store: %v", err)
-		}
+		te.closeStore()
 	})
 	return te
+}
+
+// closeStore waits for every run of the env's engine, then closes its store (once); the
+// store's files may then be read directly.
+func (te *testEnv) closeStore() {
+	te.t.Helper()
+	if te.closed {
+		return
+	}
+	te.closed = true
+	te.engine.Wait()
+	if err := te.store.Close(); err != nil {
+		te.t.Errorf("close store: %v", err)
+	}
 }
 
 // write puts a workflow file (and any extra files) in the env's directory.
@@ -86,14 +98,18 @@ func (te *testEnv) program(file string, vars ...string) *Program {
 // apply runs a workflow source to its end and returns the execution.
 func (te *testEnv) apply(src string, opts StartOptions, vars ...string) *journal.Execution {
 	te.t.Helper()
+	return te.wait(te.start(src, opts, vars...))
+}
+
+// start starts a run of a workflow source and returns it without waiting.
+func (te *testEnv) start(src string, opts StartOptions, vars ...string) *Run {
+	te.t.Helper()
 	prog := te.program(te.write("wf.fsc.hcl", src), vars...)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	r, err := te.engine.Start(ctx, prog, opts)
+	r, err := te.engine.Start(context.Background(), prog, opts)
 	if err != nil {
 		te.t.Fatal(err)
 	}
-	return te.wait(r)
+	return r
 }
 
 func (te *testEnv) wait(r *Run) *journal.Execution {

@@ -45,6 +45,8 @@ func commands() map[string]command {
 		"fmt":      {"Rewrite workflow files in canonical format", runFmt, true},
 		"graph":    {"Print the workflow's DAG in DOT or Mermaid", runGraph, true},
 		"plan":     {"Show what apply would run, and optionally save it", runPlan, true},
+		"apply":    {"Run a workflow or a saved plan", runApply, false},
+		"resume":   {"Continue a run interrupted by a crash or parked at a wait", runResume, false},
 		"version":  {"Print the versions of fuscia, the Wasm engine, the ABI and the plugin protocol", runVersion, true},
 	}
 }

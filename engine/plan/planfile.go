@@ -261,3 +261,32 @@ func (s *Saved) VarValues() (map[string]cty.Value, error) {
 	}
 	return out, nil
 }
+
+// ErrStale is returned by CheckLocks when what is installed no longer matches the saved plan.
+var ErrStale = errors.New("plan is stale")
+
+// CheckLocks compares the digests locked in a saved plan with what resolves now: a changed or
+// missing component or plugin makes the plan stale.
+func CheckLocks(s *Saved, now *Resolution) error {
+	for name, want := range s.Components {
+		got := now.Components[name]
+		if got == nil || got.Digest != want.Digest {
+			have := "nothing installed"
+			if got != nil {
+				have = got.Digest
+			}
+			return fmt.Errorf("%w: component %q was planned with %s@%s (%s), but resolves now to %s; run `fuscia plan` again", ErrStale, name, want.Source, want.Version, want.Digest, have)
+		}
+	}
+	for name, want := range s.Plugins {
+		got := now.Plugins[name]
+		if got == nil || got.Digest != want.Digest {
+			have := "nothing installed"
+			if got != nil {
+				have = got.Digest
+			}
+			return fmt.Errorf("%w: plugin %q was planned with version %s (%s), but resolves now to %s; run `fuscia plan` again", ErrStale, name, want.Version, want.Digest, have)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,149 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/hashicorp/hcl/v2"
+
+	"github.com/fuscia/fuscia/engine"
+	"github.com/fuscia/fuscia/engine/journal"
+	"github.com/fuscia/fuscia/engine/plan"
+	"github.com/fuscia/fuscia/lang"
+)
+
+func runApply(ctx context.Context, c *cli, args []string) int {
+	fs := newFlagSet(c, "apply", "apply [PATH or PLANFILE] [-var k=v]… [-var-file F] [-payload JSON] [-json] [-parallelism N]")
+	var vars, varFiles, pluginDirs multiFlag
+	fs.Var(&vars, "var", "set a variable: `NAME=VALUE` (repeatable)")
+	fs.Var(&varFiles, "var-file", "read variables from an HCL `FILE` of name = value lines (repeatable)")
+	fs.Var(&pluginDirs, "plugin-dir", "also look for plugins in `DIR` (repeatable)")
+	payload := fs.String("payload", "", "the trigger payload, as `JSON`")
+	asJSON := fs.Bool("json", false, "print events as JSON lines (NDJSON)")
+	parallelism := fs.Int("parallelism", 0, "run at most `N` task attempts at once (default: the workflow's max_parallel)")
+	logFormat := fs.String("log-format", "", "log format on stderr: `text` or json (default: text on a terminal)")
+	paths, code, ok := fs.parse(args)
+	if !ok {
+		return code
+	}
+	if *payload != "" {
+		var v any
+		if err := json.Unmarshal([]byte(*payload), &v); err != nil {
+			return c.fail(*asJSON, "Invalid -payload", fmt.Sprintf("The -payload value is not valid JSON (%v). Give a JSON value, for example -payload '{\"order_id\": 42}'.", err))
+		}
+	}
+	if *parallelism < 0 {
+		return c.fail(*asJSON, "Invalid -parallelism", fmt.Sprintf("-parallelism must be 1 or more; got %d.", *parallelism))
+	}
+	file, err := singleWorkflow(paths)
+	if err != nil {
+		return c.fail(*asJSON, "No workflow to apply", sentenceOf(err))
+	}
+	env := plan.Env{Home: fs.homeDir(), PluginDirs: pluginDirs}
+	var prog *engine.Program
+	var parser *lang.Parser
+	var diags hcl.Diagnostics
+	if plan.IsPlanFile(file) {
+		if len(vars) > 0 || len(varFiles) > 0 {
+			return c.fail(*asJSON, "Variables given with a saved plan",
+				"A saved plan runs with the variables it was planned with; -var and -var-file cannot change them. Plan again with the new values.")
+		}
+		prog, parser, diags, err = loadSavedPlan(file, env)
+		if err != nil {
+			return c.fail(*asJSON, "Invalid plan file", sentenceOf(err))
+		}
+	} else {
+		prog, parser, diags = loadForApply(file, env, lang.VarInputs{Env: c.environ(), Files: varFiles, Flags: vars})
+	}
+	if diags.HasErrors() {
+		if *asJSON {
+			errs, warns := countDiags(diags)
+			_ = writeJSON(c.stdout, map[string]any{
+				"format_version": "1.0", "valid": false, "error_count": errs, "warning_count": warns,
+				"diagnostics": toJSONDiags(diags),
+			})
+		} else {
+			writeDiags(c.stderr, parser.Files(), diags)
+		}
+		return exitInvalid
+	}
+	writeDiags(c.stderr, parser.Files(), diags) // warnings
+
+	h, err := c.openRunHost(ctx, fs.homeDir(), *logFormat)
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return exitFailed
+		}
+		return c.operationFailed("Cannot open the state store", err)
+	}
+	pr := newProgress(c.stdout, *asJSON)
+	trigger := journal.Trigger{}
+	if *payload != "" {
+		trigger.Payload = json.RawMessage(*payload)
+	}
+	r, err := h.engine.Start(ctx, prog, engine.StartOptions{Trigger: trigger, Parallelism: *parallelism, Observer: pr.event})
+	if err != nil {
+		_ = h.close()
+		return c.operationFailed("Cannot start the run", err)
+	}
+	return c.finishRun(ctx, h, r)
+}
+
+// loadForApply loads, checks and resolves a workflow file and snapshots it as a plan, the way
+// `fuscia plan -out` would.
+func loadForApply(file string, env plan.Env, vars lang.VarInputs) (*engine.Program, *lang.Parser, hcl.Diagnostics) {
+	parser := lang.NewParser()
+	w, diags := parser.Load(file, lang.Options{Planning: true, Vars: vars})
+	if w == nil || diags.HasErrors() {
+		return nil, parser, diags
+	}
+	res, rdiags := plan.Resolve(w, env, hcl.DiagError)
+	diags = append(diags, rdiags...)
+	if diags.HasErrors() {
+		return nil, parser, diags
+	}
+	sources := make(map[string][]byte, len(parser.Files()))
+	for name, f := range parser.Files() {
+		sources[name] = f.Bytes
+	}
+	blob, err := plan.Encode(plan.Build(w, res), w, sources, w.VarValues().AsValueMap())
+	if err != nil {
+		return nil, parser, append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Cannot snapshot the workflow", Detail: sentenceOf(err)})
+	}
+	return engine.NewProgram(w, blob), parser, diags
+}
+
+// loadSavedPlan reads a saved plan, reloads its workflow from the saved sources, and refuses it
+// when a locked component or plugin changed since it was planned.
+func loadSavedPlan(file string, env plan.Env) (*engine.Program, *lang.Parser, hcl.Diagnostics, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	saved, err := plan.Decode(file, data)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	vals, err := saved.VarValues()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	parser := lang.NewParser()
+	parser.Sources = saved.Sources
+	w, diags := parser.Load(saved.Workflow, lang.Options{Planning: true, Vars: lang.VarInputs{Values: vals}})
+	if w == nil || diags.HasErrors() {
+		return nil, parser, diags, nil
+	}
+	res, rdiags := plan.Resolve(w, env, hcl.DiagError)
+	diags = append(diags, rdiags...)
+	if diags.HasErrors() {
+		return nil, parser, diags, nil
+	}
+	if err := plan.CheckLocks(saved, res); err != nil {
+		return nil, parser, diags, err
+	}
+	return engine.NewProgram(w, data), parser, diags, nil
+}

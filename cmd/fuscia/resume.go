@@ -1,0 +1,47 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/fuscia/fuscia/engine"
+)
+
+func runResume(ctx context.Context, c *cli, args []string) int {
+	fs := newFlagSet(c, "resume", "resume EXECUTION [-json] [-parallelism N]")
+	asJSON := fs.Bool("json", false, "print events as JSON lines (NDJSON)")
+	parallelism := fs.Int("parallelism", 0, "run at most `N` task attempts at once")
+	logFormat := fs.String("log-format", "", "log format on stderr: `text` or json (default: text on a terminal)")
+	ids, code, ok := fs.parse(args)
+	if !ok {
+		return code
+	}
+	if len(ids) != 1 {
+		return c.fail(*asJSON, "Missing execution id", "Give the id of the execution to resume: fuscia resume EXECUTION. List them with fuscia executions list.")
+	}
+	h, err := c.openRunHost(ctx, fs.homeDir(), *logFormat)
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return exitFailed
+		}
+		return c.operationFailed("Cannot open the state store", err)
+	}
+	id, err := h.owner.Store.ResolveID(ids[0])
+	if err == nil {
+		var r *engine.Run
+		pr := newProgress(c.stdout, *asJSON)
+		r, err = h.engine.Resume(ctx, id, engine.ResumeOptions{Parallelism: *parallelism, Observer: pr.event})
+		if err == nil {
+			return c.finishRun(ctx, h, r)
+		}
+	}
+	_ = h.close()
+	switch {
+	case isNotFound(err):
+		return c.fail(*asJSON, "Unknown execution", fmt.Sprintf("There is no execution %q. List executions with: fuscia executions list.", ids[0]))
+	case errors.Is(err, engine.ErrFinished):
+		return c.fail(*asJSON, "Execution already ended", sentenceOf(err)+" Only an interrupted or waiting run can be resumed.")
+	}
+	return c.operationFailed("Cannot resume the execution", err)
+}

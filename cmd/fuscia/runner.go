@@ -1,0 +1,128 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/fuscia/fuscia/engine"
+	"github.com/fuscia/fuscia/engine/artifact"
+	"github.com/fuscia/fuscia/engine/builtin"
+	"github.com/fuscia/fuscia/engine/journal"
+	"github.com/fuscia/fuscia/engine/local"
+	"github.com/fuscia/fuscia/engine/telemetry"
+	"github.com/fuscia/fuscia/engine/version"
+)
+
+// runHost is what apply and resume share: telemetry, the owned store, and an engine on it.
+type runHost struct {
+	tel     *telemetry.Telemetry
+	owner   *local.Owner
+	runner  *builtin.Runner
+	engine  *engine.Engine
+	logger  *slog.Logger
+	cleanup []func()
+}
+
+// openRunHost sets up telemetry and takes ownership of the store, waiting (with a message) while
+// another process holds it.
+func (c *cli) openRunHost(ctx context.Context, home, logFormat string) (*runHost, error) {
+	tel, err := telemetry.Setup(ctx, telemetry.Config{
+		Getenv: c.getenv, Stderr: c.stderr, LogFormat: logFormat, LogLevel: slog.LevelWarn,
+		ServiceName: "fuscia", Version: version.Fuscia,
+	})
+	if err != nil {
+		return nil, err
+	}
+	h := &runHost{tel: tel, logger: tel.Logger, runner: builtin.New(builtin.Options{})}
+	owner, err := local.Own(ctx, local.OwnerConfig{
+		Home:   home,
+		Logger: tel.Logger,
+		OnWait: func(by string) {
+			fmt.Fprintf(c.stderr, "Waiting for the state store in %s: %s holds it. Press Ctrl-C to give up.\n", home, by)
+		},
+		NewEngine: func(st *journal.Store, arts artifact.Dir) *engine.Engine {
+			return engine.New(engine.Config{
+				Store: st, Tasks: &engine.Tasks{Builtins: h.runner}, Artifacts: arts,
+				Tracer: tel.Tracer, Logger: tel.Logger, Getenv: c.getenv,
+			})
+		},
+	})
+	if err != nil {
+		h.runner.Close()
+		_ = tel.Shutdown(context.Background())
+		return nil, err
+	}
+	h.owner, h.engine = owner, owner.Engine
+	return h, nil
+}
+
+// close waits for every run, releases the store and flushes spans.
+func (h *runHost) close() error {
+	h.engine.Wait()
+	err := h.owner.Close()
+	h.runner.Close()
+	if terr := h.tel.Shutdown(context.Background()); err == nil {
+		err = terr
+	}
+	return err
+}
+
+// watchSecondInterrupt exits at once on a second Ctrl-C: the first one (ctx) cancels the run
+// gracefully; a user who presses again wants out now, and the journal still says what happened.
+func (c *cli) watchSecondInterrupt(ctx context.Context, id func() string) (stop func()) {
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-ctx.Done():
+		case <-done:
+			return
+		}
+		sigs := make(chan os.Signal, 1)
+		signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+		defer signal.Stop(sigs)
+		fmt.Fprintln(c.stderr, "\nCancelling the run… (press Ctrl-C again to exit at once)")
+		select {
+		case <-sigs:
+			fmt.Fprintf(c.stderr, "Exiting at once. The journal keeps what happened; continue with: fuscia resume %s\n", id())
+			os.Exit(exitFailed)
+		case <-done:
+		}
+	}()
+	return func() { close(done) }
+}
+
+// runExitCode maps a run's status to cli.md's exit codes.
+func runExitCode(status string) int {
+	switch status {
+	case journal.StatusSucceeded:
+		return exitOK
+	case journal.StatusCompletedWithErrors:
+		return exitWithErrs
+	}
+	return exitFailed
+}
+
+// finishRun waits for r, renders its end and returns the exit code.
+func (c *cli) finishRun(ctx context.Context, h *runHost, r *engine.Run) int {
+	stop := c.watchSecondInterrupt(ctx, r.ID)
+	<-r.Done()
+	stop()
+	ex, err := r.Result()
+	if cerr := h.close(); err == nil && cerr != nil {
+		fmt.Fprintf(c.stderr, "Warning: closing the state store: %v\n", cerr)
+	}
+	if err != nil {
+		return c.operationFailed("The run could not be completed", err)
+	}
+	if ex == nil {
+		return exitFailed
+	}
+	return runExitCode(ex.Status)
+}
+
+func isNotFound(err error) bool { return errors.Is(err, journal.ErrNotFound) }

@@ -1,0 +1,111 @@
+package journal
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// benchEntry is a typical node result: a few hundred bytes of JSON.
+func benchEntry() Entry {
+	return Entry{
+		Type:   NodeFinished,
+		Node:   "task.fetch",
+		Index:  []int{3},
+		Key:    json.RawMessage(`3`),
+		Status: StatusSucceeded,
+		Output: json.RawMessage(`{"status":200,"headers":{"content-type":"application/json"},"body":{"id":12345,"name":"example","tags":["a","b","c"]}}`),
+	}
+}
+
+func reportRate(b *testing.B, s *Store, start time.Time, syncs0 uint64) {
+	elapsed := time.Since(start)
+	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "entries/s")
+	b.ReportMetric(float64(s.syncs.Load()-syncs0)/float64(b.N), "syncs/entry")
+}
+
+// BenchmarkAppendDurable appends durable entries one at a time to one run: each op is one
+// entry and waits for its fsync (no other writer to share it with).
+func BenchmarkAppendDurable(b *testing.B) {
+	s := openStore(b, b.TempDir())
+	defer closeStore(b, s)
+	ctx := context.Background()
+	id := testID(1)
+	if err := s.Append(ctx, id, true, started("bench", "")); err != nil {
+		b.Fatal(err)
+	}
+	syncs0 := s.syncs.Load()
+	b.ReportAllocs()
+	b.ResetTimer()
+	start := time.Now()
+	for b.Loop() {
+		if err := s.Append(ctx, id, true, benchEntry()); err != nil {
+			b.Fatal(err)
+		}
+	}
+	reportRate(b, s, start, syncs0)
+}
+
+// BenchmarkAppendConcurrent appends durable entries from many goroutines, each to its own run:
+// concurrent appends share group commits.
+func BenchmarkAppendConcurrent(b *testing.B) {
+	for _, par := range []int{1, 16} {
+		b.Run(fmt.Sprintf("x%d", par), func(b *testing.B) {
+			s := openStore(b, b.TempDir())
+			defer closeStore(b, s)
+			ctx := context.Background()
+			var runs atomic.Int64
+			syncs0 := s.syncs.Load()
+			b.SetParallelism(par) // goroutines per GOMAXPROCS
+			b.ReportAllocs()
+			b.ResetTimer()
+			start := time.Now()
+			b.RunParallel(func(pb *testing.PB) {
+				id := testID(int(runs.Add(1)))
+				if err := s.Append(ctx, id, false, started("bench", "")); err != nil {
+					b.Error(err)
+					return
+				}
+				for pb.Next() {
+					if err := s.Append(ctx, id, true, benchEntry()); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+			reportRate(b, s, start, syncs0)
+		})
+	}
+}
+
+// BenchmarkAppendRelaxed appends relaxed entries from many goroutines.
+func BenchmarkAppendRelaxed(b *testing.B) {
+	s := openStore(b, b.TempDir())
+	defer closeStore(b, s)
+	ctx := context.Background()
+	var runs atomic.Int64
+	syncs0 := s.syncs.Load()
+	b.ReportAllocs()
+	b.ResetTimer()
+	start := time.Now()
+	b.RunParallel(func(pb *testing.PB) {
+		id := testID(int(runs.Add(1)))
+		if err := s.Append(ctx, id, false, started("bench", "")); err != nil {
+			b.Error(err)
+			return
+		}
+		for pb.Next() {
+			if err := s.Append(ctx, id, false, benchEntry()); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+	if err := s.barrier(); err != nil {
+		b.Fatal(err)
+	}
+	reportRate(b, s, start, syncs0)
+}

@@ -1,0 +1,116 @@
+package journal
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"runtime"
+	"runtime/pprof"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// TestFootprint measures the process's peak RSS under a heavy write load. It is slow, so it
+// only runs with JOURNAL_FOOTPRINT set to a duration (e.g. JOURNAL_FOOTPRINT=30s) on Linux;
+// JOURNAL_FOOTPRINT_HEAP=file writes a heap profile at the end of the load:
+//
+//	JOURNAL_FOOTPRINT=30s go test -run TestFootprint -v ./engine/journal/
+func TestFootprint(t *testing.T) {
+	d, err := time.ParseDuration(os.Getenv("JOURNAL_FOOTPRINT"))
+	if err != nil {
+		t.Skip("set JOURNAL_FOOTPRINT to a duration to measure the memory footprint")
+	}
+	if _, err := os.Stat("/proc/self/status"); err != nil {
+		t.Skip("needs /proc/self/status")
+	}
+	s, err := Open(t.TempDir(), Options{GCInterval: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeStore(t, s)
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+
+	small := benchEntry()
+	large := benchEntry()
+	large.Output, _ = json.Marshal(map[string]string{"body": strings.Repeat("x", 16<<10)}) // value log
+	var entries, runsDone atomic.Int64
+	var wg sync.WaitGroup
+	for w := range 64 {
+		wg.Go(func() {
+			for r := 0; ctx.Err() == nil; r++ {
+				id := testID(w*1_000_000 + r)
+				durable := w%2 == 0
+				if err := s.Append(ctx, id, durable, started("footprint", "", "task.fetch")); err != nil {
+					return
+				}
+				for i := range 200 {
+					e := small
+					if i%50 == 0 {
+						e = large
+					}
+					if err := s.Append(ctx, id, durable, e); err != nil {
+						return
+					}
+					if err := s.Log(id, LogLine{Node: "task.fetch", Level: "info", Message: "fetched page " + strconv.Itoa(i)}); err != nil {
+						return
+					}
+				}
+				if err := s.Append(ctx, id, durable, Entry{Type: RunFinished, Status: StatusSucceeded}); err != nil {
+					return
+				}
+				s.Forget(id)
+				entries.Add(202)
+				runsDone.Add(1)
+			}
+		})
+	}
+	var peakHeap uint64
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+loop:
+	for {
+		select {
+		case <-ctx.Done():
+			break loop
+		case <-tick.C:
+			var ms runtime.MemStats
+			runtime.ReadMemStats(&ms)
+			peakHeap = max(peakHeap, ms.HeapInuse)
+		}
+	}
+	if path := os.Getenv("JOURNAL_FOOTPRINT_HEAP"); path != "" {
+		f, err := os.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := pprof.WriteHeapProfile(f); err != nil {
+			t.Error(err)
+		}
+		f.Close()
+	}
+	wg.Wait()
+	t.Logf("%d runs, %d entries in %v (%.0f entries/s, durable half), %d syncs",
+		runsDone.Load(), entries.Load(), d, float64(entries.Load())/d.Seconds(), s.syncs.Load())
+	t.Logf("peak RSS %s, RSS now %s (anonymous %s, file-backed %s), peak Go heap in use %d MiB",
+		procStatus(t, "VmHWM"), procStatus(t, "VmRSS"), procStatus(t, "RssAnon"),
+		procStatus(t, "RssFile"), peakHeap>>20)
+}
+
+func procStatus(t *testing.T, field string) string {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for line := range bytes.Lines(data) {
+		if rest, ok := bytes.CutPrefix(line, []byte(field+":")); ok {
+			return strings.TrimSpace(string(rest))
+		}
+	}
+	return "?"
+}

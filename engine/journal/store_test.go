@@ -1,0 +1,352 @@
+package journal
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dgraph-io/badger/v4"
+)
+
+// testID is a 26-character id ordered by n, like a ULID.
+func testID(n int) string { return fmt.Sprintf("01HZ%022d", n) }
+
+func openStore(t testing.TB, dir string) *Store {
+	t.Helper()
+	s, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	return s
+}
+
+func closeStore(t testing.TB, s *Store) {
+	t.Helper()
+	if err := s.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+}
+
+func started(workflow, parent string, nodes ...string) Entry {
+	return Entry{Type: RunStarted, Run: &RunInfo{
+		Workflow:   workflow,
+		PlanDigest: "sha256:plan",
+		Trigger:    Trigger{Type: "manual", Name: "cli"},
+		Durability: "strict",
+		Parent:     parent,
+		Nodes:      nodes,
+	}}
+}
+
+func collectEntries(t testing.TB, s *Store, id string, after uint64) []Entry {
+	t.Helper()
+	var out []Entry
+	if err := s.Entries(id, after, func(e Entry) error { out = append(out, e); return nil }); err != nil {
+		t.Fatalf("Entries(%s): %v", id, err)
+	}
+	return out
+}
+
+func TestRoundTripAndSeqContinuation(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	id := testID(1)
+	s := openStore(t, dir)
+	first := []Entry{
+		started("wf", "", "task.a"),
+		{Type: AttemptStarted, Node: "task.a", Attempt: 1, TaskID: "t1"},
+		{Type: NodeFinished, Node: "task.a", Status: StatusSucceeded, Output: json.RawMessage(`{"x":1}`)},
+	}
+	if err := s.Append(ctx, id, true, first...); err != nil {
+		t.Fatal(err)
+	}
+	for i, e := range first {
+		if e.Seq != uint64(i+1) || e.Time.IsZero() {
+			t.Errorf("entry %d: seq %d time %v, want seq %d and a time", i, e.Seq, e.Time, i+1)
+		}
+	}
+	got := collectEntries(t, s, id, 0)
+	if !reflect.DeepEqual(got, first) {
+		t.Errorf("entries read back differ:\n got %+v\nwant %+v", got, first)
+	}
+	if got := collectEntries(t, s, id, 2); len(got) != 1 || got[0].Seq != 3 {
+		t.Errorf("Entries after 2 = %+v, want seq 3 only", got)
+	}
+	if err := s.Log(id, LogLine{Node: "task.a", Level: "info", Message: "one"}); err != nil {
+		t.Fatal(err)
+	}
+	closeStore(t, s)
+
+	s = openStore(t, dir)
+	defer closeStore(t, s)
+	more := []Entry{{Type: RunFinished, Status: StatusSucceeded}}
+	if err := s.Append(ctx, id, false, more...); err != nil {
+		t.Fatal(err)
+	}
+	if more[0].Seq != 4 {
+		t.Errorf("seq after reopen = %d, want 4", more[0].Seq)
+	}
+	if err := s.Log(id, LogLine{Node: "task.a", Level: "info", Message: "two"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.barrier(); err != nil {
+		t.Fatal(err)
+	}
+	if got := collectEntries(t, s, id, 0); len(got) != 4 || got[3].Type != RunFinished {
+		t.Errorf("after reopen: %d entries, last %+v", len(got), got[len(got)-1])
+	}
+	var lines []LogLine
+	if err := s.Logs(id, 0, func(l LogLine) error { lines = append(lines, l); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(lines) != 2 || lines[0].Seq != 1 || lines[1].Seq != 2 || lines[1].Message != "two" {
+		t.Errorf("log lines = %+v", lines)
+	}
+	sum, err := s.Summary(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Status != StatusSucceeded || sum.FinishedAt == nil || sum.Workflow != "wf" || sum.Parent != nil {
+		t.Errorf("summary = %+v", sum)
+	}
+}
+
+func TestAppendChecks(t *testing.T) {
+	s := openStore(t, t.TempDir())
+	defer closeStore(t, s)
+	ctx := context.Background()
+	tests := []struct {
+		name    string
+		id      string
+		entries []Entry
+	}{
+		{"empty id", "", []Entry{started("wf", "")}},
+		{"slash in id", "a/b", []Entry{started("wf", "")}},
+		{"entry before run_started", testID(1), []Entry{{Type: NodeStarted, Node: "x"}}},
+		{"run_started without run", testID(2), []Entry{{Type: RunStarted}}},
+		{"run_finished without final status", testID(3), []Entry{started("wf", ""), {Type: RunFinished, Status: StatusRunning}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := s.Append(ctx, tt.id, true, tt.entries...); err == nil {
+				t.Error("Append succeeded")
+			}
+		})
+	}
+	// A refused Append journals nothing and consumes no seq.
+	if err := s.Append(ctx, testID(3), true, started("wf", "")); err != nil {
+		t.Fatal(err)
+	}
+	if got := collectEntries(t, s, testID(3), 0); len(got) != 1 || got[0].Seq != 1 {
+		t.Errorf("entries = %+v", got)
+	}
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := s.Append(cancelled, testID(3), true, Entry{Type: NodeStarted, Node: "x"}); !errors.Is(err, context.Canceled) {
+		t.Errorf("Append with a cancelled context = %v", err)
+	}
+}
+
+func TestDurableAndRelaxed(t *testing.T) {
+	s := openStore(t, t.TempDir())
+	ctx := context.Background()
+	durableID, relaxedID := testID(1), testID(2)
+	if err := s.Append(ctx, durableID, true, started("wf", "")); err != nil {
+		t.Fatal(err)
+	}
+	syncs := s.syncs.Load()
+	if syncs == 0 {
+		t.Error("a durable Append returned without a sync")
+	}
+	// Durable: written when Append returns.
+	if _, err := s.Summary(durableID); err != nil {
+		t.Errorf("Summary right after a durable Append: %v", err)
+	}
+	// Relaxed: queued; written and synced shortly after, without any durable Append.
+	if err := s.Append(ctx, relaxedID, false, started("wf", "")); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for s.syncs.Load() == syncs {
+		if time.Now().After(deadline) {
+			t.Fatal("relaxed entries were not synced within 5 s")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if _, err := s.Summary(relaxedID); err != nil {
+		t.Errorf("Summary after the relaxed sync: %v", err)
+	}
+	// Idle: no more syncs.
+	syncs = s.syncs.Load()
+	time.Sleep(50 * time.Millisecond)
+	if n := s.syncs.Load(); n != syncs {
+		t.Errorf("%d syncs while idle", n-syncs)
+	}
+	closeStore(t, s)
+	if err := s.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+}
+
+func TestAfterClose(t *testing.T) {
+	s := openStore(t, t.TempDir())
+	closeStore(t, s)
+	ctx := context.Background()
+	if err := s.Append(ctx, testID(1), true, started("wf", "")); !errors.Is(err, ErrClosed) {
+		t.Errorf("Append after Close = %v", err)
+	}
+	if err := s.Append(ctx, testID(1), false, started("wf", "")); !errors.Is(err, ErrClosed) {
+		t.Errorf("relaxed Append after Close = %v", err)
+	}
+	if err := s.Log(testID(1), LogLine{Message: "x"}); !errors.Is(err, ErrClosed) {
+		t.Errorf("Log after Close = %v", err)
+	}
+	if err := s.PutPlan("d", []byte("x")); !errors.Is(err, ErrClosed) {
+		t.Errorf("PutPlan after Close = %v", err)
+	}
+	if err := s.Delete(testID(1)); !errors.Is(err, ErrClosed) {
+		t.Errorf("Delete after Close = %v", err)
+	}
+	if _, err := s.List(Filter{}); !errors.Is(err, ErrClosed) {
+		t.Errorf("List after Close = %v", err)
+	}
+	if _, err := s.Summary(testID(1)); !errors.Is(err, ErrClosed) {
+		t.Errorf("Summary after Close = %v", err)
+	}
+}
+
+func TestPlans(t *testing.T) {
+	s := openStore(t, t.TempDir())
+	defer closeStore(t, s)
+	if _, err := s.Plan("sha256:none"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Plan of an unknown digest = %v", err)
+	}
+	for range 2 {
+		if err := s.PutPlan("sha256:abc", []byte("plan")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	syncs := s.syncs.Load()
+	if err := s.PutPlan("sha256:abc", []byte("plan")); err != nil {
+		t.Fatal(err)
+	}
+	if s.syncs.Load() != syncs {
+		t.Error("PutPlan of a stored digest wrote again")
+	}
+	data, err := s.Plan("sha256:abc")
+	if err != nil || string(data) != "plan" {
+		t.Errorf("Plan = %q, %v", data, err)
+	}
+}
+
+func TestForget(t *testing.T) {
+	dir := t.TempDir()
+	s := openStore(t, dir)
+	defer closeStore(t, s)
+	ctx := context.Background()
+	id := testID(1)
+	if err := s.Append(ctx, id, false, started("wf", ""), Entry{Type: RunFinished, Status: StatusFailed}); err != nil {
+		t.Fatal(err)
+	}
+	s.Forget(id)
+	// Appending again reads the counters and the summary back from the store.
+	more := []Entry{{Type: RunStatus, Status: StatusRunning}}
+	if err := s.Append(ctx, id, true, more...); err != nil {
+		t.Fatal(err)
+	}
+	if more[0].Seq != 3 {
+		t.Errorf("seq after Forget = %d, want 3", more[0].Seq)
+	}
+	s.Forget(id)
+	if err := s.barrier(); err != nil {
+		t.Fatal(err)
+	}
+	s.mu.Lock()
+	s.sweepForgets()
+	n := len(s.runs) + len(s.forgets)
+	s.mu.Unlock()
+	if n != 0 {
+		t.Errorf("%d runs still in memory after Forget", n)
+	}
+}
+
+// TestLocked opens one directory twice. Badger's flock is per open file, so a second Open in
+// the same process is refused like one from another process; a child process checks that too.
+func TestLocked(t *testing.T) {
+	if dir := os.Getenv("JOURNAL_TEST_LOCKED_DIR"); dir != "" {
+		_, err := Open(dir, Options{})
+		if !errors.Is(err, ErrLocked) {
+			fmt.Printf("child Open = %v\n", err)
+			os.Exit(3)
+		}
+		os.Exit(0)
+	}
+	dir := t.TempDir()
+	s := openStore(t, dir)
+	defer closeStore(t, s)
+	_, err := Open(dir, Options{})
+	if !errors.Is(err, ErrLocked) {
+		t.Fatalf("second Open in the process = %v, want ErrLocked", err)
+	}
+	if !strings.Contains(err.Error(), dir) {
+		t.Errorf("error %q does not name the directory", err)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Skip(err)
+	}
+	cmd := exec.Command(exe, "-test.run=^TestLocked$")
+	cmd.Env = append(os.Environ(), "JOURNAL_TEST_LOCKED_DIR="+dir)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("Open in another process: %v\n%s", err, out)
+	}
+}
+
+func TestFormat(t *testing.T) {
+	tests := []struct {
+		name  string
+		setup func(db *badger.DB) error
+	}{
+		{"other version", func(db *badger.DB) error {
+			return db.Update(func(txn *badger.Txn) error { return txn.Set([]byte(formatKey), []byte("2")) })
+		}},
+		{"data without version", func(db *badger.DB) error {
+			return db.Update(func(txn *badger.Txn) error {
+				if err := txn.Delete([]byte(formatKey)); err != nil {
+					return err
+				}
+				return txn.Set([]byte("foreign"), []byte("x"))
+			})
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			closeStore(t, openStore(t, dir))
+			db, err := badger.Open(badgerOptions(dir, nil))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := tt.setup(db); err != nil {
+				t.Fatal(err)
+			}
+			if err := db.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := Open(dir, Options{}); !errors.Is(err, ErrFormat) {
+				t.Errorf("Open = %v, want ErrFormat", err)
+			}
+		})
+	}
+	// A store reopened keeps its version.
+	dir := t.TempDir()
+	closeStore(t, openStore(t, dir))
+	closeStore(t, openStore(t, dir))
+}

@@ -1,0 +1,176 @@
+// Package local gives the commands of one machine access to its state store. The store is
+// owned by one process at a time (cli.md): the owner (Own) opens it, runs the engine on it and
+// serves an HTTP API on the unix socket $FUSCIA_HOME/fuscia.sock; every other command reads
+// and changes the store through that API, or opens the store itself when nobody owns it
+// (OpenBackend).
+package local
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/fuscia/fuscia/engine/artifact"
+	"github.com/fuscia/fuscia/engine/journal"
+)
+
+// File names under the home directory.
+const (
+	// SocketName is the owner's API socket.
+	SocketName = "fuscia.sock"
+	// OwnerFileName holds "PID COMMAND LINE" of the owner, for messages about who holds the store.
+	OwnerFileName = "fuscia.owner"
+	stateDirName  = "state"
+	artifactsName = "artifacts"
+)
+
+var (
+	// ErrFinished is returned by Cancel for a run that already ended.
+	ErrFinished = errors.New("execution already finished")
+	// ErrOwned is returned by Own when another process owns the store and answers on its
+	// socket: use OpenBackend (or the API) instead.
+	ErrOwned = errors.New("another fuscia process owns the state store")
+	// ErrBusy is returned by OpenBackend when another process holds the store but does not
+	// answer on its socket.
+	ErrBusy = errors.New("another fuscia process holds the state store and is not answering on its socket")
+)
+
+// Backend is what the read and cancel commands use: the owner's API when a process owns the
+// store, else the store opened directly by this command (released at Close). Execution ids may
+// be given as a unique prefix of at least 6 characters.
+type Backend interface {
+	// List returns the runs f selects, newest first.
+	List(ctx context.Context, f journal.Filter) ([]journal.Summary, error)
+	// Execution returns one run; errors wrap journal.ErrNotFound for unknown ids and
+	// journal.ErrAmbiguous for a prefix several ids share.
+	Execution(ctx context.Context, id string) (*journal.Execution, error)
+	// Logs calls fn with the run's log lines of the nodes node selects (all when empty; see
+	// MatchNode), in order. With follow it goes on with new lines until the run has finished
+	// and every line was delivered, or ctx ends.
+	Logs(ctx context.Context, id, node string, follow bool, fn func(journal.LogLine) error) error
+	// Cancel cancels a running or waiting run and returns its status afterwards ("cancelled"
+	// when nobody was running it; still "running" while an active run winds down). For a run
+	// that already ended it returns its status and an error wrapping ErrFinished.
+	Cancel(ctx context.Context, id string) (status string, err error)
+	// Prune deletes the runs that finished before before, with their artifacts, and returns
+	// their ids.
+	Prune(ctx context.Context, before time.Time) ([]string, error)
+	// Close releases the backend (the store, when this process opened it).
+	Close() error
+}
+
+// lockRetry is how long OpenBackend waits for a store that is locked by a process that does
+// not answer on the socket: an owner starting up opens the store a moment before it listens,
+// and a command that used the store directly holds it only briefly.
+const lockRetry = 2 * time.Second
+
+// OpenBackend returns the owner's API when a process answers on home's socket, else the store
+// under home opened by this process. It creates nothing: when home has no store, List finds no
+// run and every id is unknown. logger (nil: discard) receives the store's warnings.
+func OpenBackend(ctx context.Context, home string, logger *slog.Logger) (Backend, error) {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	sock := filepath.Join(home, SocketName)
+	if answers(ctx, sock) {
+		return newClient(sock), nil
+	}
+	stateDir := filepath.Join(home, stateDirName)
+	if _, err := os.Stat(stateDir); errors.Is(err, os.ErrNotExist) {
+		return &direct{ops: &ops{}}, nil
+	}
+	deadline := time.Now().Add(lockRetry)
+	for {
+		st, err := journal.Open(stateDir, journal.Options{Logger: logger})
+		if err == nil {
+			return &direct{ops: &ops{st: st, artifacts: artifact.Dir{Root: filepath.Join(home, artifactsName)}}}, nil
+		}
+		if !errors.Is(err, journal.ErrLocked) {
+			return nil, err
+		}
+		// The owner may have started listening since the first look.
+		if answers(ctx, sock) {
+			return newClient(sock), nil
+		}
+		if time.Now().After(deadline) {
+			return nil, busyError(home, err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("open the state store in %s: %w", home, ctx.Err())
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// busyError says which process holds the store, when its owner file says so.
+func busyError(home string, lockErr error) error {
+	who := "another fuscia process"
+	if by := lockedBy(home); by != "" {
+		who = "fuscia process " + by
+	}
+	return fmt.Errorf("%w: %s holds the state store in %s and is not answering on %s; wait for it to finish or stop it (%w)",
+		ErrBusy, who, home, filepath.Join(home, SocketName), lockErr)
+}
+
+// lockedBy returns the owner file's "PID COMMAND LINE", or "" when there is none.
+func lockedBy(home string) string {
+	b, err := os.ReadFile(filepath.Join(home, OwnerFileName))
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
+}
+
+// answers reports whether a process accepts connections on the unix socket sock. A socket file
+// left by a process that died refuses them.
+func answers(ctx context.Context, sock string) bool {
+	if _, err := os.Stat(sock); err != nil {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "unix", sock)
+	if err != nil {
+		return false
+	}
+	_ = conn.Close()
+	return true
+}
+
+// direct is a Backend on a store this process opened; a nil store stands for a home without
+// one.
+type direct struct{ *ops }
+
+func (d *direct) Close() error {
+	if d.st == nil {
+		return nil
+	}
+	return d.st.Close()
+}
+
+// MatchNode reports whether the log line of node address addr is selected by filter: every
+// line when filter is empty, else the exact address (`task.fetch`, `loop.notify/task.send`),
+// the bare name (`fetch`, `send`), the loop-local address (`task.send`), or a loop's address
+// for the lines of its body too.
+func MatchNode(filter, addr string) bool {
+	if filter == "" || filter == addr || strings.HasPrefix(addr, filter+"/") {
+		return true
+	}
+	local := addr
+	if i := strings.LastIndexByte(addr, '/'); i >= 0 {
+		local = addr[i+1:]
+	}
+	if filter == local {
+		return true
+	}
+	_, name, ok := strings.Cut(local, ".")
+	return ok && name == filter
+}

@@ -1,0 +1,238 @@
+package local
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/fuscia/fuscia/engine/journal"
+)
+
+// client is a Backend on the owner's API.
+type client struct {
+	sock      string
+	transport *http.Transport
+	hc        *http.Client
+}
+
+// The host of the API's URLs: the transport ignores it and dials the socket.
+const apiBase = "http://fuscia"
+
+func newClient(sock string) *client {
+	t := &http.Transport{
+		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			var d net.Dialer
+			return d.DialContext(ctx, "unix", sock)
+		},
+		MaxIdleConns:    2,
+		IdleConnTimeout: 30 * time.Second,
+		// The owner answers every request at once (a follow sends its header before its first
+		// line): a process that accepts connections but does not answer is stuck.
+		ResponseHeaderTimeout: time.Minute,
+	}
+	return &client{sock: sock, transport: t, hc: &http.Client{Transport: t}}
+}
+
+func (c *client) Close() error {
+	c.transport.CloseIdleConnections()
+	return nil
+}
+
+// apiError is an error answer of the API; it unwraps to the sentinel its code stands for.
+type apiError struct {
+	msg      string
+	sentinel error
+}
+
+func (e *apiError) Error() string { return e.msg }
+func (e *apiError) Unwrap() error { return e.sentinel }
+
+// request sends a request and returns the response when its status is below 300; otherwise it
+// decodes the error body into an *apiError.
+func (c *client) request(ctx context.Context, method, path string, body any) (*http.Response, error) {
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return nil, fmt.Errorf("encode request: %w", err)
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, apiBase+path, rd)
+	if err != nil {
+		return nil, fmt.Errorf("build request: %w", err)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("talk to the fuscia process that owns the state store (%s): %w", c.sock, err)
+	}
+	if resp.StatusCode < 300 {
+		return resp, nil
+	}
+	defer resp.Body.Close()
+	var eb errorBody
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err := json.Unmarshal(b, &eb); err != nil || eb.Error == "" {
+		return nil, fmt.Errorf("the fuscia process that owns the state store answered %s", resp.Status)
+	}
+	e := &apiError{msg: eb.Error}
+	switch eb.Code {
+	case codeNotFound:
+		e.sentinel = journal.ErrNotFound
+	case codeAmbiguous:
+		e.sentinel = journal.ErrAmbiguous
+	case codeFinished:
+		e.sentinel = ErrFinished
+	}
+	if eb.Code == codeFinished {
+		return nil, &finishedError{apiError: e, status: eb.Status}
+	}
+	return nil, e
+}
+
+// finishedError is the API's answer to cancelling a finished run, with the run's status.
+type finishedError struct {
+	*apiError
+	status string
+}
+
+// getJSON decodes the answer of a GET into out.
+func (c *client) getJSON(ctx context.Context, path string, out any) error {
+	return c.doJSON(ctx, http.MethodGet, path, nil, out)
+}
+
+func (c *client) doJSON(ctx context.Context, method, path string, body, out any) error {
+	resp, err := c.request(ctx, method, path, body)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+		return fmt.Errorf("decode the answer of %s %s: %w", method, path, err)
+	}
+	return nil
+}
+
+func (c *client) List(ctx context.Context, f journal.Filter) ([]journal.Summary, error) {
+	q := url.Values{}
+	set := func(k, v string) {
+		if v != "" {
+			q.Set(k, v)
+		}
+	}
+	set("workflow", f.Workflow)
+	set("status", f.Status)
+	set("parent", f.Parent)
+	if !f.CompletedBefore.IsZero() {
+		q.Set("completed_before", f.CompletedBefore.Format(time.RFC3339Nano))
+	}
+	if f.Limit > 0 {
+		q.Set("limit", fmt.Sprint(f.Limit))
+	}
+	path := "/v1/executions"
+	if len(q) > 0 {
+		path += "?" + q.Encode()
+	}
+	var out struct {
+		Executions []journal.Summary `json:"executions"`
+	}
+	if err := c.getJSON(ctx, path, &out); err != nil {
+		return nil, err
+	}
+	if out.Executions == nil {
+		out.Executions = []journal.Summary{}
+	}
+	return out.Executions, nil
+}
+
+func (c *client) Execution(ctx context.Context, id string) (*journal.Execution, error) {
+	var x journal.Execution
+	if err := c.getJSON(ctx, "/v1/executions/"+url.PathEscape(id), &x); err != nil {
+		return nil, err
+	}
+	return &x, nil
+}
+
+func (c *client) Logs(ctx context.Context, id, node string, follow bool, fn func(journal.LogLine) error) error {
+	q := url.Values{}
+	if node != "" {
+		q.Set("node", node)
+	}
+	if follow {
+		q.Set("follow", "1")
+	}
+	path := "/v1/executions/" + url.PathEscape(id) + "/logs"
+	if len(q) > 0 {
+		path += "?" + q.Encode()
+	}
+	resp, err := c.request(ctx, http.MethodGet, path, nil)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	// A log line is bounded by the host (hostabi.md), not by bufio's default 64 KiB.
+	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
+	for sc.Scan() {
+		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
+			continue
+		}
+		var l journal.LogLine
+		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+			return fmt.Errorf("decode a log line of execution %s: %w", id, err)
+		}
+		if err := fn(l); err != nil {
+			return err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fmt.Errorf("read the logs of execution %s: %w", id, err)
+	}
+	// The trailer is only known once the body has been read to its end.
+	if msg := resp.Trailer.Get(streamErrorTrailer); msg != "" {
+		return fmt.Errorf("logs of execution %s: %s", id, msg)
+	}
+	return nil
+}
+
+func (c *client) Cancel(ctx context.Context, id string) (string, error) {
+	var out cancelResponse
+	err := c.doJSON(ctx, http.MethodPost, "/v1/executions/"+url.PathEscape(id)+"/cancel", nil, &out)
+	var fe *finishedError
+	if errors.As(err, &fe) {
+		return fe.status, fe.apiError
+	}
+	if err != nil {
+		return "", err
+	}
+	return out.Status, nil
+}
+
+func (c *client) Prune(ctx context.Context, before time.Time) ([]string, error) {
+	if before.IsZero() {
+		return nil, errors.New("prune: no completion time given")
+	}
+	var out pruneResponse
+	err := c.doJSON(ctx, http.MethodPost, "/v1/prune", pruneRequest{CompletedBefore: before.Format(time.RFC3339Nano)}, &out)
+	if err != nil {
+		return nil, err
+	}
+	if out.ExecutionIDs == nil {
+		out.ExecutionIDs = []string{}
+	}
+	return out.ExecutionIDs, nil
+}

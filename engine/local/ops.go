@@ -1,0 +1,199 @@
+package local
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/fuscia/fuscia/engine"
+	"github.com/fuscia/fuscia/engine/artifact"
+	"github.com/fuscia/fuscia/engine/journal"
+)
+
+// followPoll is how often a follow looks for new log lines.
+const followPoll = 150 * time.Millisecond
+
+// logBatch bounds the lines read in one store read: they are delivered after the read, so that
+// a slow reader (a client on the socket, a terminal) never holds a store transaction open.
+const logBatch = 512
+
+// errStopping ends a follow when the owner shuts down.
+var errStopping = errors.New("the fuscia process that owns the state store is shutting down")
+
+// ops are the Backend operations on a store: the direct backend calls them in the command's
+// process, the owner's API handlers in the owner's. A nil st is a home without a store.
+type ops struct {
+	st        *journal.Store
+	artifacts artifact.Dir
+
+	engOnce sync.Once
+	eng     *engine.Engine // the owner's engine; else built on first Cancel
+	// stop, when not nil, ends follows: it is closed when the owner shuts down.
+	stop <-chan struct{}
+}
+
+func (o *ops) List(_ context.Context, f journal.Filter) ([]journal.Summary, error) {
+	if o.st == nil {
+		return []journal.Summary{}, nil
+	}
+	return o.st.List(f)
+}
+
+// resolve turns an id or unique prefix into the id.
+func (o *ops) resolve(ref string) (string, error) {
+	if o.st == nil {
+		return "", fmt.Errorf("execution %q: %w", ref, journal.ErrNotFound)
+	}
+	return o.st.ResolveID(ref)
+}
+
+func (o *ops) Execution(_ context.Context, ref string) (*journal.Execution, error) {
+	id, err := o.resolve(ref)
+	if err != nil {
+		return nil, err
+	}
+	return o.st.Execution(id)
+}
+
+func (o *ops) Logs(ctx context.Context, ref, node string, follow bool, fn func(journal.LogLine) error) error {
+	id, err := o.resolve(ref)
+	if err != nil {
+		return err
+	}
+	return o.logs(ctx, id, 0, node, follow, fn)
+}
+
+// logs delivers the lines of run id after seq after that node selects; with follow it polls
+// for more until the run has finished, ctx ends or the owner stops.
+func (o *ops) logs(ctx context.Context, id string, after uint64, node string, follow bool, fn func(journal.LogLine) error) error {
+	var tick *time.Ticker
+	for {
+		// Read the status before the lines: lines journaled before the run finished are then
+		// all read by the pass that sees the final status.
+		finished := false
+		if follow {
+			sum, err := o.st.Summary(id)
+			if err != nil {
+				return err
+			}
+			finished = journal.Finished(sum.Status)
+		}
+		for {
+			batch, err := o.readLogs(id, after)
+			if err != nil {
+				return err
+			}
+			for _, l := range batch {
+				after = l.Seq
+				if !MatchNode(node, l.Node) {
+					continue
+				}
+				if err := fn(l); err != nil {
+					return err
+				}
+			}
+			if len(batch) < logBatch {
+				break
+			}
+		}
+		if !follow || finished {
+			return nil
+		}
+		if tick == nil {
+			tick = time.NewTicker(followPoll)
+			defer tick.Stop()
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-o.stop: // nil when not an owner: never ready
+			return errStopping
+		case <-tick.C:
+		}
+	}
+}
+
+var errBatchFull = errors.New("batch full")
+
+// readLogs reads up to logBatch lines of run id after seq after.
+func (o *ops) readLogs(id string, after uint64) ([]journal.LogLine, error) {
+	var batch []journal.LogLine
+	err := o.st.Logs(id, after, func(l journal.LogLine) error {
+		batch = append(batch, l)
+		if len(batch) == logBatch {
+			return errBatchFull
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, errBatchFull) {
+		return nil, err
+	}
+	return batch, nil
+}
+
+func (o *ops) engine() *engine.Engine {
+	o.engOnce.Do(func() {
+		if o.eng == nil {
+			// Cancel needs no dispatcher: it only journals the cancellation of a run nobody runs.
+			o.eng = engine.New(engine.Config{Store: o.st})
+		}
+	})
+	return o.eng
+}
+
+func (o *ops) Cancel(ctx context.Context, ref string) (string, error) {
+	id, err := o.resolve(ref)
+	if err != nil {
+		return "", err
+	}
+	sum, err := o.st.Summary(id)
+	if err != nil {
+		return "", err
+	}
+	if journal.Finished(sum.Status) {
+		return sum.Status, fmt.Errorf("execution %s: %w: %s", id, ErrFinished, sum.Status)
+	}
+	if err := o.engine().Cancel(ctx, id); err != nil {
+		// The run may have ended between the look and the cancel.
+		if sum, serr := o.st.Summary(id); serr == nil && journal.Finished(sum.Status) {
+			return sum.Status, fmt.Errorf("execution %s: %w: %s", id, ErrFinished, sum.Status)
+		}
+		return "", fmt.Errorf("cancel execution %s: %w", id, err)
+	}
+	sum, err = o.st.Summary(id)
+	if err != nil {
+		return "", err
+	}
+	return sum.Status, nil
+}
+
+func (o *ops) Prune(ctx context.Context, before time.Time) ([]string, error) {
+	if before.IsZero() {
+		return nil, errors.New("prune: no completion time given")
+	}
+	if o.st == nil {
+		return []string{}, nil
+	}
+	runs, err := o.st.List(journal.Filter{CompletedBefore: before})
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, 0, len(runs))
+	for _, r := range runs {
+		// Artifacts first: a failure leaves the record, so pruning again finishes the job.
+		if err := o.artifacts.DeleteExecution(ctx, r.ID); err != nil {
+			err = fmt.Errorf("prune execution %s: %w", r.ID, err)
+			if derr := o.st.Delete(ids...); derr != nil {
+				return nil, errors.Join(err, fmt.Errorf("prune: %w", derr))
+			}
+			return ids, err
+		}
+		ids = append(ids, r.ID)
+	}
+	if err := o.st.Delete(ids...); err != nil {
+		return nil, fmt.Errorf("prune: %w", err)
+	}
+	return ids, nil
+}

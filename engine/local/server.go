@@ -1,0 +1,248 @@
+package local
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/fuscia/fuscia/engine/journal"
+)
+
+// Error codes of the API's error bodies ({"error": "message", "code": "…"}): the client turns
+// them back into the package's and the journal's sentinel errors.
+const (
+	codeNotFound  = "not_found"
+	codeAmbiguous = "ambiguous"
+	codeFinished  = "finished"
+	codeInvalid   = "invalid"
+	codeInternal  = "internal"
+)
+
+// streamErrorTrailer is the HTTP trailer a follow sets when its stream ended early (the owner
+// is stopping, or the store failed), so that the client does not mistake it for the run's end.
+const streamErrorTrailer = "Fuscia-Stream-Error"
+
+// server is the owner's API on the store's ops.
+type server struct {
+	ops    *ops
+	logger *slog.Logger
+
+	// Close sets closing, then waits for the handlers under way: none runs on a closed store.
+	mu       sync.Mutex
+	closing  bool
+	handlers sync.WaitGroup
+}
+
+func (s *server) routes() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /v1/executions", s.list)
+	mux.HandleFunc("GET /v1/executions/{id}", s.show)
+	mux.HandleFunc("GET /v1/executions/{id}/logs", s.logs)
+	mux.HandleFunc("POST /v1/executions/{id}/cancel", s.cancel)
+	mux.HandleFunc("POST /v1/prune", s.prune)
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, codeNotFound, fmt.Sprintf("no endpoint %s %s", r.Method, r.URL.Path))
+	})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		if s.closing {
+			s.mu.Unlock()
+			writeError(w, http.StatusServiceUnavailable, codeInternal, errStopping.Error())
+			return
+		}
+		s.handlers.Add(1)
+		s.mu.Unlock()
+		defer s.handlers.Done()
+		mux.ServeHTTP(w, r)
+	})
+}
+
+// drain refuses new requests and waits for the handlers under way.
+func (s *server) drain() {
+	s.mu.Lock()
+	s.closing = true
+	s.mu.Unlock()
+	s.handlers.Wait()
+}
+
+type errorBody struct {
+	Error  string `json:"error"`
+	Code   string `json:"code,omitempty"`
+	Status string `json:"status,omitempty"` // a finished run's status (cancel)
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func writeError(w http.ResponseWriter, status int, code, msg string) {
+	writeJSON(w, status, errorBody{Error: msg, Code: code})
+}
+
+// fail answers with the status and code err calls for.
+func (s *server) fail(w http.ResponseWriter, r *http.Request, err error) {
+	switch {
+	case errors.Is(err, journal.ErrNotFound):
+		writeError(w, http.StatusNotFound, codeNotFound, err.Error())
+	case errors.Is(err, journal.ErrAmbiguous):
+		writeError(w, http.StatusBadRequest, codeAmbiguous, err.Error())
+	default:
+		s.logger.Error("API request failed", "method", r.Method, "path", r.URL.Path, "error", err)
+		writeError(w, http.StatusInternalServerError, codeInternal, err.Error())
+	}
+}
+
+func (s *server) list(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	f := journal.Filter{Workflow: q.Get("workflow"), Status: q.Get("status"), Parent: q.Get("parent")}
+	if v := q.Get("completed_before"); v != "" {
+		t, err := time.Parse(time.RFC3339Nano, v)
+		if err != nil {
+			writeError(w, http.StatusBadRequest, codeInvalid, fmt.Sprintf("completed_before %q is not an RFC 3339 time", v))
+			return
+		}
+		f.CompletedBefore = t
+	}
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			writeError(w, http.StatusBadRequest, codeInvalid, fmt.Sprintf("limit %q is not a count", v))
+			return
+		}
+		f.Limit = n
+	}
+	runs, err := s.ops.List(r.Context(), f)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"executions": runs})
+}
+
+func (s *server) show(w http.ResponseWriter, r *http.Request) {
+	x, err := s.ops.Execution(r.Context(), r.PathValue("id"))
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, x)
+}
+
+// logs streams the run's lines as NDJSON; with follow=1, until the run has finished.
+func (s *server) logs(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	var after uint64
+	if v := q.Get("after"); v != "" {
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			writeError(w, http.StatusBadRequest, codeInvalid, fmt.Sprintf("after %q is not a sequence number", v))
+			return
+		}
+		after = n
+	}
+	follow := q.Get("follow") == "1" || q.Get("follow") == "true"
+	id, err := s.ops.resolve(r.PathValue("id"))
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	w.Header().Set("Trailer", streamErrorTrailer)
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	flusher, _ := w.(http.Flusher)
+	enc := json.NewEncoder(w)
+	started := false
+	start := func() {
+		if !started {
+			started = true
+			w.WriteHeader(http.StatusOK)
+		}
+	}
+	if follow && flusher != nil {
+		// A follow may wait long for its first line: answer at once so that the client knows
+		// the request was accepted. Without follow, nothing is written before the first batch,
+		// so a run deleted since the resolve still answers 404.
+		start()
+		flusher.Flush()
+	}
+	err = s.ops.logs(r.Context(), id, after, q.Get("node"), follow, func(l journal.LogLine) error {
+		start()
+		if err := enc.Encode(l); err != nil {
+			return err
+		}
+		if follow && flusher != nil {
+			flusher.Flush()
+		}
+		return nil
+	})
+	if err != nil && !started {
+		if r.Context().Err() == nil {
+			s.fail(w, r, err)
+		}
+		return
+	}
+	start()
+	if err != nil && r.Context().Err() == nil {
+		w.Header().Set(streamErrorTrailer, err.Error())
+	}
+}
+
+type cancelResponse struct {
+	ExecutionID string `json:"execution_id"`
+	Status      string `json:"status"`
+}
+
+func (s *server) cancel(w http.ResponseWriter, r *http.Request) {
+	ref := r.PathValue("id")
+	id, err := s.ops.resolve(ref)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	status, err := s.ops.Cancel(r.Context(), id)
+	if errors.Is(err, ErrFinished) {
+		writeJSON(w, http.StatusConflict, errorBody{Error: err.Error(), Code: codeFinished, Status: status})
+		return
+	}
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusAccepted, cancelResponse{ExecutionID: id, Status: status})
+}
+
+type pruneRequest struct {
+	CompletedBefore string `json:"completed_before"`
+}
+
+type pruneResponse struct {
+	Deleted      int      `json:"deleted"`
+	ExecutionIDs []string `json:"execution_ids"`
+}
+
+func (s *server) prune(w http.ResponseWriter, r *http.Request) {
+	var req pruneRequest
+	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<16)).Decode(&req); err != nil {
+		writeError(w, http.StatusBadRequest, codeInvalid, "the body is not a JSON object with completed_before: "+err.Error())
+		return
+	}
+	before, err := time.Parse(time.RFC3339Nano, req.CompletedBefore)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, codeInvalid, fmt.Sprintf("completed_before %q is not an RFC 3339 time", req.CompletedBefore))
+		return
+	}
+	// Pruning must not stop half-way because the client went away.
+	ids, err := s.ops.Prune(context.WithoutCancel(r.Context()), before)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, pruneResponse{Deleted: len(ids), ExecutionIDs: ids})
+}
