@@ -174,11 +174,15 @@ func (r *Run) mergeJoin(ns *nodeState, branches, succeeded []*nodeState) cty.Val
 	}
 	m := make(map[string]cty.Value, len(branches))
 	for _, up := range branches {
-		errVal := cty.NullVal(cty.DynamicPseudoType)
-		if up.err != nil {
-			errVal = cty.ObjectVal(map[string]cty.Value{"kind": cty.StringVal(string(up.err.Kind)), "message": cty.StringVal(up.err.Message)})
+		status, upErr := up.status, up.err
+		if status == journal.StatusRunning || status == journal.StatusWaiting {
+			// An m_of_n join just cancelled it: it ends cancelled once its attempt reports.
+			status, upErr = journal.StatusCancelled, up.cancelCause
 		}
-		status := up.status
+		errVal := cty.NullVal(cty.DynamicPseudoType)
+		if upErr != nil {
+			errVal = cty.ObjectVal(map[string]cty.Value{"kind": cty.StringVal(string(upErr.Kind)), "message": cty.StringVal(upErr.Message)})
+		}
 		if r.branchSkipped(ns, up) {
 			status = journal.StatusSkipped
 		}

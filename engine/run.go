@@ -296,6 +296,13 @@ func (r *Run) emit(ev Event) {
 		return
 	}
 	ev.ExecutionID = r.id
+	if r.scrub != nil && len(r.scrub.secrets) > 0 {
+		// Events reach terminals and pipes: they get the journal's scrubbing.
+		if ev.Error != nil {
+			ev.Error = &outcome.Error{Kind: ev.Error.Kind, Message: r.scrub.string(ev.Error.Message)}
+		}
+		ev.Reason, ev.Message = r.scrub.string(ev.Reason), r.scrub.string(ev.Message)
+	}
 	if ev.Timestamp.IsZero() {
 		ev.Timestamp = time.Now().UTC()
 	}

@@ -29,7 +29,8 @@ type scope struct {
 	ctx    context.Context
 	cancel context.CancelCauseFunc
 
-	open     int // nodes not yet final
+	open     int  // nodes not yet final
+	done     bool // onDone ran
 	stopped  *outcome.Error
 	parked   map[*parked]struct{} // timers and waits to cancel when the scope stops
 	children map[*scope]struct{}  // running iterations of this scope's loops
@@ -98,6 +99,7 @@ func addrLoop(a lang.Addr) string { return a.Loop }
 // start begins every node that has no upstream in the scope.
 func (s *scope) start() {
 	if len(s.nodes) == 0 {
+		s.done = true
 		s.onDone()
 		return
 	}
@@ -351,7 +353,9 @@ func (r *Run) released(ns *nodeState) {
 			r.evaluate(d)
 		}
 	}
-	if s.open == 0 {
+	// A dependent released above may have finished the scope already: onDone runs once.
+	if s.open == 0 && !s.done {
+		s.done = true
 		s.cancel(errStopped)
 		s.onDone()
 	}

@@ -48,6 +48,12 @@ func commands() map[string]command {
 		"apply":    {"Run a workflow or a saved plan", runApply, false},
 		"resume":   {"Continue a run interrupted by a crash or parked at a wait", runResume, false},
 		"version":  {"Print the versions of fuscia, the Wasm engine, the ABI and the plugin protocol", runVersion, true},
+
+		// Executions in the state store (through its owner's socket when a process owns it).
+		"executions": {"List past executions, or prune old ones", runExecutions, false},
+		"show":       {"Show one execution: status, nodes, timings, outputs, errors", runShow, false},
+		"logs":       {"Print the logs the nodes of an execution wrote", runLogs, false},
+		"cancel":     {"Cancel a running or waiting execution", runCancel, false},
 	}
 }
 

@@ -7,7 +7,9 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
+	"time"
 
 	"github.com/fuscia/fuscia/engine"
 	"github.com/fuscia/fuscia/engine/artifact"
@@ -39,7 +41,7 @@ func (c *cli) openRunHost(ctx context.Context, home, logFormat string) (*runHost
 		return nil, err
 	}
 	h := &runHost{tel: tel, logger: tel.Logger, runner: builtin.New(builtin.Options{})}
-	owner, err := local.Own(ctx, local.OwnerConfig{
+	owner, err := c.ownStore(ctx, local.OwnerConfig{
 		Home:   home,
 		Logger: tel.Logger,
 		OnWait: func(by string) {
@@ -59,6 +61,28 @@ func (c *cli) openRunHost(ctx context.Context, home, logFormat string) (*runHost
 	}
 	h.owner, h.engine = owner, owner.Engine
 	return h, nil
+}
+
+// ownStore takes the store. While another apply or resume owns it, this one waits its turn
+// (saying so once) rather than failing: runs of one home are serialized, and a second terminal
+// can still read and cancel through the owner's socket.
+func (c *cli) ownStore(ctx context.Context, cfg local.OwnerConfig) (*local.Owner, error) {
+	said := false
+	for {
+		owner, err := local.Own(ctx, cfg)
+		if !errors.Is(err, local.ErrOwned) {
+			return owner, err
+		}
+		if !said {
+			said = true
+			fmt.Fprintf(c.stderr, "Waiting for the state store in %s: %s. Press Ctrl-C to give up.\n", cfg.Home, strings.TrimPrefix(err.Error(), local.ErrOwned.Error()+": "))
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
 }
 
 // close waits for every run, releases the store and flushes spans.

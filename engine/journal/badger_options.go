@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"os"
+	"strconv"
 	"strings"
 
 	"github.com/dgraph-io/badger/v4"
@@ -38,6 +40,23 @@ func badgerOptions(dir string, logger *slog.Logger) badger.Options {
 	o.ValueThreshold = 4 << 10
 	o.ValueLogFileSize = 64 << 20
 	o.Compression = options.None
+	envInt := func(name string, v *int64) {
+		if x := os.Getenv(name); x != "" {
+			n, _ := strconv.ParseInt(x, 10, 64)
+			*v = n
+		}
+	}
+	envInt("JO_MEM", &o.MemTableSize)
+	envInt("JO_TABLE", &o.BaseTableSize)
+	envInt("JO_VT", &o.ValueThreshold)
+	envInt("JO_VLOG", &o.ValueLogFileSize)
+	var nm, mult int64 = int64(o.NumMemtables), int64(o.TableSizeMultiplier)
+	envInt("JO_NMEM", &nm)
+	envInt("JO_MULT", &mult)
+	o.NumMemtables, o.TableSizeMultiplier = int(nm), int(mult)
+	if os.Getenv("JO_SNAPPY") != "" {
+		o.Compression = options.Snappy
+	}
 	return o
 }
 

@@ -100,6 +100,45 @@ loop:
 	t.Logf("peak RSS %s, RSS now %s (anonymous %s, file-backed %s), peak Go heap in use %d MiB",
 		procStatus(t, "VmHWM"), procStatus(t, "VmRSS"), procStatus(t, "RssAnon"),
 		procStatus(t, "RssFile"), peakHeap>>20)
+	t.Logf("resident by mapped file type (kB): %v", residentByFileType(t))
+}
+
+// residentByFileType sums the resident size of the process's mappings by file extension
+// (Badger mmaps its tables, value log and memtable logs).
+func residentByFileType(t *testing.T) map[string]int {
+	data, err := os.ReadFile("/proc/self/smaps")
+	if err != nil {
+		t.Log(err)
+		return nil
+	}
+	out := map[string]int{}
+	kind := ""
+	for line := range bytes.Lines(data) {
+		fields := strings.Fields(string(line))
+		if len(fields) == 0 {
+			continue
+		}
+		if !strings.HasSuffix(fields[0], ":") { // a mapping header: address perms offset dev inode [path]
+			kind = "anonymous"
+			if len(fields) >= 6 {
+				kind = fields[5]
+				if i := strings.LastIndexByte(kind, '.'); i >= 0 && !strings.HasPrefix(kind, "[") {
+					kind = kind[i:]
+				}
+			}
+			continue
+		}
+		if fields[0] == "Rss:" && len(fields) >= 2 {
+			n, _ := strconv.Atoi(fields[1])
+			out[kind] += n
+		}
+	}
+	for k, v := range out {
+		if v < 1024 {
+			delete(out, k)
+		}
+	}
+	return out
 }
 
 func procStatus(t *testing.T, field string) string {

@@ -109,23 +109,26 @@ func OpenBackend(ctx context.Context, home string, logger *slog.Logger) (Backend
 	}
 }
 
-// busyError says which process holds the store, when its owner file says so.
+// busyError says which process holds the store.
 func busyError(home string, lockErr error) error {
-	who := "another fuscia process"
-	if by := lockedBy(home); by != "" {
-		who = "fuscia process " + by
-	}
 	return fmt.Errorf("%w: %s holds the state store in %s and is not answering on %s; wait for it to finish or stop it (%w)",
-		ErrBusy, who, home, filepath.Join(home, SocketName), lockErr)
+		ErrBusy, lockedBy(home), home, filepath.Join(home, SocketName), lockErr)
 }
 
-// lockedBy returns the owner file's "PID COMMAND LINE", or "" when there is none.
+// lockedBy names the process the owner file says holds the store: "process 1234 (fuscia
+// apply x.fsc.hcl)", or "another process" when there is no owner file (a process that only
+// opened the store to read it writes none).
 func lockedBy(home string) string {
 	b, err := os.ReadFile(filepath.Join(home, OwnerFileName))
-	if err != nil {
-		return ""
+	line := strings.TrimSpace(string(b))
+	if err != nil || line == "" {
+		return "another process"
 	}
-	return strings.TrimSpace(string(b))
+	pid, cmd, _ := strings.Cut(line, " ")
+	if cmd == "" {
+		return "process " + pid
+	}
+	return fmt.Sprintf("process %s (%s)", pid, cmd)
 }
 
 // answers reports whether a process accepts connections on the unix socket sock. A socket file

@@ -26,7 +26,8 @@ type OwnerConfig struct {
 	Logger *slog.Logger
 	// OnWait is called once if the store is locked by another process that does not answer on
 	// the socket, before Own waits for the lock (polling every 100ms until ctx ends). lockedBy
-	// is that process's "PID COMMAND LINE" when it wrote one, else "".
+	// names that process: "process 1234 (fuscia apply x.fsc.hcl)" from the owner file it
+	// wrote, else "another process".
 	OnWait func(lockedBy string)
 	// NewEngine builds the engine on the opened store (the caller wires dispatchers, tracer…).
 	// Nil builds one that can only cancel runs.
@@ -124,11 +125,7 @@ func lock(ctx context.Context, cfg OwnerConfig, logger *slog.Logger, sock string
 			return nil, err
 		}
 		if answers(ctx, sock) {
-			who := "another fuscia process"
-			if by := lockedBy(cfg.Home); by != "" {
-				who = "fuscia process " + by
-			}
-			return nil, fmt.Errorf("%w: %s serves it on %s", ErrOwned, who, sock)
+			return nil, fmt.Errorf("%w: %s serves it on %s", ErrOwned, lockedBy(cfg.Home), sock)
 		}
 		if !waited && time.Since(start) >= waitGrace {
 			waited = true

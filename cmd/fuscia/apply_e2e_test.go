@@ -1,0 +1,284 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// lastEvent returns the execution object of the execution_finished line of apply -json.
+func finishedExecution(t *testing.T, stdout string) map[string]any {
+	t.Helper()
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	var first map[string]any
+	if err := json.Unmarshal([]byte(lines[0]), &first); err != nil || first["type"] != "version" || first["ui"] != "1.0" {
+		t.Fatalf("first line is not the version event: %s", lines[0])
+	}
+	var last map[string]any
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil || last["type"] != "execution_finished" {
+		t.Fatalf("last line is not execution_finished: %s", lines[len(lines)-1])
+	}
+	for _, l := range lines {
+		var ev map[string]any
+		if err := json.Unmarshal([]byte(l), &ev); err != nil {
+			t.Fatalf("not a JSON line: %s", l)
+		}
+		if ev["type"] == nil || ev["@timestamp"] == nil {
+			t.Fatalf("line without type or @timestamp: %s", l)
+		}
+	}
+	ex, _ := last["execution"].(map[string]any)
+	if ex == nil {
+		t.Fatalf("execution_finished has no execution: %s", lines[len(lines)-1])
+	}
+	return ex
+}
+
+func TestApplyExitCodes(t *testing.T) {
+	cases := []struct {
+		name, src string
+		code      int
+		status    string
+	}{
+		{"succeeded", `workflow "w" {}
+task "a" {
+  uses   = builtin.transform
+  inputs = { x = 1 }
+}`, 0, "succeeded"},
+		{"failed", `workflow "w" {}
+task "a" {
+  uses   = builtin.fail
+  inputs = { message = "boom" }
+}`, 1, "failed"},
+		{"completed with errors", `workflow "w" {}
+task "a" {
+  uses          = builtin.fail
+  fail_workflow = false
+  inputs        = { message = "boom" }
+}
+task "b" {
+  uses   = builtin.transform
+  inputs = { x = 1 }
+}`, 3, "completed_with_errors"},
+		{"timed out", `workflow "w" {
+  max_duration = "100ms"
+}
+task "a" {
+  uses   = builtin.sleep
+  inputs = { duration = "10s" }
+}`, 1, "timed_out"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t)
+			h.write("w.fsc.hcl", tc.src)
+			r := h.run("apply", "w.fsc.hcl", "-json")
+			wantCode(t, r, tc.code)
+			if ex := finishedExecution(t, r.stdout); ex["status"] != tc.status {
+				t.Fatalf("status %v, want %s", ex["status"], tc.status)
+			}
+			plain := h.run("apply", "w.fsc.hcl")
+			wantCode(t, plain, tc.code)
+			wantContains(t, "stdout", plain.stdout, "Execution ", " "+tc.status+" in ")
+		})
+	}
+}
+
+func TestApplyBadInput(t *testing.T) {
+	h := newHarness(t)
+	h.write("w.fsc.hcl", `workflow "w" {}
+variable "n" { type = number }
+task "a" {
+  uses   = builtin.transform
+  inputs = { n = var.n }
+}`)
+	r := h.run("apply", "w.fsc.hcl", "-var", "n=1", "-payload", "{not json")
+	wantCode(t, r, 2)
+	wantContains(t, "stderr", r.stderr, "Invalid -payload", "not valid JSON")
+	r = h.run("apply", "w.fsc.hcl", "-var", "n=abc")
+	wantCode(t, r, 2)
+	wantContains(t, "stderr", r.stderr, "n")
+	r = h.run("apply", "w.fsc.hcl")
+	wantCode(t, r, 2)
+	wantContains(t, "stderr", r.stderr, "No value for required variable")
+	h.write("bad.fsplan", "PK\x03\x04 this is not a zip")
+	r = h.run("apply", "bad.fsplan")
+	wantCode(t, r, 2)
+	wantContains(t, "stderr", r.stderr, "Invalid plan file", "corrupt")
+	r = h.run("resume", "01NOSUCHEXECUTION000000000")
+	wantCode(t, r, 2)
+	wantContains(t, "stderr", r.stderr, "Unknown execution")
+}
+
+func TestApplySavedPlan(t *testing.T) {
+	h := newHarness(t)
+	h.write("w.fsc.hcl", `workflow "w" {}
+variable "who" { type = string }
+task "a" {
+  uses   = builtin.transform
+  inputs = { msg = "hi ${var.who}" }
+}
+output "msg" { value = task.a.output.msg }`)
+	wantCode(t, h.run("plan", "w.fsc.hcl", "-var", "who=ada", "-out", "w.fsplan"), 0)
+	// The saved plan runs what was planned, not the file on disk.
+	h.write("w.fsc.hcl", `workflow "w" {}
+task "z" {
+  uses   = builtin.fail
+  inputs = { message = "not this" }
+}`)
+	r := h.run("apply", "w.fsplan", "-json")
+	wantCode(t, r, 0)
+	ex := finishedExecution(t, r.stdout)
+	if out, _ := json.Marshal(ex["outputs"]); string(out) != `{"msg":"hi ada"}` {
+		t.Fatalf("outputs %s", out)
+	}
+	r = h.run("apply", "w.fsplan", "-var", "who=bob")
+	wantCode(t, r, 2)
+	wantContains(t, "stderr", r.stderr, "saved plan")
+}
+
+// TestSecretNeverStored runs a workflow that uses a secret in many ways and then reads every
+// file under FUSCIA_HOME: the secret's value must be nowhere.
+func TestSecretNeverStored(t *testing.T) {
+	srv := newCountingServer(t)
+	h := newHarness(t)
+	const secret = "s3cr3t-Value-4711"
+	h.env = append(h.env, "API_TOKEN="+secret)
+	h.write("w.fsc.hcl", `workflow "w" {}
+secret "token" { env = "API_TOKEN" }
+variable "base" { type = string }
+task "call" {
+  uses   = builtin.http
+  inputs = {
+    url     = "${var.base}/echo"
+    headers = { Authorization = "Bearer ${secret.token}" }
+  }
+}
+task "shape" {
+  uses   = builtin.transform
+  inputs = { auth = "Bearer ${secret.token}", plain = "visible", n = task.call.output.status }
+}
+task "echo" {
+  uses   = builtin.http
+  inputs = { url = "${var.base}/q?t=${secret.token}" }
+}
+task "fails" {
+  uses          = builtin.fail
+  fail_workflow = false
+  inputs        = { message = "failed with ${secret.token}" }
+}
+output "auth" { value = task.shape.output.auth }
+output "echoed" { value = task.echo.output.body }
+`)
+	r := h.run("apply", "w.fsc.hcl", "-json", "-var", "base="+srv.URL)
+	wantCode(t, r, 3)
+	if strings.Contains(r.stdout, secret) {
+		t.Errorf("apply -json printed the secret:\n%s", r.stdout)
+	}
+	found := 0
+	err := filepath.WalkDir(h.home, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || d.Type()&fs.ModeSocket != 0 {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		found++
+		if bytes.Contains(data, []byte(secret)) {
+			t.Errorf("%s contains the secret", path)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if found == 0 {
+		t.Fatal("FUSCIA_HOME has no files: nothing was checked")
+	}
+}
+
+// TestSecondApplyWaits starts two applies on one home: the second waits for the first to
+// release the store, says so, and then runs.
+func TestSecondApplyWaits(t *testing.T) {
+	h := newHarness(t)
+	h.write("slow.fsc.hcl", `workflow "slow" {}
+task "nap" {
+  uses   = builtin.sleep
+  inputs = { duration = "1500ms" }
+}`)
+	h.write("fast.fsc.hcl", `workflow "fast" {}
+task "a" {
+  uses   = builtin.transform
+  inputs = { x = 1 }
+}`)
+	first := exec.Command(fusciaBin, "apply", "slow.fsc.hcl")
+	first.Dir, first.Env = h.dir, append(baseEnv(), "FUSCIA_HOME="+h.home)
+	if err := first.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer first.Wait()
+	waitForFile(t, filepath.Join(h.home, "fuscia.sock"))
+	r := h.run("apply", "fast.fsc.hcl")
+	wantCode(t, r, 0)
+	wantContains(t, "stderr", r.stderr, "Waiting for the state store")
+	if err := first.Wait(); err != nil {
+		t.Fatalf("first apply: %v", err)
+	}
+}
+
+func waitForFile(t *testing.T, path string) {
+	t.Helper()
+	for i := 0; i < 200; i++ {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+	t.Fatalf("%s never appeared", path)
+}
+
+// TestInterruptCancels sends SIGINT to apply: the run is cancelled gracefully and journaled so.
+func TestInterruptCancels(t *testing.T) {
+	h := newHarness(t)
+	h.write("slow.fsc.hcl", `workflow "slow" {}
+task "nap" {
+  uses   = builtin.sleep
+  inputs = { duration = "30s" }
+}`)
+	cmd := exec.Command(fusciaBin, "apply", "slow.fsc.hcl", "-json")
+	cmd.Dir, cmd.Env = h.dir, append(baseEnv(), "FUSCIA_HOME="+h.home)
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitForFile(t, filepath.Join(h.home, "fuscia.sock"))
+	time.Sleep(200 * time.Millisecond)
+	start := time.Now()
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	err := cmd.Wait()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+		t.Fatalf("exit: %v, want code 1", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("cancel took %s", d)
+	}
+	ex := finishedExecution(t, out.String())
+	if ex["status"] != "cancelled" {
+		t.Fatalf("status %v", ex["status"])
+	}
+	nodes := ex["nodes"].(map[string]any)
+	if n := nodes["task.nap"].(map[string]any); n["status"] != "cancelled" {
+		t.Fatalf("task.nap: %v", n)
+	}
+}

@@ -1,0 +1,47 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/fuscia/fuscia/engine/journal"
+	"github.com/fuscia/fuscia/engine/local"
+)
+
+// openBackend opens the home's executions: through the process that owns the store, else
+// directly. It reports a failure itself (exit 1) and returns ok false then.
+func (c *cli) openBackend(ctx context.Context, home string) (local.Backend, int, bool) {
+	b, err := local.OpenBackend(ctx, home, nil)
+	if err != nil {
+		return nil, c.operationFailed("Cannot read the executions", err), false
+	}
+	return b, 0, true
+}
+
+// executionErr reports an error about execution ref: an unknown or ambiguous id is invalid
+// input (exit 2), anything else a failed operation (exit 1) summarised by summary.
+func (c *cli) executionErr(asJSON bool, home, ref string, err error, summary string) int {
+	switch {
+	case errors.Is(err, journal.ErrNotFound):
+		return c.fail(asJSON, "Unknown execution",
+			fmt.Sprintf("There is no execution %q in %s. List executions with: fuscia executions list", ref, home))
+	case errors.Is(err, journal.ErrAmbiguous):
+		return c.fail(asJSON, "Ambiguous execution id",
+			fmt.Sprintf("Several executions have ids starting with %q; give more of the id. List executions with: fuscia executions list", ref))
+	}
+	return c.operationFailed(summary, err)
+}
+
+// oneExecution checks that exactly one EXECUTION argument was given.
+func (c *cli) oneExecution(fs *flagSet, args []string, asJSON bool) (string, int, bool) {
+	if len(args) != 1 {
+		what := "No execution given"
+		if len(args) > 1 {
+			what = "Too many arguments"
+		}
+		code := c.fail(asJSON, what, "Usage: fuscia "+fs.usage+". List executions with: fuscia executions list")
+		return "", code, false
+	}
+	return args[0], 0, true
+}

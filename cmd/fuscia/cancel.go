@@ -1,0 +1,42 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/fuscia/fuscia/engine/journal"
+	"github.com/fuscia/fuscia/engine/local"
+)
+
+func runCancel(ctx context.Context, c *cli, args []string) int {
+	fs := newFlagSet(c, "cancel", "cancel EXECUTION")
+	args, code, ok := fs.parse(args)
+	if !ok {
+		return code
+	}
+	ref, code, ok := c.oneExecution(fs, args, false)
+	if !ok {
+		return code
+	}
+	home := fs.homeDir()
+	b, code, ok := c.openBackend(ctx, home)
+	if !ok {
+		return code
+	}
+	defer b.Close()
+	status, err := b.Cancel(ctx, ref)
+	if errors.Is(err, local.ErrFinished) {
+		fmt.Fprintf(c.stderr, "Error: Execution already finished\n\nExecution %s already ended with status %s; there is nothing to cancel.\n", ref, status)
+		return exitFailed
+	}
+	if err != nil {
+		return c.executionErr(false, home, ref, err, "Cannot cancel the execution")
+	}
+	fmt.Fprintf(c.stdout, "Cancelling execution %s.\n", ref)
+	if status == journal.StatusCancelled {
+		// Nobody was running it (its process died): the journal now says it was cancelled.
+		fmt.Fprintln(c.stdout, "No process was running it; it is now marked cancelled.")
+	}
+	return exitOK
+}

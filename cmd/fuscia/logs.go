@@ -1,0 +1,126 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/fuscia/fuscia/engine/journal"
+	"github.com/fuscia/fuscia/engine/version"
+)
+
+// logEvent is a `node_log` line of the machine-readable stream (cli.md).
+type logEvent struct {
+	Type        string `json:"type"`
+	Timestamp   string `json:"@timestamp"`
+	ExecutionID string `json:"execution_id"`
+	Node        string `json:"node"`
+	Index       []int  `json:"index,omitempty"`
+	Level       string `json:"level"`
+	Message     string `json:"message"`
+}
+
+func runLogs(ctx context.Context, c *cli, args []string) int {
+	fs := newFlagSet(c, "logs", "logs EXECUTION [-node N] [-follow] [-json]")
+	node := fs.String("node", "", "only the lines of node `N`: its address (task.fetch, loop.notify/task.send) or its name (fetch)")
+	follow := fs.Bool("follow", false, "keep printing new lines until the execution ends")
+	asJSON := fs.Bool("json", false, "print one JSON object per line")
+	args, code, ok := fs.parse(args)
+	if !ok {
+		return code
+	}
+	ref, code, ok := c.oneExecution(fs, args, *asJSON)
+	if !ok {
+		return code
+	}
+	home := fs.homeDir()
+	b, code, ok := c.openBackend(ctx, home)
+	if !ok {
+		return code
+	}
+	defer b.Close()
+
+	// The JSON lines carry the full execution id, which a prefix given as EXECUTION is not.
+	id := ref
+	if *asJSON {
+		x, err := b.Execution(ctx, ref)
+		if err != nil {
+			return c.executionErr(true, home, ref, err, "Cannot read the logs")
+		}
+		id = x.ID
+	}
+
+	out := bufio.NewWriter(c.stdout)
+	enc := json.NewEncoder(out)
+	if *asJSON {
+		_ = enc.Encode(struct {
+			Type      string `json:"type"`
+			Timestamp string `json:"@timestamp"`
+			Fuscia    string `json:"fuscia"`
+			UI        string `json:"ui"`
+		}{"version", time.Now().Format(time.RFC3339Nano), version.Fuscia, "1.0"})
+	}
+	err := b.Logs(ctx, ref, *node, *follow, func(l journal.LogLine) error {
+		if *asJSON {
+			if err := enc.Encode(logEvent{Type: "node_log", Timestamp: l.Time.Format(time.RFC3339Nano), ExecutionID: id,
+				Node: l.Node, Index: l.Index, Level: l.Level, Message: l.Message}); err != nil {
+				return err
+			}
+		} else {
+			fmt.Fprintf(out, "%s %-5s %s %s\n", l.Time.Local().Format("2006-01-02 15:04:05.000"), strings.ToUpper(l.Level), nodeRef(l.Node, l.Index), l.Message)
+		}
+		if *follow {
+			// Someone is watching: show each line as it comes.
+			return out.Flush()
+		}
+		return nil
+	})
+	if err == nil && *follow && *asJSON {
+		err = writeFinished(ctx, b.Execution, enc, id)
+	}
+	if ferr := out.Flush(); err == nil {
+		err = ferr
+	}
+	switch {
+	case err == nil:
+		return exitOK
+	case ctx.Err() != nil:
+		return exitFailed // interrupted: the user stopped following
+	}
+	return c.executionErr(*asJSON, home, ref, err, "Cannot read the logs")
+}
+
+// writeFinished ends a followed JSON stream with the `execution_finished` line, which holds the
+// execution object of `show -json`.
+func writeFinished(ctx context.Context, get func(context.Context, string) (*journal.Execution, error), enc *json.Encoder, id string) error {
+	x, err := get(ctx, id)
+	if err != nil {
+		return err
+	}
+	ts := time.Now()
+	if x.FinishedAt != nil {
+		ts = *x.FinishedAt
+	}
+	return enc.Encode(struct {
+		Type        string             `json:"type"`
+		Timestamp   string             `json:"@timestamp"`
+		ExecutionID string             `json:"execution_id"`
+		Status      string             `json:"status"`
+		Execution   *journal.Execution `json:"execution"`
+	}{"execution_finished", ts.Format(time.RFC3339Nano), x.ID, x.Status, x})
+}
+
+// nodeRef names a node instance: task.send_all[3], loop.notify/task.send[1,2].
+func nodeRef(node string, index []int) string {
+	if len(index) == 0 {
+		return node
+	}
+	parts := make([]string, len(index))
+	for i, n := range index {
+		parts[i] = fmt.Sprint(n)
+	}
+	return node + "[" + strings.Join(parts, ",") + "]"
+}

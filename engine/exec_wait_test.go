@@ -1,0 +1,192 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/fuscia/fuscia/engine/journal"
+)
+
+// eventually polls cond until it holds, failing the test after a while.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// waitParked waits until the store says the run is waiting.
+func (te *testEnv) waitParked(r *Run) {
+	te.t.Helper()
+	eventually(te.t, "the run to be waiting", func() bool {
+		sum, err := te.store.Summary(r.ID())
+		return err == nil && sum.Status == journal.StatusWaiting
+	})
+}
+
+func TestWaitTimers(t *testing.T) {
+	cases := []struct {
+		name     string
+		wait     string
+		min, max time.Duration
+	}{
+		{name: "duration", wait: `duration = "50ms"`, min: 50 * time.Millisecond, max: 2 * time.Second},
+		{name: "until in the past", wait: `until = "2020-01-01T00:00:00Z"`, max: 500 * time.Millisecond},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			te := newTestEnv(t)
+			start := time.Now()
+			ex := te.apply(`
+workflow "w" {}
+wait "pause" {
+  `+tc.wait+`
+}
+task "after" {
+  uses   = builtin.transform
+  inputs = { waited = wait.pause.output }
+}
+`, StartOptions{})
+			took := time.Since(start)
+			if took < tc.min || took >= tc.max {
+				t.Fatalf("took %s, want [%s, %s)", took, tc.min, tc.max)
+			}
+			wantRun(t, ex, "succeeded")
+			w := wantNode(t, ex, "wait.pause", "succeeded")
+			wantJSON(t, "wait output", w.Output, `{}`)
+			wantJSON(t, "after", wantNode(t, ex, "task.after", "succeeded").Output, `{"waited": {}}`)
+		})
+	}
+}
+
+const approvalWorkflow = `
+workflow "w" {}
+task "before" {
+  uses   = builtin.transform
+  inputs = { x = 1 }
+}
+wait "approve" {
+  depends_on = [task.before]
+  approval {
+    message = "ship ${task.before.output.x}?"
+  }
+}
+task "after" {
+  uses   = builtin.transform
+  inputs = { answer = wait.approve.output }
+}
+output "answer" { value = wait.approve.output }
+`
+
+func TestWaitApproval(t *testing.T) {
+	cases := []struct {
+		name   string
+		node   string
+		data   string
+		reject bool
+		run    string
+		wait   string
+		kind   string
+	}{
+		{name: "approve", node: "wait.approve", data: `{"by": "ann", "ok": true}`, run: "succeeded", wait: "succeeded"},
+		{name: "approve by bare name without data", node: "approve", run: "succeeded", wait: "succeeded"},
+		{name: "reject", node: "wait.approve", data: `{"by": "bob"}`, reject: true, run: "failed", wait: "failed", kind: "rejected"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			te := newTestEnv(t)
+			r := te.start(approvalWorkflow, StartOptions{})
+			te.waitParked(r)
+			ex, err := te.store.Execution(r.ID())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ex.Status != "waiting" || ex.Nodes["wait.approve"].Status != "waiting" || ex.Nodes["task.after"].Status != "pending" {
+				t.Fatalf("while parked: %s", jsonOf(t, ex))
+			}
+			// Signalling a node that is not a waiting wait is refused.
+			if err := r.Signal(context.Background(), "task.before", nil, false); err == nil {
+				t.Fatal("signal to a task accepted")
+			}
+			var data json.RawMessage
+			if tc.data != "" {
+				data = json.RawMessage(tc.data)
+			}
+			if err := r.Signal(context.Background(), tc.node, data, tc.reject); err != nil {
+				t.Fatal(err)
+			}
+			ex = te.wait(r)
+			wantRun(t, ex, tc.run)
+			w := wantNode(t, ex, "wait.approve", tc.wait)
+			if tc.kind != "" {
+				wantErr(t, "wait.approve", w, tc.kind)
+				wantNode(t, ex, "task.after", "cancelled")
+				return
+			}
+			want := tc.data
+			if want == "" {
+				want = `{}`
+			}
+			wantJSON(t, "wait output", w.Output, want)
+			wantJSON(t, "after", wantNode(t, ex, "task.after", "succeeded").Output, `{"answer": `+want+`}`)
+			wantJSON(t, "outputs", ex.Outputs, `{"answer": `+want+`}`)
+			if err := r.Signal(context.Background(), tc.node, nil, false); err == nil {
+				t.Fatal("signal after the end accepted")
+			}
+		})
+	}
+}
+
+func TestWaitApprovalTimeout(t *testing.T) {
+	te := newTestEnv(t)
+	start := time.Now()
+	r := te.start(`
+workflow "w" {}
+wait "approve" {
+  timeout = "50ms"
+  approval {}
+}
+`, StartOptions{})
+	ex := te.wait(r)
+	if took := time.Since(start); took < 50*time.Millisecond || took > 2*time.Second {
+		t.Fatalf("took %s", took)
+	}
+	wantRun(t, ex, "failed")
+	wantErr(t, "wait.approve", wantNode(t, ex, "wait.approve", "failed"), "timeout")
+	if err := r.Signal(context.Background(), "approve", nil, false); err == nil || errors.Is(err, ErrNotWaiting) {
+		t.Fatalf("signal after the end: %v", err)
+	}
+}
+
+func TestWaitStatusFollowsTheRun(t *testing.T) {
+	te := newTestEnv(t)
+	r := te.start(`
+workflow "w" {}
+wait "approve" {
+  approval {}
+}
+task "busy" {
+  uses   = builtin.sleep
+  inputs = { duration = "150ms" }
+}
+`, StartOptions{})
+	// While busy sleeps the run is running, though a wait is parked.
+	time.Sleep(40 * time.Millisecond)
+	if sum, err := te.store.Summary(r.ID()); err != nil || sum.Status != "running" {
+		t.Fatalf("while a task runs: %v %v", sum.Status, err)
+	}
+	te.waitParked(r)
+	if err := r.Signal(context.Background(), "wait.approve", json.RawMessage(`"yes"`), false); err != nil {
+		t.Fatal(err)
+	}
+	ex := te.wait(r)
+	wantRun(t, ex, "succeeded")
+	wantJSON(t, "wait output", node(t, ex, "wait.approve").Output, `"yes"`)
+}
