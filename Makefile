@@ -26,11 +26,16 @@ fmt-check:
 fuzz:
 	$(GO) test ./lang -run '^$$' -fuzz FuzzLoad -fuzztime 5m
 
-# demo builds fuscia and walks through an example workflow: validate, graph, plan.
+# demo builds fuscia and runs an example workflow end to end in a fresh home (.demo-home):
+# validate, plan, apply, then show the execution it journaled.
+DEMO_HOME := $(CURDIR)/.demo-home
 demo: build
+	rm -rf $(DEMO_HOME)
 	./$(BIN) validate examples/
-	./$(BIN) graph examples/hello.fsc.hcl -format mermaid
-	./$(BIN) plan examples/hello.fsc.hcl
+	./$(BIN) plan examples/hello.fsc.hcl -var name=Ada
+	FUSCIA_HOME=$(DEMO_HOME) ./$(BIN) apply examples/hello.fsc.hcl -var name=Ada
+	FUSCIA_HOME=$(DEMO_HOME) ./$(BIN) executions list
+	FUSCIA_HOME=$(DEMO_HOME) ./$(BIN) show $$(FUSCIA_HOME=$(DEMO_HOME) ./$(BIN) executions list -json | grep -o '"execution_id": *"[^"]*"' | head -1 | cut -d'"' -f4)
 
 # bench prints parse+decode+graph+plan time and allocations for generated workflows of
 # 100, 1,000 and 10,000 nodes (see docs/performance.md).

@@ -66,4 +66,9 @@ func (d Duration) MarshalJSON() ([]byte, error) {
 	return json.Marshal(float64(time.Duration(d).Round(time.Microsecond)) / float64(time.Second))
 }
 
-func (d Duration) String() string { return time.Duration(d).Round(time.Millisecond).String() }
+func (d Duration) String() string {
+	if time.Duration(d) < time.Millisecond {
+		return time.Duration(d).Round(time.Microsecond).String()
+	}
+	return time.Duration(d).Round(time.Millisecond).String()
+}

@@ -108,12 +108,17 @@ func (r *Run) iterationDone(ns *nodeState, i int, it *scope) {
 	status := it.outcomeStatus()
 	var err *outcome.Error
 	out := nullValue
-	switch status {
-	case journal.StatusFailed:
+	switch {
+	case l.stopped != nil && it.stopped == l.stopped:
+		// The loop itself stopped this iteration (a join no longer needed the loop).
+		status, err = journal.StatusCancelled, cancelledBy(l.stopped)
+	case status == journal.StatusFailed:
 		err = it.firstError()
 		if err == nil {
 			err = it.stopped
 		}
+	case status == journal.StatusCancelled:
+		err = cancelledBy(it.stopped)
 	default:
 		v, eerr := r.iterationOutput(ns, it)
 		if eerr != nil {
@@ -121,12 +126,6 @@ func (r *Run) iterationDone(ns *nodeState, i int, it *scope) {
 		} else {
 			out = v
 		}
-	}
-	if it.stopped != nil && status != journal.StatusFailed {
-		status = journal.StatusCancelled
-	}
-	if l.stopped != nil && it.stopped == l.stopped {
-		status, err, out = journal.StatusCancelled, cancelledBy(l.stopped), nullValue
 	}
 	r.commit(func() { r.iterationFinal(ns, i, status, out, err) },
 		iterationEntry(ns, i, it.key, status, out, err))

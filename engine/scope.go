@@ -439,7 +439,8 @@ func (s *scope) after(d time.Duration, f func(), onCancel func(*outcome.Error)) 
 }
 
 // outcomeStatus is the scope's status once every node is final: failed if a critical node
-// failed, completed_with_errors if any node failed or completed with errors, else succeeded.
+// failed, cancelled if the scope was stopped from outside (its run or loop stopped it),
+// completed_with_errors if any node failed or completed with errors, else succeeded.
 func (s *scope) outcomeStatus() string {
 	status := journal.StatusSucceeded
 	for _, ns := range s.nodes {
@@ -451,21 +452,33 @@ func (s *scope) outcomeStatus() string {
 			status = journal.StatusCompletedWithErrors
 		case journal.StatusCompletedWithErrors:
 			status = journal.StatusCompletedWithErrors
-		case journal.StatusCancelled:
-			if s.stopped != nil {
-				return journal.StatusFailed
-			}
 		}
+	}
+	if s.stopped != nil {
+		// Stopped without a critical failure of its own: what stopped it was outside.
+		return journal.StatusCancelled
 	}
 	return status
 }
 
-// firstError is the error of the first critical node that failed.
+// firstError is the error of the first critical node that failed, else of the first node that
+// failed.
 func (s *scope) firstError() *outcome.Error {
+	var first *nodeState
 	for _, ns := range s.nodes {
-		if ns.status == journal.StatusFailed && ns.err != nil {
-			return &outcome.Error{Kind: ns.err.Kind, Message: ns.n.Addr.Local() + " failed: " + ns.err.Message}
+		if ns.status != journal.StatusFailed || ns.err == nil {
+			continue
+		}
+		if ns.n.FailWorkflow {
+			first = ns
+			break
+		}
+		if first == nil {
+			first = ns
 		}
 	}
-	return nil
+	if first == nil {
+		return nil
+	}
+	return &outcome.Error{Kind: first.err.Kind, Message: first.n.Addr.Local() + " failed: " + first.err.Message}
 }

@@ -25,10 +25,10 @@ func (c *cli) executionErr(asJSON bool, home, ref string, err error, summary str
 	switch {
 	case errors.Is(err, journal.ErrNotFound):
 		return c.fail(asJSON, "Unknown execution",
-			fmt.Sprintf("There is no execution %q in %s. List executions with: fuscia executions list", ref, home))
+			fmt.Sprintf("There is no execution %q in %s.\nList executions with: fuscia executions list", ref, home))
 	case errors.Is(err, journal.ErrAmbiguous):
 		return c.fail(asJSON, "Ambiguous execution id",
-			fmt.Sprintf("Several executions have ids starting with %q; give more of the id. List executions with: fuscia executions list", ref))
+			fmt.Sprintf("Several executions have ids starting with %q; give more of the id.\nList executions with: fuscia executions list", ref))
 	}
 	return c.operationFailed(summary, err)
 }
@@ -40,7 +40,7 @@ func (c *cli) oneExecution(fs *flagSet, args []string, asJSON bool) (string, int
 		if len(args) > 1 {
 			what = "Too many arguments"
 		}
-		code := c.fail(asJSON, what, "Usage: fuscia "+fs.usage+". List executions with: fuscia executions list")
+		code := c.fail(asJSON, what, "Usage: fuscia "+fs.usage+"\nList executions with: fuscia executions list")
 		return "", code, false
 	}
 	return args[0], 0, true

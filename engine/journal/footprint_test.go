@@ -71,6 +71,7 @@ func TestFootprint(t *testing.T) {
 		})
 	}
 	var peakHeap uint64
+	peakAnon := 0
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
 loop:
@@ -82,6 +83,8 @@ loop:
 			var ms runtime.MemStats
 			runtime.ReadMemStats(&ms)
 			peakHeap = max(peakHeap, ms.HeapInuse)
+			n, _ := strconv.Atoi(strings.TrimSuffix(procStatus(t, "RssAnon"), " kB"))
+			peakAnon = max(peakAnon, n)
 		}
 	}
 	if path := os.Getenv("JOURNAL_FOOTPRINT_HEAP"); path != "" {
@@ -97,9 +100,9 @@ loop:
 	wg.Wait()
 	t.Logf("%d runs, %d entries in %v (%.0f entries/s, durable half), %d syncs",
 		runsDone.Load(), entries.Load(), d, float64(entries.Load())/d.Seconds(), s.syncs.Load())
-	t.Logf("peak RSS %s, RSS now %s (anonymous %s, file-backed %s), peak Go heap in use %d MiB",
+	t.Logf("peak RSS %s, RSS now %s (anonymous %s, file-backed %s), peak anonymous %d kB, peak Go heap in use %d MiB",
 		procStatus(t, "VmHWM"), procStatus(t, "VmRSS"), procStatus(t, "RssAnon"),
-		procStatus(t, "RssFile"), peakHeap>>20)
+		procStatus(t, "RssFile"), peakAnon, peakHeap>>20)
 	t.Logf("resident by mapped file type (kB): %v", residentByFileType(t))
 }
 

@@ -43,7 +43,8 @@ var (
 
 // Backend is what the read and cancel commands use: the owner's API when a process owns the
 // store, else the store opened directly by this command (released at Close). Execution ids may
-// be given as a unique prefix of at least 6 characters.
+// be given as a unique prefix of at least 6 characters. A Backend is used by one goroutine at a
+// time.
 type Backend interface {
 	// List returns the runs f selects, newest first.
 	List(ctx context.Context, f journal.Filter) ([]journal.Summary, error)
@@ -52,14 +53,15 @@ type Backend interface {
 	Execution(ctx context.Context, id string) (*journal.Execution, error)
 	// Logs calls fn with the run's log lines of the nodes node selects (all when empty; see
 	// MatchNode), in order. With follow it goes on with new lines until the run has finished
-	// and every line was delivered, or ctx ends.
+	// and every line was delivered, or ctx ends, whichever process runs the run meanwhile: a
+	// store opened directly is released during the follow, so that a process can resume it.
 	Logs(ctx context.Context, id, node string, follow bool, fn func(journal.LogLine) error) error
 	// Cancel cancels a running or waiting run and returns its status afterwards ("cancelled"
 	// when nobody was running it; still "running" while an active run winds down). For a run
 	// that already ended it returns its status and an error wrapping ErrFinished.
 	Cancel(ctx context.Context, id string) (status string, err error)
 	// Prune deletes the runs that finished before before, with their artifacts, and returns
-	// their ids.
+	// their ids (on an error, those it did delete).
 	Prune(ctx context.Context, before time.Time) ([]string, error)
 	// Close releases the backend (the store, when this process opened it).
 	Close() error
@@ -79,24 +81,27 @@ func OpenBackend(ctx context.Context, home string, logger *slog.Logger) (Backend
 	}
 	sock := filepath.Join(home, SocketName)
 	if answers(ctx, sock) {
-		return newClient(sock), nil
+		return newClient(home, logger), nil
 	}
+	d := &direct{home: home, logger: logger}
 	stateDir := filepath.Join(home, stateDirName)
 	if _, err := os.Stat(stateDir); errors.Is(err, os.ErrNotExist) {
-		return &direct{ops: &ops{}}, nil
+		d.ops = &ops{}
+		return d, nil
 	}
 	deadline := time.Now().Add(lockRetry)
 	for {
 		st, err := journal.Open(stateDir, journal.Options{Logger: logger})
 		if err == nil {
-			return &direct{ops: &ops{st: st, artifacts: artifact.Dir{Root: filepath.Join(home, artifactsName)}}}, nil
+			d.ops = &ops{st: st, artifacts: artifact.Dir{Root: filepath.Join(home, artifactsName)}}
+			return d, nil
 		}
 		if !errors.Is(err, journal.ErrLocked) {
 			return nil, err
 		}
 		// The owner may have started listening since the first look.
 		if answers(ctx, sock) {
-			return newClient(sock), nil
+			return newClient(home, logger), nil
 		}
 		if time.Now().After(deadline) {
 			return nil, busyError(home, err)
@@ -149,14 +154,122 @@ func answers(ctx context.Context, sock string) bool {
 }
 
 // direct is a Backend on a store this process opened; a nil store stands for a home without
-// one.
-type direct struct{ *ops }
+// one. A follow releases the store (see Logs); the next call takes it again, or goes through
+// the socket of the process that took it meanwhile.
+type direct struct {
+	home   string
+	logger *slog.Logger
+	ops    *ops
+	// released is set while the store is not held after a follow; remote is the owner's API
+	// when a process owned the store by the time it was needed again.
+	released bool
+	remote   *client
+}
 
-func (d *direct) Close() error {
-	if d.st == nil {
+// acquire takes the store again after a follow released it.
+func (d *direct) acquire(ctx context.Context) error {
+	if !d.released {
 		return nil
 	}
-	return d.st.Close()
+	b, err := OpenBackend(ctx, d.home, d.logger)
+	if err != nil {
+		return err
+	}
+	d.released = false
+	switch b := b.(type) {
+	case *client:
+		d.remote = b
+	case *direct:
+		d.ops = b.ops
+	}
+	return nil
+}
+
+func (d *direct) List(ctx context.Context, f journal.Filter) ([]journal.Summary, error) {
+	if err := d.acquire(ctx); err != nil {
+		return nil, err
+	}
+	if d.remote != nil {
+		return d.remote.List(ctx, f)
+	}
+	return d.ops.List(ctx, f)
+}
+
+func (d *direct) Execution(ctx context.Context, id string) (*journal.Execution, error) {
+	if err := d.acquire(ctx); err != nil {
+		return nil, err
+	}
+	if d.remote != nil {
+		return d.remote.Execution(ctx, id)
+	}
+	return d.ops.Execution(ctx, id)
+}
+
+func (d *direct) Cancel(ctx context.Context, id string) (string, error) {
+	if err := d.acquire(ctx); err != nil {
+		return "", err
+	}
+	if d.remote != nil {
+		return d.remote.Cancel(ctx, id)
+	}
+	return d.ops.Cancel(ctx, id)
+}
+
+func (d *direct) Prune(ctx context.Context, before time.Time) ([]string, error) {
+	if err := d.acquire(ctx); err != nil {
+		return nil, err
+	}
+	if d.remote != nil {
+		return d.remote.Prune(ctx, before)
+	}
+	return d.ops.Prune(ctx, before)
+}
+
+// Logs reads the lines from the store. A follow of a run that has not finished releases the
+// store first: while this process holds it, no process can resume the run, so its end would
+// never come. It then follows the run through the socket of whichever process takes the store,
+// or by looking at the store now and then (followDetached).
+func (d *direct) Logs(ctx context.Context, ref, node string, follow bool, fn func(journal.LogLine) error) error {
+	if err := d.acquire(ctx); err != nil {
+		return err
+	}
+	if d.remote != nil {
+		return d.remote.Logs(ctx, ref, node, follow, fn)
+	}
+	id, err := d.ops.resolve(ref)
+	if err != nil {
+		return err
+	}
+	after, finished, err := d.ops.catchUp(id, 0, node, fn)
+	if err != nil || !follow || finished {
+		return err
+	}
+	if err := d.release(); err != nil {
+		return err
+	}
+	return followDetached(ctx, d.home, id, after, node, fn, d.logger)
+}
+
+// release closes the store until the next call needs it.
+func (d *direct) release() error {
+	d.released = true
+	st := d.ops.st
+	d.ops = nil
+	if err := st.Close(); err != nil {
+		return fmt.Errorf("release the state store: %w", err)
+	}
+	return nil
+}
+
+func (d *direct) Close() error {
+	var err error
+	if d.remote != nil {
+		err = d.remote.Close()
+	}
+	if !d.released && d.ops != nil && d.ops.st != nil {
+		err = errors.Join(err, d.ops.st.Close())
+	}
+	return err
 }
 
 // MatchNode reports whether the log line of node address addr is selected by filter: every

@@ -8,9 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
+	"path/filepath"
 	"time"
 
 	"github.com/fuscia/fuscia/engine/journal"
@@ -18,15 +20,21 @@ import (
 
 // client is a Backend on the owner's API.
 type client struct {
-	sock      string
-	transport *http.Transport
-	hc        *http.Client
+	home, sock string
+	logger     *slog.Logger
+	transport  *http.Transport
+	hc         *http.Client
 }
+
+// errOwnerGone marks the failures that mean the owner stopped answering: a follow then goes on
+// without it (followDetached).
+var errOwnerGone = errors.New("no answer")
 
 // The host of the API's URLs: the transport ignores it and dials the socket.
 const apiBase = "http://fuscia"
 
-func newClient(sock string) *client {
+func newClient(home string, logger *slog.Logger) *client {
+	sock := filepath.Join(home, SocketName)
 	t := &http.Transport{
 		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
 			var d net.Dialer
@@ -38,7 +46,7 @@ func newClient(sock string) *client {
 		// line): a process that accepts connections but does not answer is stuck.
 		ResponseHeaderTimeout: time.Minute,
 	}
-	return &client{sock: sock, transport: t, hc: &http.Client{Transport: t}}
+	return &client{home: home, sock: sock, logger: logger, transport: t, hc: &http.Client{Transport: t}}
 }
 
 func (c *client) Close() error {
@@ -75,12 +83,18 @@ func (c *client) request(ctx context.Context, method, path string, body any) (*h
 	}
 	resp, err := c.hc.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("talk to the fuscia process that owns the state store (%s): %w", c.sock, err)
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, c.gone(err)
 	}
 	if resp.StatusCode < 300 {
 		return resp, nil
 	}
 	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusServiceUnavailable {
+		return nil, c.gone(errStopping)
+	}
 	var eb errorBody
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	if err := json.Unmarshal(b, &eb); err != nil || eb.Error == "" {
@@ -99,6 +113,11 @@ func (c *client) request(ctx context.Context, method, path string, body any) (*h
 		return nil, &finishedError{apiError: e, status: eb.Status}
 	}
 	return nil, e
+}
+
+// gone wraps an error that means the owner stopped answering.
+func (c *client) gone(err error) error {
+	return fmt.Errorf("talk to the fuscia process that owns the state store (%s): %w: %w", c.sock, errOwnerGone, err)
 }
 
 // finishedError is the API's answer to cancelling a finished run, with the run's status.
@@ -164,7 +183,20 @@ func (c *client) Execution(ctx context.Context, id string) (*journal.Execution, 
 	return &x, nil
 }
 
-func (c *client) Logs(ctx context.Context, id, node string, follow bool, fn func(journal.LogLine) error) error {
+func (c *client) Logs(ctx context.Context, ref, node string, follow bool, fn func(journal.LogLine) error) error {
+	after, err := c.logs(ctx, ref, 0, node, follow, fn)
+	if follow && errors.Is(err, errOwnerGone) {
+		// The owner stopped before the run ended (an apply interrupted, a serve restarting):
+		// the run may be resumed by another process, or never; follow it wherever it goes.
+		return followDetached(ctx, c.home, ref, after, node, fn, c.logger)
+	}
+	return err
+}
+
+// logs streams the lines of run ref after seq after, and returns the seq of the last line
+// delivered. A failure that means the owner went away wraps errOwnerGone; fn's errors are
+// returned as they are.
+func (c *client) logs(ctx context.Context, ref string, after uint64, node string, follow bool, fn func(journal.LogLine) error) (uint64, error) {
 	q := url.Values{}
 	if node != "" {
 		q.Set("node", node)
@@ -172,13 +204,16 @@ func (c *client) Logs(ctx context.Context, id, node string, follow bool, fn func
 	if follow {
 		q.Set("follow", "1")
 	}
-	path := "/v1/executions/" + url.PathEscape(id) + "/logs"
+	if after > 0 {
+		q.Set("after", fmt.Sprint(after))
+	}
+	path := "/v1/executions/" + url.PathEscape(ref) + "/logs"
 	if len(q) > 0 {
 		path += "?" + q.Encode()
 	}
 	resp, err := c.request(ctx, http.MethodGet, path, nil)
 	if err != nil {
-		return err
+		return after, err
 	}
 	defer resp.Body.Close()
 	sc := bufio.NewScanner(resp.Body)
@@ -190,23 +225,28 @@ func (c *client) Logs(ctx context.Context, id, node string, follow bool, fn func
 		}
 		var l journal.LogLine
 		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
-			return fmt.Errorf("decode a log line of execution %s: %w", id, err)
+			return after, fmt.Errorf("decode a log line of execution %s: %w", ref, err)
 		}
+		after = l.Seq
 		if err := fn(l); err != nil {
-			return err
+			return after, err
 		}
 	}
 	if err := sc.Err(); err != nil {
 		if ctx.Err() != nil {
-			return ctx.Err()
+			return after, ctx.Err()
 		}
-		return fmt.Errorf("read the logs of execution %s: %w", id, err)
+		return after, c.gone(err)
 	}
 	// The trailer is only known once the body has been read to its end.
-	if msg := resp.Trailer.Get(streamErrorTrailer); msg != "" {
-		return fmt.Errorf("logs of execution %s: %s", id, msg)
+	switch msg := resp.Trailer.Get(streamErrorTrailer); msg {
+	case "":
+		return after, nil
+	case errStopping.Error():
+		return after, c.gone(errStopping)
+	default:
+		return after, fmt.Errorf("logs of execution %s: %s", ref, msg)
 	}
-	return nil
 }
 
 func (c *client) Cancel(ctx context.Context, id string) (string, error) {

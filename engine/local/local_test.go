@@ -414,15 +414,61 @@ func TestLogsFollowOwner(t *testing.T) {
 	checkFollow(t, openBackend(t, home), o.Store)
 }
 
+// A follow through a store it opened itself releases it, so that a process can resume the run;
+// it then follows the run through that process's socket.
 func TestLogsFollowDirect(t *testing.T) {
 	home := shortHome(t)
-	openStore(t, home).Close()
+	st := openStore(t, home)
+	id := startRun(t, st, "a")
+	logLines(t, st, id, journal.LogLine{Node: "task.fetch", Level: "info", Message: "before"})
+	st.Close()
 	b := openBackend(t, home)
-	checkFollow(t, b, b.(*direct).st)
+	if _, ok := b.(*direct); !ok {
+		t.Fatalf("OpenBackend = %T, want the direct store", b)
+	}
+	lines, errc := follow(b, id, "fetch")
+	receive(t, lines, "before")
+
+	o := ownHome(t, home) // waits while a look of the follow holds the store
+	logLines(t, o.Store, id,
+		journal.LogLine{Node: "task.send", Level: "info", Message: "filtered out"},
+		journal.LogLine{Node: "task.fetch", Level: "info", Message: "resumed"})
+	receive(t, lines, "resumed")
+	finishRun(t, o.Store, id, journal.StatusSucceeded, time.Time{})
+	select {
+	case err := <-errc:
+		if err != nil {
+			t.Fatalf("follow: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the follow did not end with the run")
+	}
+	// The backend still works, through the owner that took the store.
+	x, err := b.Execution(context.Background(), id)
+	if err != nil || x.Status != journal.StatusSucceeded {
+		t.Fatalf("Execution after the follow = %+v, %v", x, err)
+	}
 }
 
-// An owner that stops ends the follows it serves with an error, not as if the run had ended.
-func TestOwnerCloseEndsFollow(t *testing.T) {
+// openStoreRetry opens home's store, waiting while a follow's look holds it.
+func openStoreRetry(t *testing.T, home string) *journal.Store {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		st, err := journal.Open(filepath.Join(home, stateDirName), journal.Options{})
+		if err == nil {
+			return st
+		}
+		if !errors.Is(err, journal.ErrLocked) || time.Now().After(deadline) {
+			t.Fatal(err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// An owner that stops before the run ends ends its follows at once (Close does not wait for
+// them); the client goes on following by looking at the store itself.
+func TestFollowOutlivesOwner(t *testing.T) {
 	home := shortHome(t)
 	o := ownHome(t, home)
 	id := startRun(t, o.Store, "a")
@@ -439,11 +485,40 @@ func TestOwnerCloseEndsFollow(t *testing.T) {
 	}
 	select {
 	case err := <-errc:
-		if err == nil || !strings.Contains(err.Error(), "shutting down") {
-			t.Errorf("follow error = %v, want the owner's shutdown", err)
+		t.Fatalf("the follow ended with the owner: %v", err)
+	case <-time.After(300 * time.Millisecond):
+	}
+
+	// A process that does not serve the socket finishes the run: the follow's next look
+	// sees it.
+	st := openStoreRetry(t, home)
+	logLines(t, st, id, journal.LogLine{Node: "task.fetch", Level: "info", Message: "y"})
+	finishRun(t, st, id, journal.StatusFailed, time.Time{})
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	receive(t, lines, "y")
+	select {
+	case err := <-errc:
+		if err != nil {
+			t.Fatalf("follow: %v", err)
 		}
 	case <-time.After(10 * time.Second):
-		t.Fatal("the follow did not end when the owner closed")
+		t.Fatal("the follow did not end with the run")
+	}
+}
+
+func TestLogsFollowCancelled(t *testing.T) {
+	home := shortHome(t)
+	st := openStore(t, home)
+	id := startRun(t, st, "a")
+	st.Close()
+	b := openBackend(t, home)
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	err := b.Logs(ctx, id, "", true, func(journal.LogLine) error { return nil })
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("follow = %v, want the context's error", err)
 	}
 }
 
@@ -507,7 +582,7 @@ func TestPruneDirect(t *testing.T) {
 	home := shortHome(t)
 	openStore(t, home).Close()
 	b := openBackend(t, home)
-	checkPrune(t, b, b.(*direct).st, home)
+	checkPrune(t, b, b.(*direct).ops.st, home)
 }
 
 func TestOwnWaitsForTheLock(t *testing.T) {

@@ -57,49 +57,17 @@ func (o *ops) Execution(_ context.Context, ref string) (*journal.Execution, erro
 	return o.st.Execution(id)
 }
 
-func (o *ops) Logs(ctx context.Context, ref, node string, follow bool, fn func(journal.LogLine) error) error {
-	id, err := o.resolve(ref)
-	if err != nil {
-		return err
-	}
-	return o.logs(ctx, id, 0, node, follow, fn)
-}
-
 // logs delivers the lines of run id after seq after that node selects; with follow it polls
-// for more until the run has finished, ctx ends or the owner stops.
-func (o *ops) logs(ctx context.Context, id string, after uint64, node string, follow bool, fn func(journal.LogLine) error) error {
+// for more until the run has finished, ctx ends or the owner stops (errStopping). It returns
+// the seq of the last line it read.
+func (o *ops) logs(ctx context.Context, id string, after uint64, node string, follow bool, fn func(journal.LogLine) error) (uint64, error) {
 	var tick *time.Ticker
 	for {
-		// Read the status before the lines: lines journaled before the run finished are then
-		// all read by the pass that sees the final status.
-		finished := false
-		if follow {
-			sum, err := o.st.Summary(id)
-			if err != nil {
-				return err
-			}
-			finished = journal.Finished(sum.Status)
-		}
-		for {
-			batch, err := o.readLogs(id, after)
-			if err != nil {
-				return err
-			}
-			for _, l := range batch {
-				after = l.Seq
-				if !MatchNode(node, l.Node) {
-					continue
-				}
-				if err := fn(l); err != nil {
-					return err
-				}
-			}
-			if len(batch) < logBatch {
-				break
-			}
-		}
-		if !follow || finished {
-			return nil
+		var finished bool
+		var err error
+		after, finished, err = o.catchUp(id, after, node, fn)
+		if err != nil || !follow || finished {
+			return after, err
 		}
 		if tick == nil {
 			tick = time.NewTicker(followPoll)
@@ -107,10 +75,39 @@ func (o *ops) logs(ctx context.Context, id string, after uint64, node string, fo
 		}
 		select {
 		case <-ctx.Done():
-			return ctx.Err()
+			return after, ctx.Err()
 		case <-o.stop: // nil when not an owner: never ready
-			return errStopping
+			return after, errStopping
 		case <-tick.C:
+		}
+	}
+}
+
+// catchUp delivers the lines of run id after seq after that node selects, and reports whether
+// the run had finished before the first of them was read: then there will be no more.
+func (o *ops) catchUp(id string, after uint64, node string, fn func(journal.LogLine) error) (uint64, bool, error) {
+	// The status is read before the lines: every line journaled before the run finished is
+	// then read by the pass that saw the final status.
+	sum, err := o.st.Summary(id)
+	if err != nil {
+		return after, false, err
+	}
+	for {
+		batch, err := o.readLogs(id, after)
+		if err != nil {
+			return after, false, err
+		}
+		for _, l := range batch {
+			after = l.Seq
+			if !MatchNode(node, l.Node) {
+				continue
+			}
+			if err := fn(l); err != nil {
+				return after, false, err
+			}
+		}
+		if len(batch) < logBatch {
+			return after, journal.Finished(sum.Status), nil
 		}
 	}
 }

@@ -172,7 +172,7 @@ func (s *server) logs(w http.ResponseWriter, r *http.Request) {
 		start()
 		flusher.Flush()
 	}
-	err = s.ops.logs(r.Context(), id, after, q.Get("node"), follow, func(l journal.LogLine) error {
+	_, err = s.ops.logs(r.Context(), id, after, q.Get("node"), follow, func(l journal.LogLine) error {
 		start()
 		if err := enc.Encode(l); err != nil {
 			return err

@@ -1,0 +1,72 @@
+package local
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"time"
+
+	"github.com/fuscia/fuscia/engine/journal"
+)
+
+// lookInterval is how often a follow without an owner opens the store to look for new lines.
+// Each look holds the store's lock for a moment; a process that starts owning it meanwhile
+// retries its open within 100 ms, so looks are kept rare.
+const lookInterval = time.Second
+
+// followDetached follows run ref from seq after while this process does not hold the store:
+// through the socket while a process owns the store, else by opening the store now and then,
+// until the run has finished or ctx ends.
+func followDetached(ctx context.Context, home, ref string, after uint64, node string, fn func(journal.LogLine) error, logger *slog.Logger) error {
+	sock := filepath.Join(home, SocketName)
+	var lastLook time.Time
+	for {
+		if answers(ctx, sock) {
+			c := newClient(home, logger)
+			var err error
+			after, err = c.logs(ctx, ref, after, node, true, fn)
+			_ = c.Close()
+			if !errors.Is(err, errOwnerGone) {
+				return err
+			}
+			// The owner stopped before the run ended: go on without it.
+		} else if time.Since(lastLook) >= lookInterval {
+			lastLook = time.Now()
+			var finished bool
+			var err error
+			after, finished, err = look(home, ref, after, node, fn, logger)
+			if err != nil || finished {
+				return err
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(followPoll):
+		}
+	}
+}
+
+// look opens the store, delivers the lines of run ref after seq after, and closes it again.
+// A store another process holds is not an error: the next look, or its socket, will do.
+func look(home, ref string, after uint64, node string, fn func(journal.LogLine) error, logger *slog.Logger) (uint64, bool, error) {
+	st, err := journal.Open(filepath.Join(home, stateDirName), journal.Options{Logger: logger})
+	if errors.Is(err, journal.ErrLocked) {
+		return after, false, nil
+	}
+	if err != nil {
+		return after, false, err
+	}
+	o := &ops{st: st}
+	id, err := o.resolve(ref)
+	var finished bool
+	if err == nil {
+		after, finished, err = o.catchUp(id, after, node, fn)
+	}
+	if cerr := st.Close(); cerr != nil && err == nil {
+		err = fmt.Errorf("close the state store: %w", cerr)
+	}
+	return after, finished, err
+}
