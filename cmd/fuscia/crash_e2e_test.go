@@ -150,9 +150,12 @@ func TestCrashAndResume(t *testing.T) {
 		if !killed || id == "" {
 			continue
 		}
-		kills++
 		before := srv.snapshot()
-		finished := finishedPaths(t, h, id)
+		finished, status := finishedPaths(t, h, id)
+		if journal.Finished(status) {
+			continue // the kill landed after the run had ended: nothing to resume
+		}
+		kills++
 		res := h.run("resume", id, "-json")
 		wantCode(t, res, 0)
 		if got := outputsOf(t, res.stdout); got != want {
@@ -226,7 +229,7 @@ func applyAndKill(t *testing.T, h *harness, base string, delay time.Duration) (s
 
 // finishedPaths reads the interrupted run from the store and returns the server paths of the
 // HTTP nodes (and items) it had finished.
-func finishedPaths(t *testing.T, h *harness, id string) map[string]bool {
+func finishedPaths(t *testing.T, h *harness, id string) (map[string]bool, string) {
 	t.Helper()
 	st, err := journal.Open(filepath.Join(h.home, "state"), journal.Options{})
 	if err != nil {
@@ -250,5 +253,5 @@ func finishedPaths(t *testing.T, h *harness, id string) map[string]bool {
 			}
 		}
 	}
-	return out
+	return out, ex.Status
 }

@@ -656,3 +656,53 @@ func TestShowLogsCancelWhileOwned(t *testing.T) {
 		t.Error("the pruned run is still in the owner's store")
 	}
 }
+
+// `logs -follow` on a run nobody runs does not keep the store from the process that resumes
+// it: it follows the run through that process's socket once it owns the store.
+func TestLogsFollowThenOwned(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.home = exShortHome(t)
+	runs := exSeed(t, h.home)
+
+	ctx, cancel := context.WithTimeout(context.Background(), commandTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, fusciaBin, "logs", runs.running, "-follow", "-json")
+	cmd.Dir = h.dir
+	cmd.Env = append(baseEnv(), "FUSCIA_HOME="+h.home)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stdout)
+	var got []string
+	for len(got) < 2 && sc.Scan() {
+		got = append(got, sc.Text())
+	}
+	if len(got) < 2 || !strings.Contains(got[1], `"message":"started"`) {
+		t.Fatalf("first lines %q\n%s", got, stderr.String())
+	}
+
+	owner, err := local.Own(ctx, local.OwnerConfig{Home: h.home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer owner.Close()
+	exLog(t, owner.Store, runs.running, journal.LogLine{Node: "task.fetch", Level: "info", Message: "resumed"})
+	exAppend(t, owner.Store, runs.running, journal.Entry{Type: journal.RunFinished, Status: "succeeded"})
+	for sc.Scan() {
+		got = append(got, sc.Text())
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("logs -follow: %v\n%s", err, stderr.String())
+	}
+	if len(got) != 4 || !strings.Contains(got[2], `"message":"resumed"`) || !strings.Contains(got[3], `"type":"execution_finished"`) ||
+		!strings.Contains(got[3], `"status":"succeeded"`) {
+		t.Errorf("follow output:\n%s", strings.Join(got, "\n"))
+	}
+}

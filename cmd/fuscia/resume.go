@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/fuscia/fuscia/engine"
+	"github.com/fuscia/fuscia/engine/journal"
 )
 
 func runResume(ctx context.Context, c *cli, args []string) int {
@@ -29,9 +30,20 @@ func runResume(ctx context.Context, c *cli, args []string) int {
 	}
 	id, err := h.owner.Store.ResolveID(ids[0])
 	if err == nil {
+		err = resumable(h, id)
+	}
+	if err == nil {
+		// The progress output starts (with -json, its version line) only once the run resumes,
+		// so a refusal prints nothing but its diagnostic.
+		var pr *progress
+		observe := func(ev engine.Event) {
+			if pr == nil {
+				pr = newProgress(c.stdout, *asJSON)
+			}
+			pr.event(ev)
+		}
 		var r *engine.Run
-		pr := newProgress(c.stdout, *asJSON)
-		r, err = h.engine.Resume(ctx, id, engine.ResumeOptions{Parallelism: *parallelism, Observer: pr.event})
+		r, err = h.engine.Resume(ctx, id, engine.ResumeOptions{Parallelism: *parallelism, Observer: observe})
 		if err == nil {
 			return c.finishRun(ctx, h, r)
 		}
@@ -44,4 +56,16 @@ func runResume(ctx context.Context, c *cli, args []string) int {
 		return c.fail(*asJSON, "Execution already ended", sentenceOf(err)+" Only an interrupted or waiting run can be resumed.")
 	}
 	return c.operationFailed("Cannot resume the execution", err)
+}
+
+// resumable refuses a run that already ended before anything is printed.
+func resumable(h *runHost, id string) error {
+	sum, err := h.owner.Store.Summary(id)
+	if err != nil {
+		return err
+	}
+	if journal.Finished(sum.Status) {
+		return fmt.Errorf("%w: %s is %s", engine.ErrFinished, id, sum.Status)
+	}
+	return nil
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"os"
-	"strconv"
 	"strings"
 
 	"github.com/dgraph-io/badger/v4"
@@ -23,40 +21,28 @@ func badgerOptions(dir string, logger *slog.Logger) badger.Options {
 	o.Logger = slogLogger{logger}
 	o.MetricsEnabled = false
 
-	// Memtables: each costs an arena of MemTableSize plus ~30% and a WAL mmap of twice its size.
-	o.MemTableSize = 8 << 20
+	// Memtables: each costs an arena of MemTableSize plus ~30% and a write-ahead log mmapped at
+	// twice its size; one is written while at most one other is flushed.
+	o.MemTableSize = 4 << 20
 	o.NumMemtables = 2
-	// Level 0 and tables: flush small tables often, compact early, stall late.
+	// Level 0 and tables: flush small tables, compact early, stall late. A compaction keeps
+	// every table it builds in memory (up to 8 + 5 builders, each ~2× its table size).
 	o.NumLevelZeroTables = 2
 	o.NumLevelZeroTablesStall = 8
-	o.BaseTableSize = 2 << 20
+	o.BaseTableSize = 1 << 20
 	o.BaseLevelSize = 10 << 20
 	o.NumCompactors = 2
-	// Caches: bounded, instead of 256 MiB of block cache and table indexes kept in memory.
-	o.BlockCacheSize = 8 << 20
-	o.IndexCacheSize = 4 << 20
+	// No compression: Badger sizes a compressed table by its compressed size and holds it
+	// uncompressed while building it, so compressible JSON made compactions hold 5-10× more
+	// memory. Without compression or encryption the block and index caches are unused (tables
+	// are read in place from their mmap), so they are off.
+	o.Compression = options.None
+	o.BlockCacheSize = 0
+	o.IndexCacheSize = 0
 	// Value log: entries and summaries (small) stay in the LSM tree; large outputs and plans go
-	// to the value log, whose files are memory-mapped, so keep them small.
+	// to the value log.
 	o.ValueThreshold = 4 << 10
 	o.ValueLogFileSize = 64 << 20
-	o.Compression = options.None
-	envInt := func(name string, v *int64) {
-		if x := os.Getenv(name); x != "" {
-			n, _ := strconv.ParseInt(x, 10, 64)
-			*v = n
-		}
-	}
-	envInt("JO_MEM", &o.MemTableSize)
-	envInt("JO_TABLE", &o.BaseTableSize)
-	envInt("JO_VT", &o.ValueThreshold)
-	envInt("JO_VLOG", &o.ValueLogFileSize)
-	var nm, mult int64 = int64(o.NumMemtables), int64(o.TableSizeMultiplier)
-	envInt("JO_NMEM", &nm)
-	envInt("JO_MULT", &mult)
-	o.NumMemtables, o.TableSizeMultiplier = int(nm), int(mult)
-	if os.Getenv("JO_SNAPPY") != "" {
-		o.Compression = options.Snappy
-	}
 	return o
 }
 

@@ -16,8 +16,10 @@ import (
 )
 
 // TestFootprint measures the process's peak RSS under a heavy write load. It is slow, so it
-// only runs with JOURNAL_FOOTPRINT set to a duration (e.g. JOURNAL_FOOTPRINT=30s) on Linux;
-// JOURNAL_FOOTPRINT_HEAP=file writes a heap profile at the end of the load:
+// only runs with JOURNAL_FOOTPRINT set to a duration (e.g. JOURNAL_FOOTPRINT=30s) on Linux.
+// Each of JOURNAL_FOOTPRINT_WORKERS (default 64) goroutines runs runs of 200 entries (one in
+// 50 with a 16 KiB output, so in the value log) and 200 log lines, half of the goroutines
+// durably; JOURNAL_FOOTPRINT_HEAP=file writes a heap profile when the heap peaks:
 //
 //	JOURNAL_FOOTPRINT=30s go test -run TestFootprint -v ./engine/journal/
 func TestFootprint(t *testing.T) {
@@ -28,7 +30,8 @@ func TestFootprint(t *testing.T) {
 	if _, err := os.Stat("/proc/self/status"); err != nil {
 		t.Skip("needs /proc/self/status")
 	}
-	s, err := Open(t.TempDir(), Options{GCInterval: 5 * time.Second})
+	dir := t.TempDir()
+	s, err := Open(dir, Options{GCInterval: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,9 +42,13 @@ func TestFootprint(t *testing.T) {
 	small := benchEntry()
 	large := benchEntry()
 	large.Output, _ = json.Marshal(map[string]string{"body": strings.Repeat("x", 16<<10)}) // value log
+	workers := 64
+	if n, err := strconv.Atoi(os.Getenv("JOURNAL_FOOTPRINT_WORKERS")); err == nil && n > 0 {
+		workers = n
+	}
 	var entries, runsDone atomic.Int64
 	var wg sync.WaitGroup
-	for w := range 64 {
+	for w := range workers {
 		wg.Go(func() {
 			for r := 0; ctx.Err() == nil; r++ {
 				id := testID(w*1_000_000 + r)
@@ -82,22 +89,25 @@ loop:
 		case <-tick.C:
 			var ms runtime.MemStats
 			runtime.ReadMemStats(&ms)
-			peakHeap = max(peakHeap, ms.HeapInuse)
+			if ms.HeapInuse > peakHeap {
+				peakHeap = ms.HeapInuse
+				writeHeapProfile(t)
+			}
 			n, _ := strconv.Atoi(strings.TrimSuffix(procStatus(t, "RssAnon"), " kB"))
 			peakAnon = max(peakAnon, n)
 		}
 	}
-	if path := os.Getenv("JOURNAL_FOOTPRINT_HEAP"); path != "" {
-		f, err := os.Create(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := pprof.WriteHeapProfile(f); err != nil {
-			t.Error(err)
-		}
-		f.Close()
-	}
 	wg.Wait()
+	dirSize := func() (n int64) {
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			if info, err := e.Info(); err == nil {
+				n += info.Size()
+			}
+		}
+		return n
+	}
+	t.Logf("store size %d MiB", dirSize()>>20)
 	t.Logf("%d runs, %d entries in %v (%.0f entries/s, durable half), %d syncs",
 		runsDone.Load(), entries.Load(), d, float64(entries.Load())/d.Seconds(), s.syncs.Load())
 	t.Logf("peak RSS %s, RSS now %s (anonymous %s, file-backed %s), peak anonymous %d kB, peak Go heap in use %d MiB",
@@ -142,6 +152,22 @@ func residentByFileType(t *testing.T) map[string]int {
 		}
 	}
 	return out
+}
+
+// writeHeapProfile writes a heap profile to $JOURNAL_FOOTPRINT_HEAP, if set.
+func writeHeapProfile(t *testing.T) {
+	path := os.Getenv("JOURNAL_FOOTPRINT_HEAP")
+	if path == "" {
+		return
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := pprof.WriteHeapProfile(f); err != nil {
+		t.Error(err)
+	}
 }
 
 func procStatus(t *testing.T, field string) string {

@@ -13,7 +13,9 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/fuscia/fuscia/engine/artifact"
@@ -122,18 +124,35 @@ func busyError(home string, lockErr error) error {
 
 // lockedBy names the process the owner file says holds the store: "process 1234 (fuscia
 // apply x.fsc.hcl)", or "another process" when there is no owner file (a process that only
-// opened the store to read it writes none).
+// opened the store to read it writes none) or the process it names is gone (an owner that
+// crashed leaves its file behind).
 func lockedBy(home string) string {
+	const unknown = "another process"
 	b, err := os.ReadFile(filepath.Join(home, OwnerFileName))
 	line := strings.TrimSpace(string(b))
 	if err != nil || line == "" {
-		return "another process"
+		return unknown
 	}
-	pid, cmd, _ := strings.Cut(line, " ")
+	pidText, cmd, _ := strings.Cut(line, " ")
+	pid, err := strconv.Atoi(pidText)
+	if err != nil || !alive(pid) {
+		return unknown
+	}
 	if cmd == "" {
-		return "process " + pid
+		return "process " + pidText
 	}
-	return fmt.Sprintf("process %s (%s)", pid, cmd)
+	return fmt.Sprintf("process %d (%s)", pid, cmd)
+}
+
+// alive reports whether process pid exists (signal 0 checks without sending anything).
+func alive(pid int) bool {
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return false
+	}
+	err = p.Signal(syscall.Signal(0))
+	// EPERM: it exists but belongs to another user.
+	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
 // answers reports whether a process accepts connections on the unix socket sock. A socket file

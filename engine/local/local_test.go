@@ -315,7 +315,7 @@ func staleSocket(t *testing.T, path string) {
 	}
 }
 
-func TestStaleSocket(t *testing.T) {
+func TestOwnerStaleSocket(t *testing.T) {
 	home := shortHome(t)
 	sock := filepath.Join(home, SocketName)
 	staleSocket(t, sock)
@@ -585,10 +585,12 @@ func TestPruneDirect(t *testing.T) {
 	checkPrune(t, b, b.(*direct).ops.st, home)
 }
 
-func TestOwnWaitsForTheLock(t *testing.T) {
+func TestOwnerWaitsForTheLock(t *testing.T) {
 	home := shortHome(t)
 	st := openStore(t, home) // a process that holds the store without serving the socket
-	if err := os.WriteFile(filepath.Join(home, OwnerFileName), []byte("4242 fuscia apply x.fsc.hcl\n"), 0o644); err != nil {
+	// The owner file names a live process (this one, in the test).
+	ownerLine := fmt.Sprintf("%d fuscia apply x.fsc.hcl\n", os.Getpid())
+	if err := os.WriteFile(filepath.Join(home, OwnerFileName), []byte(ownerLine), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	waited := make(chan string, 1)
@@ -603,7 +605,7 @@ func TestOwnWaitsForTheLock(t *testing.T) {
 	}()
 	select {
 	case by := <-waited:
-		if by != "process 4242 (fuscia apply x.fsc.hcl)" {
+		if want := fmt.Sprintf("process %d (fuscia apply x.fsc.hcl)", os.Getpid()); by != want {
 			t.Errorf("OnWait(%q)", by)
 		}
 	case r := <-res:
@@ -625,7 +627,7 @@ func TestOwnWaitsForTheLock(t *testing.T) {
 	}
 }
 
-func TestOwnWhileOwned(t *testing.T) {
+func TestOwnerWhileOwned(t *testing.T) {
 	home := shortHome(t)
 	ownHome(t, home)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -636,7 +638,7 @@ func TestOwnWhileOwned(t *testing.T) {
 	}
 }
 
-func TestOwnCancelled(t *testing.T) {
+func TestOwnerCancelled(t *testing.T) {
 	home := shortHome(t)
 	st := openStore(t, home)
 	defer st.Close()
@@ -661,14 +663,14 @@ func TestBackendBusyStore(t *testing.T) {
 	}
 }
 
-func TestOwnSocketPathTooLong(t *testing.T) {
+func TestOwnerSocketPathTooLong(t *testing.T) {
 	home := filepath.Join(shortHome(t), strings.Repeat("d", 120))
 	if _, err := Own(context.Background(), OwnerConfig{Home: home}); err == nil || !strings.Contains(err.Error(), "too deep") {
 		t.Fatalf("Own = %v", err)
 	}
 }
 
-func TestMatchNode(t *testing.T) {
+func TestLocalMatchNode(t *testing.T) {
 	for _, tc := range []struct {
 		filter, addr string
 		want         bool
@@ -688,5 +690,30 @@ func TestMatchNode(t *testing.T) {
 		if got := MatchNode(tc.filter, tc.addr); got != tc.want {
 			t.Errorf("MatchNode(%q, %q) = %v, want %v", tc.filter, tc.addr, got, tc.want)
 		}
+	}
+}
+
+func TestLocalLockedBy(t *testing.T) {
+	home := shortHome(t)
+	if got := lockedBy(home); got != "another process" {
+		t.Errorf("without an owner file: %q", got)
+	}
+	write := func(line string) {
+		if err := os.WriteFile(filepath.Join(home, OwnerFileName), []byte(line), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(fmt.Sprintf("%d fuscia serve .\n", os.Getpid()))
+	if got, want := lockedBy(home), fmt.Sprintf("process %d (fuscia serve .)", os.Getpid()); got != want {
+		t.Errorf("lockedBy = %q, want %q", got, want)
+	}
+	// An owner that crashed leaves its file; the process it names is gone.
+	write("2147483000 fuscia apply x.fsc.hcl\n")
+	if got := lockedBy(home); got != "another process" {
+		t.Errorf("with a dead owner's file: %q", got)
+	}
+	write("garbage")
+	if got := lockedBy(home); got != "another process" {
+		t.Errorf("with a garbled owner file: %q", got)
 	}
 }
