@@ -175,7 +175,7 @@ func BenchmarkThreeStepLatency(b *testing.B) {
 func BenchmarkThroughput(b *testing.B) {
 	te := newBenchEnv(b)
 	prog := te.program(b, "three.fsc.hcl", threeSteps)
-	const inFlight = 256
+	const inFlight = 1024
 	var peak atomic.Int64
 	stop := make(chan struct{})
 	var sampler sync.WaitGroup

@@ -56,10 +56,11 @@ func (s *Store) writer() {
 			}
 			batch = append(batch[:0], req)
 			batch, ok = s.drain(batch)
-			if s.commit(batch) {
-				dirty = true
-			} else {
+			switch s.commit(batch) {
+			case synced:
 				dirty = false
+			case unsynced:
+				dirty = true
 			}
 			clear(batch)
 			if dirty && !armed {
@@ -118,28 +119,39 @@ func (s *Store) drain(batch []*request) ([]*request, bool) {
 	return batch, true
 }
 
+// commitResult says what a commit left to sync.
+type commitResult int
+
+const (
+	nothingWritten commitResult = iota // no change: earlier unsynced writes still are
+	unsynced                           // wrote without syncing (or the sync failed)
+	synced                             // synced everything written so far
+)
+
 // commit writes a batch in one transaction (several when Badger says it is too big), syncs it
-// when a request in it is durable, and tells every request the outcome. It reports whether the
-// batch left unsynced writes.
-func (s *Store) commit(batch []*request) (unsynced bool) {
+// when a request in it is durable, and tells every request the outcome.
+func (s *Store) commit(batch []*request) commitResult {
 	durable, hasOps := false, false
 	for _, r := range batch {
 		durable = durable || r.durable
 		hasOps = hasOps || len(r.ops) > 0
 	}
+	result := nothingWritten
+	if hasOps {
+		result = unsynced
+	}
 	err := s.write(batch)
 	if err != nil {
+		// Part of the batch may have been written before the failure: it is synced later.
 		err = fmt.Errorf("write state store %s: %w", s.dir, err)
-		// Part of the batch may have been written before the failure: sync it later.
-		unsynced = hasOps
 	} else if durable {
 		s.syncs.Add(1)
 		if serr := s.db.Sync(); serr != nil {
 			err = fmt.Errorf("sync state store %s: %w", s.dir, serr)
-			unsynced = true
+			result = unsynced
+		} else {
+			result = synced
 		}
-	} else {
-		unsynced = hasOps
 	}
 	// Publish progress before waking anyone: barrier and Forget rely on it.
 	s.written.Store(batch[len(batch)-1].no)
@@ -154,7 +166,7 @@ func (s *Store) commit(batch []*request) (unsynced bool) {
 			s.recordFailure(r.run, err)
 		}
 	}
-	return unsynced
+	return result
 }
 
 // write applies the ops of a batch in order, splitting the transaction where Badger refuses
