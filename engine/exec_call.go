@@ -74,6 +74,9 @@ func (r *Run) startCall(ns *nodeState) {
 			// Journal the link before the child runs, so a resume finds the child.
 			r.commit(func() {
 				r.e.launch(run)
+				if ns.cancelCause != nil {
+					run.Cancel() // a join gave up on the call while the child was starting
+				}
 				r.awaitChild(ns, run)
 			}, journal.Entry{Type: journal.NodeStarted, Node: ns.addr, ChildID: run.id})
 		})
@@ -97,6 +100,11 @@ func (r *Run) awaitChild(ns *nodeState, child *Run) {
 
 // callDone applies the child's end to the call node, with its on_failure.
 func (r *Run) callDone(ns *nodeState, status string, outputs cty.Value, childErr *outcome.Error, childID string) {
+	if ns.cancelCause != nil {
+		// A join no longer needed it (and reported it cancelled).
+		r.finishNode(ns, journal.StatusCancelled, nullValue, ns.cancelCause, "")
+		return
+	}
 	switch status {
 	case journal.StatusSucceeded:
 		r.finishNode(ns, journal.StatusSucceeded, outputs, nil, "")

@@ -87,12 +87,12 @@ func (r *Run) itemDone(ns *nodeState, ti *taskInst) {
 		// items are cancelled.
 		t.failed = true
 		t.aggregateFailed = &outcome.Error{Kind: ti.err.Kind, Message: "item " + string(ti.key) + ": " + ti.err.Message}
-		for _, other := range t.insts {
-			if other != nil && other.status == "" && other.cancel != nil {
-				other.cancel(outcome.Errorf(outcome.Cancelled, "item %s failed", string(ti.key)))
-			}
-		}
+		cause := outcome.Errorf(outcome.Cancelled, "item %s failed", string(ti.key))
 		r.cancelPendingItems(ns)
+		// Running items are interrupted; items waiting for a retry end now.
+		for _, other := range t.insts {
+			r.cancelInst(other, cause)
+		}
 	} else if !t.failed {
 		r.fillItems(ns)
 	}
@@ -145,6 +145,10 @@ func (r *Run) cancelPendingItems(ns *nodeState) {
 func (r *Run) finishForEach(ns *nodeState) {
 	t := ns.task
 	if ns.status != journal.StatusRunning {
+		return
+	}
+	if ns.cancelCause != nil {
+		r.finishNode(ns, journal.StatusCancelled, nullValue, ns.cancelCause, "")
 		return
 	}
 	if t.failed {

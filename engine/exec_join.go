@@ -204,20 +204,15 @@ func (r *Run) cancelNode(ns *nodeState, cause *outcome.Error) {
 	case journal.StatusRunning, journal.StatusWaiting:
 		ns.cancelCause = cause
 		switch {
-		case ns.task != nil:
+		case ns.task != nil && ns.task.forEach:
+			// No new item starts; finishForEach sees cancelCause and ends the node cancelled.
+			ns.task.failed = true
+			r.cancelPendingItems(ns)
 			for _, ti := range ns.task.insts {
-				if ti != nil && ti.status == "" && ti.cancel != nil {
-					ti.cancel(cause)
-				}
+				r.cancelInst(ti, cause)
 			}
-			if ns.task.forEach {
-				ns.task.failed = true
-				ns.task.aggregateFailed = cause
-				r.cancelPendingItems(ns)
-			} else if ti := ns.task.plain(); ti.status == "" && ti.cancel == nil {
-				r.dropQueued(ti)
-				r.instDone(ti, journal.StatusCancelled, nullValue, cause, "", true)
-			}
+		case ns.task != nil:
+			r.cancelInst(ns.task.plain(), cause)
 		case ns.wait != nil:
 			r.endWait(ns, journal.StatusCancelled, nullValue, cause)
 		case ns.call != nil:

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 )
@@ -305,4 +306,78 @@ join "j" {
 			t.Fatalf("join output %s", j.Output)
 		}
 	})
+}
+
+func TestJoinMofNCancelsEveryKind(t *testing.T) {
+	cases := []struct {
+		name   string
+		branch string
+	}{
+		{name: "for_each task", branch: `task "slow" {
+  uses     = builtin.sleep
+  for_each = ["5s", "5s", "5s"]
+  concurrency = 2
+  inputs   = { duration = each.value }
+}`},
+		{name: "retrying task", branch: `task "slow" {
+  uses   = builtin.fail
+  inputs = { message = "later", kind = "retryable" }
+  retry {
+    attempts      = 3
+    initial_delay = "5s"
+  }
+}`},
+		{name: "loop", branch: `loop "slow" {
+  for_each = [1, 2, 3]
+  task "nap" {
+    uses   = builtin.sleep
+    inputs = { duration = "5s" }
+  }
+}`},
+		{name: "call", branch: `call "slow" {
+  workflow = "./child.fsc.hcl"
+}`},
+		{name: "wait", branch: `wait "slow" {
+  approval {}
+}`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			te := newTestEnv(t)
+			te.write("child.fsc.hcl", `
+workflow "child" {}
+task "nap" {
+  uses   = builtin.sleep
+  inputs = { duration = "5s" }
+}
+`)
+			kind := strings.SplitN(tc.branch, " ", 2)[0]
+			start := time.Now()
+			ex := te.apply(fmt.Sprintf(`
+workflow "j" {}
+task "a" {
+  uses   = builtin.sleep
+  inputs = { duration = "30ms" }
+}
+%s
+join "j" {
+  after    = [task.a, %s.slow]
+  strategy = "m_of_n"
+  m        = 1
+}
+task "after_slow" {
+  uses       = builtin.transform
+  depends_on = [%s.slow]
+}
+`, tc.branch, kind, kind), StartOptions{})
+			within(t, "the run", time.Since(start), 2*time.Second)
+			wantRun(t, ex, "succeeded")
+			wantNode(t, ex, "join.j", "succeeded")
+			wantErr(t, kind+".slow", wantNode(t, ex, kind+".slow", "cancelled"), "cancelled", "join.j")
+			wantNode(t, ex, "task.after_slow", "skipped")
+			if ex.Error != nil {
+				t.Fatalf("run error %v", ex.Error)
+			}
+		})
+	}
 }

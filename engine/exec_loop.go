@@ -95,6 +95,11 @@ func (r *Run) fillIterations(ns *nodeState) {
 		it.start()
 	}
 	l.filling = false
+	if ns.s.stopped != nil {
+		// The loop's own scope stopped (the run was cancelled or failed): the iterations
+		// that had not started are cancelled.
+		r.endRemainingIterations(ns, journal.StatusCancelled, cancelledBy(ns.s.stopped), "")
+	}
 	if l.finished == len(l.keys) && ns.status == journal.StatusRunning {
 		r.finishLoop(ns)
 	}
@@ -165,6 +170,11 @@ func (r *Run) iterationFinal(ns *nodeState, i int, status string, out cty.Value,
 
 // skipRemainingIterations records the iterations a stopped loop will not start.
 func (r *Run) skipRemainingIterations(ns *nodeState) {
+	r.endRemainingIterations(ns, journal.StatusSkipped, nil, ns.loop.stopped.Message)
+}
+
+// endRemainingIterations records the iterations that will not start with status.
+func (r *Run) endRemainingIterations(ns *nodeState, status string, err *outcome.Error, reason string) {
 	l := ns.loop
 	var entries []journal.Entry
 	for l.next < len(l.keys) {
@@ -172,7 +182,7 @@ func (r *Run) skipRemainingIterations(ns *nodeState) {
 		l.next++
 		l.finished++
 		entries = append(entries, journal.Entry{Type: journal.NodeFinished, Node: ns.addr, Index: []int{i}, Key: keyJSON(l.keys[i]),
-			Status: journal.StatusSkipped, Reason: l.stopped.Message})
+			Status: status, Error: err, Reason: reason})
 	}
 	if len(entries) > 0 {
 		r.note(entries...)

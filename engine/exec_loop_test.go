@@ -170,6 +170,11 @@ func TestLoopOnFailure(t *testing.T) {
 			output: `[{"path": "/1"}, null, null]`, iterations: []string{"succeeded", "failed", "skipped"}},
 		{onFailure: "continue", mode: "sequential", loop: "completed_with_errors", run: "completed_with_errors",
 			output: `[{"path": "/1"}, null, {"path": "/3"}]`, iterations: []string{"succeeded", "failed", "succeeded"}, sawThird: true},
+		// In parallel mode every iteration started before the failure: it runs to its end.
+		{onFailure: "stop_and_fail", mode: "parallel", loop: "failed", run: "failed",
+			iterations: []string{"succeeded", "failed", "succeeded"}, sawThird: true},
+		{onFailure: "stop_with_errors", mode: "parallel", loop: "completed_with_errors", run: "completed_with_errors",
+			output: `[{"path": "/1"}, null, {"path": "/3"}]`, iterations: []string{"succeeded", "failed", "succeeded"}, sawThird: true},
 		{onFailure: "continue", mode: "parallel", loop: "completed_with_errors", run: "completed_with_errors",
 			output: `[{"path": "/1"}, null, {"path": "/3"}]`, iterations: []string{"succeeded", "failed", "succeeded"}, sawThird: true},
 	}

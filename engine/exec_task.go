@@ -67,6 +67,7 @@ type taskInst struct {
 	err    *outcome.Error
 	queued bool
 	cancel context.CancelCauseFunc // of the running attempt
+	timer  *parked                 // the wait before a retry or a `continue` call
 	// startedAt is when the first attempt started.
 	startedAt time.Time
 	// interrupted counts attempts a crash cut short (resume): they do not count against
@@ -282,15 +283,24 @@ func (j attemptJob) run(ctx context.Context) attemptResult {
 	cancel()
 	res = j.contextOutcome(ctx, actx, res)
 	out := cty.NilVal
+	spilled := false
 	if res.Type == outcome.Success || res.Type == outcome.Branch || res.Type == outcome.Continue {
 		var lerr *outcome.Error
-		res.Output, lerr = r.limitOutput(ctx, j.node, res.Output)
+		res.Output, spilled, lerr = r.limitOutput(ctx, j.node, res.Output, func() []byte {
+			// What goes to the artifact store is what the journal would hold: no secrets.
+			if j.transform {
+				if b, _, err := journalJSON(j.inVal); err == nil {
+					return b
+				}
+			}
+			return r.scrub.bytes(append([]byte(nil), res.Output...))
+		})
 		if lerr != nil {
 			res = outcome.Result{Type: outcome.Failure, Kind: lerr.Kind, Message: lerr.Message}
 		}
 	}
 	if res.Type == outcome.Success || res.Type == outcome.Branch {
-		if j.transform {
+		if j.transform && !spilled {
 			out = j.inVal
 		} else if v, err := fromJSON(res.Output); err != nil {
 			res = outcome.Fail(outcome.Fatal, "%s returned an output that is not JSON: %v", j.call.Uses, err)
@@ -371,24 +381,26 @@ func (j attemptJob) entry(res outcome.Result, dec outcome.Decision, out cty.Valu
 }
 
 // limitOutput enforces max_node_output (failing or spilling to an artifact) and max_total.
-func (r *Run) limitOutput(ctx context.Context, node string, out json.RawMessage) (json.RawMessage, *outcome.Error) {
+// spill gives the bytes to store when the output is spilled (the output with its secrets
+// redacted); spilled reports that out is now the artifact's reference.
+func (r *Run) limitOutput(ctx context.Context, node string, out json.RawMessage, spill func() []byte) (_ json.RawMessage, spilled bool, _ *outcome.Error) {
 	lim := r.wf.Settings.Data
 	if lim.MaxNodeOutput > 0 && int64(len(out)) > lim.MaxNodeOutput {
 		if lim.OnExceed != "spill" || r.e.cfg.Artifacts == nil {
-			return nil, outcome.Errorf(outcome.DataLimitExceeded, "the output of %s is %d bytes; max_node_output is %d bytes", node, len(out), lim.MaxNodeOutput)
+			return nil, false, outcome.Errorf(outcome.DataLimitExceeded, "the output of %s is %d bytes; max_node_output is %d bytes", node, len(out), lim.MaxNodeOutput)
 		}
-		ref, err := r.e.cfg.Artifacts.Put(ctx, r.id, "application/json", out)
+		ref, err := r.e.cfg.Artifacts.Put(ctx, r.id, "application/json", spill())
 		if err != nil {
-			return nil, outcome.Errorf(outcome.Fatal, "spill the output of %s to an artifact: %v", node, err)
+			return nil, false, outcome.Errorf(outcome.Fatal, "spill the output of %s to an artifact: %v", node, err)
 		}
-		out = marshal(ref)
+		out, spilled = marshal(ref), true
 	}
 	if lim.MaxTotal > 0 {
 		if total := atomic.AddInt64(&r.outputBytes, int64(len(out))); total > lim.MaxTotal {
-			return nil, outcome.Errorf(outcome.DataLimitExceeded, "the outputs of this run reached %d bytes with %s; max_total is %d bytes", total, node, lim.MaxTotal)
+			return nil, false, outcome.Errorf(outcome.DataLimitExceeded, "the outputs of this run reached %d bytes with %s; max_total is %d bytes", total, node, lim.MaxTotal)
 		}
 	}
-	return out, nil
+	return out, spilled, nil
 }
 
 // attemptDone acts on a worker's report, on the loop.
@@ -435,6 +447,7 @@ func (r *Run) attemptDone(ti *taskInst, ar attemptResult) {
 func (r *Run) requeueAfter(ti *taskInst, d time.Duration) {
 	s := ti.ns.s
 	requeue := func() {
+		ti.timer = nil
 		if ti.status != "" {
 			return
 		}
@@ -445,9 +458,26 @@ func (r *Run) requeueAfter(ti *taskInst, d time.Duration) {
 		requeue()
 		return
 	}
-	s.after(d, requeue, func(cause *outcome.Error) {
+	ti.timer = s.after(d, requeue, func(cause *outcome.Error) {
+		ti.timer = nil
 		r.instDone(ti, journal.StatusCancelled, nullValue, cancelledBy(cause), "", true)
 	})
+}
+
+// cancelInst cancels an instance that has not finished: a running attempt is interrupted (it
+// reports cancelled), one waiting for a retry, a slot or its first start ends cancelled now.
+func (r *Run) cancelInst(ti *taskInst, cause *outcome.Error) {
+	if ti == nil || ti.status != "" {
+		return
+	}
+	switch {
+	case ti.cancel != nil:
+		ti.cancel(cause)
+	case ti.timer != nil && ti.ns.s.cancelParked(ti.timer, cause):
+	default:
+		r.dropQueued(ti)
+		r.instDone(ti, journal.StatusCancelled, nullValue, cancelledBy(cause), "", true)
+	}
 }
 
 // instDone records a final instance; journaled says whether its entry is still to be written.

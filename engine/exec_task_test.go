@@ -2,6 +2,8 @@ package engine
 
 import (
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -529,4 +531,48 @@ task "b" {
 			t.Fatalf("task.b finished at %s, task.a at %s (attempts %d): the retry held the only slot", b.FinishedAt, a.FinishedAt, a.Attempts)
 		}
 	})
+}
+
+func TestForEachItemFailure(t *testing.T) {
+	te := newTestEnv(t)
+	ps := newPathServer(t, "/retry")
+	// The fatal answer comes after the retryable one, so that item 0 is waiting for its retry
+	// when item 1 fails.
+	fatal := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(50 * time.Millisecond)
+		http.Error(w, "gone", http.StatusNotFound)
+	}))
+	defer fatal.Close()
+	start := time.Now()
+	ex := te.apply(fmt.Sprintf(`
+workflow "fe" {}
+task "items" {
+  uses        = builtin.http
+  for_each    = ["retry", "fatal", "later1", "later2"]
+  concurrency = 2
+  inputs      = { url = each.value == "fatal" ? "%s" : "%s/${each.value}" }
+  retry {
+    attempts      = 3
+    initial_delay = "5s"
+  }
+}
+task "next" {
+  uses   = builtin.transform
+  inputs = { x = task.items.output }
+}
+`, fatal.URL, ps.URL), StartOptions{})
+	within(t, "the run", time.Since(start), 2*time.Second)
+	wantRun(t, ex, "failed")
+	n := wantNode(t, ex, "task.items", "failed")
+	wantErr(t, "task.items", n, "fatal", "item 1", "404")
+	want := []string{"cancelled", "failed", "cancelled", "cancelled"}
+	for i, in := range n.Instances {
+		if in.Status != want[i] {
+			t.Fatalf("instance %d: %s, want %s: %s", i, in.Status, want[i], jsonOf(t, n.Instances))
+		}
+	}
+	if n.Instances[0].Attempts != 1 || ps.saw("/later1") || ps.saw("/later2") {
+		t.Fatalf("instances %s, requests %v", jsonOf(t, n.Instances), ps.seen)
+	}
+	wantNode(t, ex, "task.next", "cancelled")
 }

@@ -18,6 +18,15 @@ type waitState struct {
 	deadline time.Time // zero: none (an approval or callback without timeout)
 	p        *parked
 	message  string
+	timer    *time.Timer // fires at deadline; nil until armed
+}
+
+// stopTimer disarms the wait's deadline timer; the loop no longer waits for it.
+func (r *Run) stopTimer(ws *waitState) {
+	if ws.timer != nil && ws.timer.Stop() {
+		r.inflight--
+	}
+	ws.timer = nil
 }
 
 // startWait parks a wait node until its time, or until a signal answers it.
@@ -44,8 +53,25 @@ func (r *Run) startWait(ns *nodeState) {
 			}
 		}
 	}
-	if rp := r.replayed(ns, nil); rp != nil && !rp.deadline.IsZero() {
-		ws.deadline = rp.deadline // waits keep their original deadlines across resume
+	if rp := r.replayed(ns, nil); rp != nil {
+		if rp.resolved {
+			// A signal answered the wait before the crash: its answer stands.
+			if rp.rejected {
+				r.finishNode(ns, journal.StatusFailed, nullValue, outcome.Errorf(outcome.Rejected, "%s was rejected", ns.addr), "")
+				return
+			}
+			out := cty.EmptyObjectVal
+			if len(rp.data) > 0 {
+				if v, err := fromJSON(rp.data); err == nil {
+					out = v
+				}
+			}
+			r.finishNode(ns, journal.StatusSucceeded, out, nil, "")
+			return
+		}
+		if !rp.deadline.IsZero() {
+			ws.deadline = rp.deadline // waits keep their original deadlines across resume
+		}
 	}
 	r.parkedWaits++
 	ws.p = ns.s.park(func(cause *outcome.Error) { r.endWait(ns, journal.StatusCancelled, nullValue, cancelledBy(cause)) })
@@ -61,9 +87,10 @@ func (r *Run) startWait(ns *nodeState) {
 			return
 		}
 		r.inflight++
-		t := time.AfterFunc(time.Until(ws.deadline), func() {
+		ws.timer = time.AfterFunc(time.Until(ws.deadline), func() {
 			r.post(func() {
 				r.inflight--
+				ws.timer = nil
 				if ns.status != journal.StatusWaiting {
 					return
 				}
@@ -74,17 +101,11 @@ func (r *Run) startWait(ns *nodeState) {
 				r.endWait(ns, journal.StatusFailed, nullValue, outcome.Errorf(outcome.Timeout, "no answer within %s", spec.WaitTimeout))
 			})
 		})
-		prev := ws.p.cancel
-		ws.p.cancel = func(cause *outcome.Error) {
-			if t.Stop() {
-				r.inflight--
-			}
-			prev(cause)
-		}
 	}, entry)
 }
 
-// endWait finishes a wait.
+// endWait finishes a wait, however it ends (its time, a signal, a cancellation): its timer
+// is stopped so that the run does not wait for it.
 func (r *Run) endWait(ns *nodeState, status string, out cty.Value, err *outcome.Error) {
 	if ns.status != journal.StatusWaiting {
 		return
@@ -92,6 +113,7 @@ func (r *Run) endWait(ns *nodeState, status string, out cty.Value, err *outcome.
 	if ns.wait.p != nil {
 		ns.s.unpark(ns.wait.p)
 	}
+	r.stopTimer(ns.wait)
 	r.parkedWaits--
 	ns.status = journal.StatusRunning
 	r.finishNode(ns, status, out, err, "")

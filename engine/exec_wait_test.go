@@ -190,3 +190,49 @@ task "busy" {
 	wantRun(t, ex, "succeeded")
 	wantJSON(t, "wait output", node(t, ex, "wait.approve").Output, `"yes"`)
 }
+
+func TestWaitEndsWithoutItsTimer(t *testing.T) {
+	t.Run("approval answered before its timeout", func(t *testing.T) {
+		te := newTestEnv(t)
+		r := te.start(`
+workflow "w" {}
+wait "approve" {
+  timeout = "30s"
+  approval {}
+}
+`, StartOptions{})
+		te.waitParked(r)
+		if err := r.Signal(context.Background(), "approve", nil, false); err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		select {
+		case <-r.Done():
+		case <-time.After(2 * time.Second):
+			t.Fatal("the run waits for the timeout of an answered approval")
+		}
+		within(t, "the end", time.Since(start), time.Second)
+		wantRun(t, te.wait(r), "succeeded")
+	})
+	t.Run("duration cancelled by a join", func(t *testing.T) {
+		te := newTestEnv(t)
+		start := time.Now()
+		ex := te.apply(`
+workflow "w" {}
+wait "long" {
+  duration = "30s"
+}
+task "quick" {
+  uses = builtin.transform
+}
+join "j" {
+  after    = [wait.long, task.quick]
+  strategy = "m_of_n"
+  m        = 1
+}
+`, StartOptions{})
+		within(t, "the run", time.Since(start), 2*time.Second)
+		wantRun(t, ex, "succeeded")
+		wantNode(t, ex, "wait.long", "cancelled")
+	})
+}

@@ -56,7 +56,14 @@ func (te *testEnv) closeStore() {
 		return
 	}
 	te.closed = true
-	te.engine.Wait()
+	done := make(chan struct{})
+	go func() { te.engine.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		te.t.Errorf("runs still active 10s after the test; the store is left open")
+		return
+	}
 	if err := te.store.Close(); err != nil {
 		te.t.Errorf("close store: %v", err)
 	}

@@ -50,6 +50,7 @@ type Run struct {
 	slots, running         int
 	ready                  []*taskInst // FIFO of attempts waiting for a slot
 	inflight               int         // goroutines that will post back: workers, commits, children, timers
+	timers                 int         // attempts waiting for a retry or a `continue` delay
 	parkedWaits            int
 	status                 string
 	stopping               string // final status once the run was stopped; "" while it goes on
@@ -228,7 +229,9 @@ func (r *Run) begin(ctx context.Context) error {
 }
 
 // commit journals entries, then runs then on the loop. In strict mode the entries are durable
-// before then runs (write-ahead); in relaxed mode then runs at once.
+// before then runs (write-ahead); in relaxed mode then runs at once. When the journal fails
+// the run is stopped first and then still runs: what it releases is cancelled at once, and
+// the run can end.
 func (r *Run) commit(then func(), entries ...journal.Entry) {
 	for i := range entries {
 		r.scrubEntry(&entries[i])
@@ -236,7 +239,6 @@ func (r *Run) commit(then func(), entries ...journal.Entry) {
 	if !r.durable {
 		if err := r.e.cfg.Store.Append(context.Background(), r.id, false, entries...); err != nil {
 			r.journalFailed(err)
-			return
 		}
 		if then != nil {
 			then()
@@ -248,7 +250,6 @@ func (r *Run) commit(then func(), entries ...journal.Entry) {
 		r.back(func() {
 			if err != nil {
 				r.journalFailed(err)
-				return
 			}
 			if then != nil {
 				then()
@@ -280,12 +281,37 @@ func (r *Run) scrubEntry(e *journal.Entry) {
 	}
 }
 
+// maxErrText bounds the text of a journal error the run reports: a store's error may quote
+// the whole value it refused (Badger dumps it in hex).
+const maxErrText = 2 << 10
+
+// boundedErr is an error whose text is cut to maxErrText; errors.Is and As still see the cause.
+type boundedErr struct{ err error }
+
+func (b boundedErr) Error() string {
+	msg := b.err.Error()
+	if len(msg) <= maxErrText {
+		return msg
+	}
+	return msg[:maxErrText] + fmt.Sprintf("… (%d more bytes)", len(msg)-maxErrText)
+}
+
+func (b boundedErr) Unwrap() error { return b.err }
+
+func boundErr(err error) error {
+	if err == nil || len(err.Error()) <= maxErrText {
+		return err
+	}
+	return boundedErr{err}
+}
+
 // journalFailed stops the run at once: without a journal nothing may go on, and nothing more
 // can be recorded. The store keeps what was written before.
 func (r *Run) journalFailed(err error) {
 	if r.journalErr != nil {
 		return
 	}
+	err = boundErr(err)
 	r.journalErr = err
 	r.log.Error("journal write failed; stopping the run", "error", err)
 	r.stop(journal.StatusFailed, outcome.Errorf(outcome.Fatal, "the journal could not be written: %v", err))
@@ -343,13 +369,14 @@ func (r *Run) loop() {
 	r.finish()
 }
 
-// updateStatus keeps the journal's run status in step: `waiting` while only waits are left.
+// updateStatus keeps the journal's run status in step: `waiting` while only waits are left
+// (no attempt runs, is queued, or waits for its retry).
 func (r *Run) updateStatus() {
 	if r.stopping != "" || r.journalErr != nil {
 		return
 	}
 	want := journal.StatusRunning
-	if r.parkedWaits > 0 && r.running == 0 && len(r.ready) == 0 {
+	if r.parkedWaits > 0 && r.running == 0 && len(r.ready) == 0 && r.timers == 0 {
 		want = journal.StatusWaiting
 	}
 	if want != r.status {
@@ -399,7 +426,7 @@ func (r *Run) finish() {
 		entry := journal.Entry{Type: journal.RunFinished, Status: status, Error: runErr, Outputs: outJSON}
 		r.scrubEntry(&entry)
 		if err := r.e.cfg.Store.Append(context.Background(), r.id, true, entry); err != nil {
-			r.journalErr = err
+			r.journalErr = boundErr(err)
 		}
 	}
 	r.e.cfg.Store.Forget(r.id)

@@ -416,26 +416,40 @@ func (s *scope) unpark(p *parked) bool {
 	return true
 }
 
-// after runs f on the loop after d, unless the scope stops first (then onCancel runs).
-func (s *scope) after(d time.Duration, f func(), onCancel func(*outcome.Error)) {
+// after runs f on the loop after d, unless the scope stops first (then onCancel runs). The
+// returned handle cancels it early: cancelParked.
+func (s *scope) after(d time.Duration, f func(), onCancel func(*outcome.Error)) *parked {
 	r := s.r
 	var t *time.Timer
 	var p *parked
 	p = s.park(func(cause *outcome.Error) {
 		if t.Stop() {
 			r.inflight--
+			r.timers--
 		}
 		onCancel(cause)
 	})
 	r.inflight++
+	r.timers++
 	t = time.AfterFunc(d, func() {
 		r.post(func() {
 			r.inflight--
+			r.timers--
 			if s.unpark(p) {
 				f()
 			}
 		})
 	})
+	return p
+}
+
+// cancelParked ends p (stopping its timer) as cancelled by cause, if it is still parked.
+func (s *scope) cancelParked(p *parked, cause *outcome.Error) bool {
+	if p == nil || !s.unpark(p) {
+		return false
+	}
+	p.cancel(cause)
+	return true
 }
 
 // outcomeStatus is the scope's status once every node is final: failed if a critical node

@@ -64,6 +64,8 @@ type Store struct {
 	written atomic.Uint64
 	// syncs counts the writer's fsyncs (tests and benchmarks read it).
 	syncs atomic.Uint64
+	// failWrites, when set (by tests), fails every write with this error.
+	failWrites atomic.Pointer[error]
 
 	failMu sync.Mutex
 	failed map[string]error // runs whose unwaited write failed, until the next Append reports it
@@ -270,13 +272,15 @@ func (s *Store) submit(req *request) error {
 	return nil
 }
 
-// barrier returns once every request queued before it has been written.
+// barrier returns once every request queued before it has been processed (written, or failed:
+// a write error of the batch it shares is not its own).
 func (s *Store) barrier() error {
 	req := &request{done: make(chan error, 1)}
 	if err := s.submit(req); err != nil {
 		return err
 	}
-	return <-req.done
+	<-req.done
+	return nil
 }
 
 // gcLoop runs value-log GC every interval until Close.

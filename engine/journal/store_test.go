@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"runtime"
 	"reflect"
 	"strings"
 	"testing"
@@ -349,4 +352,88 @@ func TestFormat(t *testing.T) {
 	dir := t.TempDir()
 	closeStore(t, openStore(t, dir))
 	closeStore(t, openStore(t, dir))
+}
+
+// TestWriteError fails the writes (as a full disk would) and checks that durable appends get
+// the error, that a failed relaxed append is reported by the run's next Append, and that the
+// store works again once writes succeed.
+func TestWriteError(t *testing.T) {
+	dir := t.TempDir()
+	s := openStore(t, dir)
+	ctx := context.Background()
+	id := testID(1)
+	if err := s.Append(ctx, id, true, started("wf", "")); err != nil {
+		t.Fatal(err)
+	}
+	diskFull := errors.New("no space left on device")
+	s.failWrites.Store(&diskFull)
+	err := s.Append(ctx, id, true, Entry{Type: NodeStarted, Node: "x"})
+	if !errors.Is(err, diskFull) || !strings.Contains(err.Error(), "write state store") {
+		t.Errorf("durable Append on a failing store = %v", err)
+	}
+	if err := s.Append(ctx, id, false, Entry{Type: NodeStarted, Node: "x"}); err != nil {
+		t.Errorf("relaxed Append = %v, want nil (it only queues)", err)
+	}
+	if err := s.barrier(); err != nil {
+		t.Fatal(err)
+	}
+	s.failWrites.Store(nil)
+	err = s.Append(ctx, id, false, Entry{Type: NodeStarted, Node: "x"})
+	if !errors.Is(err, diskFull) || !strings.Contains(err.Error(), "earlier relaxed write failed") {
+		t.Errorf("Append after a failed relaxed write = %v", err)
+	}
+	last := []Entry{{Type: RunFinished, Status: StatusFailed}}
+	if err := s.Append(ctx, id, true, last...); err != nil {
+		t.Fatal(err)
+	}
+	closeStore(t, s)
+	s = openStore(t, dir)
+	defer closeStore(t, s)
+	// Nothing journaled before the failure is lost; the failed entries leave a gap in the seqs.
+	got := collectEntries(t, s, id, 0)
+	if len(got) != 2 || got[0].Type != RunStarted || got[1].Seq != last[0].Seq {
+		t.Errorf("entries = %+v", got)
+	}
+	if sum, err := s.Summary(id); err != nil || sum.Status != StatusFailed {
+		t.Errorf("summary = %+v, %v", sum, err)
+	}
+}
+
+// TestCloseStopsGoroutines checks that no goroutine of the store (or of Badger) outlives Close,
+// with background GC on, and that Open creates a missing directory.
+func TestCloseStopsGoroutines(t *testing.T) {
+	before := runtime.NumGoroutine()
+	s, err := Open(filepath.Join(t.TempDir(), "state", "nested"), Options{GCInterval: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Append(context.Background(), testID(1), false, started("wf", "")); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(20 * time.Millisecond) // let GC and the relaxed sync run
+	closeStore(t, s)
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > before {
+		if time.Now().After(deadline) {
+			buf := make([]byte, 1<<20)
+			t.Fatalf("%d goroutines before Open, %d after Close:\n%s", before, runtime.NumGoroutine(), buf[:runtime.Stack(buf, true)])
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestBadgerLogger(t *testing.T) {
+	var buf strings.Builder
+	l := slogLogger{slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))}
+	l.Debugf("debug %d", 1)
+	l.Infof("info %d\n", 2)
+	l.Warningf("warn %d\n", 3)
+	l.Errorf("error %d", 4)
+	out := buf.String()
+	if strings.Contains(out, "debug 1") || strings.Contains(out, "info 2") ||
+		!strings.Contains(out, `level=WARN msg="warn 3" component=badger`) ||
+		!strings.Contains(out, `level=ERROR msg="error 4" component=badger`) {
+		t.Errorf("logged:\n%s", out)
+	}
+	slogLogger{}.Errorf("dropped") // a nil logger discards
 }

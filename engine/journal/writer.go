@@ -3,6 +3,7 @@ package journal
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
@@ -172,6 +173,9 @@ func (s *Store) commit(batch []*request) commitResult {
 // write applies the ops of a batch in order, splitting the transaction where Badger refuses
 // to make it larger.
 func (s *Store) write(batch []*request) error {
+	if err := s.failWrites.Load(); err != nil && slices.ContainsFunc(batch, func(r *request) bool { return len(r.ops) > 0 }) {
+		return *err
+	}
 	txn := s.db.NewTransaction(true)
 	pending := 0
 	for _, r := range batch {
