@@ -120,9 +120,9 @@ func runOnce(b *testing.B, te *benchEnv, prog *Program) {
 		b.Fatal(err)
 	}
 	<-r.Done()
-	ex, err := r.Result()
-	if err != nil || ex.Status != "succeeded" {
-		b.Fatalf("run: %v %+v", err, ex)
+	status, runErr, err := r.Status()
+	if err != nil || status != "succeeded" {
+		b.Fatalf("run: %v %s %v", err, status, runErr)
 	}
 }
 
@@ -230,10 +230,10 @@ task "items" {
   for_each = setproduct(range(1000), range(100))
   inputs   = { i = each.index, pad = format("%01024d", each.index) }
 }
-output "n" { value = length(task.items.output) }
+output "done" { value = "yes" }
 `
 	prog := te.program(b, "big.fsc.hcl", src)
-	var peak atomic.Int64
+	var peak, peakHeap atomic.Int64
 	stop := make(chan struct{})
 	done := make(chan struct{})
 	go func() {
@@ -241,6 +241,11 @@ output "n" { value = length(task.items.output) }
 		for {
 			if rss := currentRSS(); rss > peak.Load() {
 				peak.Store(rss)
+			}
+			var ms runtime.MemStats
+			runtime.ReadMemStats(&ms)
+			if h := int64(ms.HeapInuse); h > peakHeap.Load() {
+				peakHeap.Store(h)
 			}
 			select {
 			case <-stop:
@@ -257,6 +262,7 @@ output "n" { value = length(task.items.output) }
 	close(stop)
 	<-done
 	b.ReportMetric(float64(peak.Load())/(1<<20), "peak-RSS-MB")
+	b.ReportMetric(float64(peakHeap.Load())/(1<<20), "peak-heap-MB")
 	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/run")
 }
 

@@ -88,12 +88,12 @@ func (r *Run) awaitChild(ns *nodeState, child *Run) {
 	r.goAsync(func() {
 		<-child.Done()
 		r.back(func() {
-			ex, err := child.Result()
-			if err != nil || ex == nil {
+			status, childErr, err := child.Status()
+			if err != nil {
 				r.finishNode(ns, journal.StatusFailed, nullValue, outcome.Errorf(outcome.Fatal, "%s: %v", ns.addr, err), "")
 				return
 			}
-			r.callDone(ns, ex.Status, child.childOutputs, ex.Error, child.id)
+			r.callDone(ns, status, child.childOutputs, childErr, child.id)
 		})
 	})
 }

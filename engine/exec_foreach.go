@@ -41,7 +41,13 @@ func (r *Run) fillItems(ns *nodeState) {
 		return
 	}
 	t.filling = true
-	for t.next < len(t.keys) && (t.concurrency <= 0 || t.active < t.concurrency) && !t.failed && ns.s.stopped == nil {
+	// No more items are admitted than could run at once: an item admitted early would only
+	// hold its evaluated inputs in memory while it waits for a slot.
+	limit := t.concurrency
+	if limit <= 0 || limit > r.slots {
+		limit = r.slots
+	}
+	for t.next < len(t.keys) && t.active < limit && !t.failed && ns.s.stopped == nil {
 		i := t.next
 		t.next++
 		t.active++
@@ -79,6 +85,15 @@ func (r *Run) itemDone(ns *nodeState, ti *taskInst) {
 	t := ns.task
 	t.active--
 	t.finished++
+	// The journal holds the item now: keep in memory only what the graph still reads.
+	ti.input, ti.inVal, ti.each, ti.state = nil, cty.NilVal, cty.NilVal, nil
+	if !r.reads[ns.n.Addr.Name] && ti.status != journal.StatusFailed {
+		// Nothing reads the aggregate: the item is only a count now.
+		ti.output = cty.NilVal
+		if ti.item >= 0 && ti.item < len(t.insts) && t.insts[ti.item] == ti {
+			t.insts[ti.item] = nil
+		}
+	}
 	if len(ns.s.index) == 0 {
 		r.emit(Event{Type: EventNodeProgress, Node: ns.addr, Kind: "task", Done: t.finished, Total: len(t.keys)})
 	}
@@ -158,7 +173,7 @@ func (r *Run) finishForEach(ns *nodeState) {
 	outs := make([]cty.Value, len(t.keys))
 	for i, ti := range t.insts {
 		outs[i] = nullValue
-		if ti != nil && ti.status == journal.StatusSucceeded {
+		if ti != nil && ti.status == journal.StatusSucceeded && ti.output != cty.NilVal {
 			outs[i] = ti.output
 			ti.output = cty.NilVal // the aggregate holds it now
 		}

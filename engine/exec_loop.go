@@ -76,7 +76,12 @@ func (r *Run) fillIterations(ns *nodeState) {
 		return
 	}
 	l.filling = true
-	for l.next < len(l.keys) && (l.concurrency <= 0 || l.active < l.concurrency) && l.stopped == nil && ns.s.stopped == nil {
+	// As with for_each, no more iterations are admitted than task slots exist.
+	limit := l.concurrency
+	if limit <= 0 || limit > r.slots {
+		limit = r.slots
+	}
+	for l.next < len(l.keys) && l.active < limit && l.stopped == nil && ns.s.stopped == nil {
 		i := l.next
 		l.next++
 		l.active++

@@ -42,6 +42,7 @@ type replayInst struct {
 	resolved    bool // a signal answered the wait
 	rejected    bool
 	data        json.RawMessage
+	key         json.RawMessage // each.key of an item or iteration
 	// rerun: the output was redacted (it carried a secret) and the task is pure
 	// (builtin.transform), so it is computed again rather than restored without the secret.
 	rerun bool
@@ -91,6 +92,9 @@ func buildReplay(entries []journal.Entry, w *lang.Workflow) *replay {
 			continue
 		}
 		ri := get(e)
+		if len(e.Key) > 0 {
+			ri.key = e.Key
+		}
 		switch e.Type {
 		case journal.AttemptStarted:
 			if ri.inflight {
@@ -163,10 +167,14 @@ func restoreValue(raw json.RawMessage) cty.Value {
 // restoreNode finishes a node from its journal without running it.
 func (r *Run) restoreNode(ns *nodeState, rp *replayInst) {
 	ns.selected = rp.selected
+	out := restoreValue(rp.output)
 	if ns.n.Task != nil {
 		ns.task = &taskState{}
+		if ns.n.Task.ForEach != nil && len(rp.output) == 0 && (rp.status == journal.StatusSucceeded || rp.status == journal.StatusCompletedWithErrors) {
+			out = r.restoreItems(ns)
+		}
 	}
-	r.finishNodeWith(ns, rp.status, restoreValue(rp.output), rp.err, rp.reason, false)
+	r.finishNodeWith(ns, rp.status, out, rp.err, rp.reason, false)
 }
 
 // restoreInst finishes a for_each item from its journal.
@@ -324,4 +332,28 @@ func (r *Run) reattachCall(ns *nodeState, childID string) {
 	}
 	ns.call.cancel = child.Cancel
 	r.awaitChild(ns, child)
+}
+
+// restoreItems rebuilds a finished for_each task's output from its items' journaled outputs: the
+// aggregate entry does not repeat them.
+func (r *Run) restoreItems(ns *nodeState) cty.Value {
+	var keys, vals []cty.Value
+	for i := 0; ; i++ {
+		index := append(append(make([]int, 0, len(ns.s.index)+1), ns.s.index...), i)
+		rp := r.replay.insts[instKey(ns.addr, index)]
+		if rp == nil {
+			break
+		}
+		k := restoreValue(rp.key)
+		if k.IsNull() {
+			k = cty.NumberIntVal(int64(i))
+		}
+		keys = append(keys, k)
+		v := nullValue
+		if rp.status == journal.StatusSucceeded {
+			v = restoreValue(rp.output)
+		}
+		vals = append(vals, v)
+	}
+	return collect(keys, vals)
 }

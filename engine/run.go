@@ -63,7 +63,13 @@ type Run struct {
 	deadline               *time.Timer
 	result                 *journal.Execution
 	childOutputs           cty.Value // a child run's outputs, for its parent's call node
+	// reads names the nodes whose output something reads (an expression, a join, a loop's
+	// default output); a for_each task nobody reads keeps no item outputs in memory.
+	reads map[string]bool
 	finalErr               error
+	finalStatus            string
+	finalRunErr            *outcome.Error
+	resultOnce             sync.Once
 }
 
 // ID is the execution id.
@@ -74,7 +80,27 @@ func (r *Run) Done() <-chan struct{} { return r.done }
 
 // Result is the ended run as `show -json` prints it, and an error when the journal could not
 // be written (the run then ended without its last entries; see the error). Call after Done.
-func (r *Run) Result() (*journal.Execution, error) { return r.result, r.finalErr }
+func (r *Run) Result() (*journal.Execution, error) {
+	// Read back lazily: an engine running thousands of runs (or one with 100,000 items) should
+	// not rebuild every execution object nobody asks for.
+	r.resultOnce.Do(func() {
+		if r.result != nil {
+			return
+		}
+		ex, err := r.e.cfg.Store.Execution(r.id)
+		if err != nil && r.finalErr == nil {
+			r.finalErr = fmt.Errorf("read back execution %s: %w", r.id, err)
+		}
+		r.result = ex
+	})
+	return r.result, r.finalErr
+}
+
+// Status is the ended run's status and error, and an error when its journal could not be
+// written. Call after Done.
+func (r *Run) Status() (string, *outcome.Error, error) {
+	return r.finalStatus, r.finalRunErr, r.finalErr
+}
 
 // Cancel cancels the run: running attempts are interrupted and nothing new starts.
 func (r *Run) Cancel() {
@@ -126,6 +152,7 @@ func (e *Engine) newRun(ctx context.Context, prog *Program, opts StartOptions, i
 		funcs:   funcs.Table(),
 		status:  journal.StatusRunning,
 		vars:    w.VarValues(),
+		reads:   readOutputs(w),
 	}
 	if opts.parent != nil {
 		// The parent's secrets scrub the child's journal too: the child may receive them as inputs.
@@ -433,13 +460,12 @@ func (r *Run) finish() {
 	if r.journalErr != nil {
 		r.finalErr = fmt.Errorf("the run stopped because its journal could not be written (%w); what was journaled before is intact: resume it with `fuscia resume %s` once the cause is fixed", r.journalErr, r.id)
 	}
-	ex, err := r.e.cfg.Store.Execution(r.id)
-	if err != nil && r.finalErr == nil {
-		r.finalErr = fmt.Errorf("read back execution %s: %w", r.id, err)
-	}
-	r.result = ex
+	r.finalStatus, r.finalRunErr = status, runErr
 	r.log.Info("run finished", "status", status)
-	r.emit(Event{Type: EventExecutionFinished, Workflow: r.wf.Name, Status: status, Error: runErr, Execution: ex})
+	if r.opts.Observer != nil {
+		ex, _ := r.Result()
+		r.emit(Event{Type: EventExecutionFinished, Workflow: r.wf.Name, Status: status, Error: runErr, Execution: ex})
+	}
 }
 
 // evalOutputs evaluates the workflow's output blocks with the final node values. An output that

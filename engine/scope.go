@@ -303,7 +303,11 @@ func (r *Run) finishNodeWith(ns *nodeState, status string, output cty.Value, err
 		release()
 		return
 	}
-	out, _, jerr := journalJSON(ns.output)
+	var out json.RawMessage
+	var jerr error
+	if ns.task == nil || !ns.task.forEach || len(ns.task.keys) == 0 {
+		out, _, jerr = journalJSON(ns.output)
+	}
 	if jerr != nil {
 		out = json.RawMessage("null")
 	}
@@ -311,6 +315,11 @@ func (r *Run) finishNodeWith(ns *nodeState, status string, output cty.Value, err
 		Status: status, Error: err, Reason: reason, Selected: ns.selected}
 	if status == journal.StatusSucceeded || status == journal.StatusCompletedWithErrors {
 		entry.Output = out
+	}
+	if ns.task != nil && ns.task.forEach && len(ns.task.keys) > 0 {
+		// The items' entries hold every output already; the aggregate would repeat them all
+		// in one entry (100,000 items of 1 KiB are 100 MB). Resume and show rebuild it.
+		entry.Output, entry.Total = nil, len(ns.task.keys)
 	}
 	if status == journal.StatusSkipped || status == journal.StatusCancelled {
 		// Nothing depends on the durability of a skip: resume would skip it again.

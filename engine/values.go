@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/fuscia/fuscia/lang"
@@ -244,4 +245,52 @@ func collect(keys, vals []cty.Value) cty.Value {
 		return cty.EmptyTupleVal
 	}
 	return cty.TupleVal(vals)
+}
+
+// readOutputs finds the nodes whose output the workflow reads: through a data reference, as a
+// join's branch (joins merge outputs), as a loop body's sink (the default loop output), or in an
+// output block or a loop's output expression.
+func readOutputs(w *lang.Workflow) map[string]bool {
+	reads := map[string]bool{}
+	exprs := make([]hcl.Expression, 0, len(w.Outputs))
+	for _, o := range w.Outputs {
+		exprs = append(exprs, o.Value)
+	}
+	hasDependent := map[string]bool{}
+	for _, n := range w.Nodes {
+		for _, d := range n.Deps {
+			if d.Kinds&lang.DepData != 0 {
+				reads[d.Upstream.Name] = true
+			}
+			if d.Upstream.Loop == n.Addr.Loop {
+				hasDependent[d.Upstream.Name] = true
+			}
+		}
+		if n.Join != nil {
+			for _, a := range n.After {
+				reads[a.Target.Name] = true
+			}
+		}
+		if n.Loop != nil && n.Loop.Output != nil {
+			exprs = append(exprs, n.Loop.Output)
+		}
+	}
+	for _, n := range w.Nodes {
+		if n.Addr.Loop != "" && !hasDependent[n.Addr.Name] {
+			if loop := w.Node(n.Addr.LoopAddr()); loop != nil && loop.Loop.Output == nil {
+				reads[n.Addr.Name] = true
+			}
+		}
+	}
+	for _, e := range exprs {
+		for _, tr := range e.Variables() {
+			if len(tr) < 2 {
+				continue
+			}
+			if step, ok := tr[1].(hcl.TraverseAttr); ok {
+				reads[step.Name] = true
+			}
+		}
+	}
+	return reads
 }

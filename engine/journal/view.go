@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -31,6 +32,12 @@ func (s *Store) Execution(id string) (*Execution, error) {
 			r.apply(&e)
 			return nil
 		})
+		composeForEachOutputs(r.x.Nodes)
+		for _, n := range r.x.Nodes {
+			for _, it := range n.Iterations {
+				composeForEachOutputs(it.Nodes)
+			}
+		}
 		x = r.x
 		return err
 	})
@@ -290,4 +297,42 @@ func (r *replay) preallocate(n *NodeView, loop string, total int) {
 		return
 	}
 	instance(n, total-1)
+}
+
+// composeForEachOutputs fills in the output of finished for_each tasks: the engine does not
+// journal it (it repeats every item's output, which the items' entries hold), so it is built
+// here from the instances: a list in item order, or an object by key when the keys are strings.
+func composeForEachOutputs(nodes map[string]*NodeView) {
+	for _, n := range nodes {
+		if len(n.Output) > 0 || n.Instances == nil || (n.Status != StatusSucceeded && n.Status != StatusCompletedWithErrors) {
+			continue
+		}
+		byKey := len(n.Instances) > 0 && len(n.Instances[0].Key) > 0 && n.Instances[0].Key[0] == '"'
+		var b bytes.Buffer
+		if byKey {
+			b.WriteByte('{')
+		} else {
+			b.WriteByte('[')
+		}
+		for i, in := range n.Instances {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			if byKey {
+				b.Write(in.Key)
+				b.WriteByte(':')
+			}
+			if in.Status == StatusSucceeded && len(in.Output) > 0 {
+				b.Write(in.Output)
+			} else {
+				b.WriteString("null")
+			}
+		}
+		if byKey {
+			b.WriteByte('}')
+		} else {
+			b.WriteByte(']')
+		}
+		n.Output = b.Bytes()
+	}
 }

@@ -89,7 +89,7 @@ func TestExecutionReplay(t *testing.T) {
 				"finished_at":null,"parent_execution_id":null,"outputs":{},
 				"nodes":{"loop.notify":{"status":"running","started_at":":02","iterations":[
 					{"key":"a","status":"succeeded","output":{"n":1},"started_at":":03","finished_at":":11","nodes":{
-						"task.send":{"status":"completed_with_errors","started_at":":04","finished_at":":09","instances":[
+						"task.send":{"status":"completed_with_errors","output":[null,null],"started_at":":04","finished_at":":09","instances":[
 							{"key":0,"status":"succeeded","attempts":1,"started_at":":05","finished_at":":06"},
 							{"key":1,"status":"failed","attempts":1,"error":{"kind":"fatal","message":"no"},"started_at":":07","finished_at":":08"}]},
 						"wait.ok":{"status":"skipped","reason":"branch not taken","finished_at":":10"}}},
