@@ -65,11 +65,11 @@ type Run struct {
 	childOutputs           cty.Value // a child run's outputs, for its parent's call node
 	// reads names the nodes whose output something reads (an expression, a join, a loop's
 	// default output); a for_each task nobody reads keeps no item outputs in memory.
-	reads map[string]bool
-	finalErr               error
-	finalStatus            string
-	finalRunErr            *outcome.Error
-	resultOnce             sync.Once
+	reads       map[string]bool
+	finalErr    error
+	finalStatus string
+	finalRunErr *outcome.Error
+	resultOnce  sync.Once
 }
 
 // ID is the execution id.
