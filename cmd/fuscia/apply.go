@@ -77,7 +77,7 @@ func runApply(ctx context.Context, c *cli, args []string) int {
 		if errors.Is(err, context.Canceled) {
 			return exitFailed
 		}
-		return c.operationFailed("Cannot open the state store", err)
+		return c.storeFailed("Cannot open the state store", fs.homeDir(), err)
 	}
 	pr := newProgress(c.stdout, *asJSON)
 	trigger := journal.Trigger{}

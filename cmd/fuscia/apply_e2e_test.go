@@ -282,3 +282,20 @@ task "nap" {
 		t.Fatalf("task.nap: %v", n)
 	}
 }
+
+// TestCorruptStore: a damaged store is reported with what to do, not a stack, for runs and reads.
+func TestCorruptStore(t *testing.T) {
+	h := newHarness(t)
+	h.write("w.fsc.hcl", `workflow "w" {}
+task "a" {
+  uses   = builtin.transform
+  inputs = { x = 1 }
+}`)
+	wantCode(t, h.run("apply", "w.fsc.hcl"), 0)
+	writeFile(t, filepath.Join(h.home, "state", "MANIFEST"), []byte("garbage"), 0o644)
+	for _, args := range [][]string{{"apply", "w.fsc.hcl"}, {"executions", "list"}} {
+		r := h.run(args...)
+		wantCode(t, r, 1)
+		wantContains(t, "stderr", r.stderr, "state store", "move ", "aside")
+	}
+}

@@ -14,7 +14,7 @@ import (
 func (c *cli) openBackend(ctx context.Context, home string) (local.Backend, int, bool) {
 	b, err := local.OpenBackend(ctx, home, nil)
 	if err != nil {
-		return nil, c.operationFailed("Cannot read the executions", err), false
+		return nil, c.storeFailed("Cannot read the executions", home, err), false
 	}
 	return b, 0, true
 }

@@ -26,7 +26,7 @@ func runResume(ctx context.Context, c *cli, args []string) int {
 		if errors.Is(err, context.Canceled) {
 			return exitFailed
 		}
-		return c.operationFailed("Cannot open the state store", err)
+		return c.storeFailed("Cannot open the state store", fs.homeDir(), err)
 	}
 	id, err := h.owner.Store.ResolveID(ids[0])
 	if err == nil {

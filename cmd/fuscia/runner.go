@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -150,3 +151,13 @@ func (c *cli) finishRun(ctx context.Context, h *runHost, r *engine.Run) int {
 }
 
 func isNotFound(err error) bool { return errors.Is(err, journal.ErrNotFound) }
+
+// storeFailed reports a store that cannot be opened. Anything but a lock (another process) is
+// most likely a damaged store, so say what the user can do about it.
+func (c *cli) storeFailed(summary, home string, err error) int {
+	fmt.Fprintf(c.stderr, "Error: %s\n\n%s\n", summary, sentenceOf(err))
+	if !errors.Is(err, journal.ErrLocked) && !errors.Is(err, local.ErrBusy) && !errors.Is(err, local.ErrOwned) && !errors.Is(err, journal.ErrFormat) {
+		fmt.Fprintf(c.stderr, "\nIf the state store is damaged, move %s aside and run again: fuscia starts a new one (the history in the old one is then not shown).\n", filepath.Join(home, "state"))
+	}
+	return exitFailed
+}
