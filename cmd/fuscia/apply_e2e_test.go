@@ -299,3 +299,19 @@ task "a" {
 		wantContains(t, "stderr", r.stderr, "state store", "move ", "aside")
 	}
 }
+
+// TestTraces: with OTEL_TRACES_EXPORTER=console, apply writes a span for the run and one per
+// node attempt, with engine.md's attributes, to stderr (stdout stays clean for -json).
+func TestTraces(t *testing.T) {
+	h := newHarness(t)
+	h.env = append(h.env, "OTEL_TRACES_EXPORTER=console")
+	h.write("w.fsc.hcl", `workflow "traced" {}
+task "a" {
+  uses   = builtin.transform
+  inputs = { x = 1 }
+}`)
+	r := h.run("apply", "w.fsc.hcl", "-json")
+	wantCode(t, r, 0)
+	wantContains(t, "stderr", r.stderr, `"run traced"`, `"attempt task.a"`, "fuscia.execution_id", "fuscia.node", "fuscia.attempt", "fuscia.outcome")
+	finishedExecution(t, r.stdout)
+}
