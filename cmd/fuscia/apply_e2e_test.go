@@ -315,3 +315,26 @@ task "a" {
 	wantContains(t, "stderr", r.stderr, `"run traced"`, `"attempt task.a"`, "fuscia.execution_id", "fuscia.node", "fuscia.attempt", "fuscia.outcome")
 	finishedExecution(t, r.stdout)
 }
+
+// TestStalePlan: a saved plan whose locked plugin binary changed since planning is refused with
+// exit 2 and a named error, before anything runs.
+func TestStalePlan(t *testing.T) {
+	h := newHarness(t)
+	bin := installEchoPlugin(t, filepath.Join(h.dir, "plugins"), echoScript)
+	h.write("w.fsc.hcl", `workflow "w" {}
+plugin "echo" {
+  source = "echo"
+}
+task "a" {
+  uses   = builtin.transform
+  inputs = { x = 1 }
+}`)
+	wantCode(t, h.run("plan", "w.fsc.hcl", "-out", "w.fsplan"), 0)
+	writeFile(t, bin, []byte(echoScript+"# changed\n"), 0o755)
+	r := h.run("apply", "w.fsplan")
+	wantCode(t, r, 2)
+	wantContains(t, "stderr", r.stderr, "Invalid plan file", "stale", `plugin "echo"`)
+	if _, err := os.Stat(filepath.Join(h.home, "state")); err == nil {
+		t.Errorf("a refused plan opened the state store")
+	}
+}
