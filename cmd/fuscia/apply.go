@@ -58,19 +58,9 @@ func runApply(ctx context.Context, c *cli, args []string) int {
 	} else {
 		prog, parser, diags = loadForApply(file, env, lang.VarInputs{Env: c.environ(), Files: varFiles, Flags: vars})
 	}
-	if diags.HasErrors() {
-		if *asJSON {
-			errs, warns := countDiags(diags)
-			_ = writeJSON(c.stdout, map[string]any{
-				"format_version": "1.0", "valid": false, "error_count": errs, "warning_count": warns,
-				"diagnostics": toJSONDiags(diags),
-			})
-		} else {
-			writeDiags(c.stderr, parser.Files(), diags)
-		}
-		return exitInvalid
+	if code, stop := c.reportDiags(*asJSON, parser, diags); stop {
+		return code
 	}
-	writeDiags(c.stderr, parser.Files(), diags) // warnings
 
 	h, err := c.openRunHost(ctx, fs.homeDir(), *logFormat)
 	if err != nil {

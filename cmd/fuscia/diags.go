@@ -11,6 +11,8 @@ import (
 	"github.com/mitchellh/go-wordwrap"
 
 	"github.com/hashicorp/hcl/v2"
+
+	"github.com/fuscia/fuscia/lang"
 )
 
 // writeDiags renders diagnostics the way HCL and Terraform do — severity and summary, the file
@@ -135,4 +137,27 @@ func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
+}
+
+// reportDiags prints the diagnostics of loading a workflow: errors as the JSON of validate -json
+// or as text, warnings as text. stop is true (with exit code 2) when there were errors.
+func (c *cli) reportDiags(asJSON bool, parser *lang.Parser, diags hcl.Diagnostics) (code int, stop bool) {
+	var files map[string]*hcl.File
+	if parser != nil {
+		files = parser.Files()
+	}
+	if !diags.HasErrors() {
+		writeDiags(c.stderr, files, diags) // warnings
+		return 0, false
+	}
+	if asJSON {
+		errs, warns := countDiags(diags)
+		_ = writeJSON(c.stdout, map[string]any{
+			"format_version": "1.0", "valid": false, "error_count": errs, "warning_count": warns,
+			"diagnostics": toJSONDiags(diags),
+		})
+	} else {
+		writeDiags(c.stderr, files, diags)
+	}
+	return exitInvalid, true
 }

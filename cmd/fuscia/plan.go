@@ -45,19 +45,9 @@ func runPlan(ctx context.Context, c *cli, args []string) int {
 		_, ldiags := plan.UpdateLock(file, res, *lockfile == "readonly")
 		diags = append(diags, ldiags...)
 	}
-	if diags.HasErrors() {
-		if *asJSON {
-			errs, warns := countDiags(diags)
-			_ = writeJSON(c.stdout, map[string]any{
-				"format_version": "1.0", "valid": false, "error_count": errs, "warning_count": warns,
-				"diagnostics": toJSONDiags(diags),
-			})
-		} else {
-			writeDiags(c.stderr, parser.Files(), diags)
-		}
-		return exitInvalid
+	if code, stop := c.reportDiags(*asJSON, parser, diags); stop {
+		return code
 	}
-	writeDiags(c.stderr, parser.Files(), diags) // warnings
 	p := plan.Build(w, res)
 	if *out != "" {
 		sources := make(map[string][]byte, len(parser.Files()))
