@@ -38,10 +38,16 @@ demo: build
 	FUSCIA_HOME=$(DEMO_HOME) ./$(BIN) show $$(FUSCIA_HOME=$(DEMO_HOME) ./$(BIN) executions list -json | grep -o '"execution_id": *"[^"]*"' | head -1 | cut -d'"' -f4)
 
 # bench prints parse+decode+graph+plan time and allocations for generated workflows of
-# 100, 1,000 and 10,000 nodes (see docs/performance.md).
+# 100, 1,000 and 10,000 nodes, then the engine's figures: per-node overhead on a 1,000-node
+# chain (strict and relaxed), a 1,000-wide fan-out, 3-step latency p50/p99, concurrent runs per
+# second with peak RSS, a 100,000-item for_each, and the journal's appends (docs/performance.md).
 bench:
 	$(GO) test ./engine/plan -run '^$$' -bench 'BenchmarkPipeline' -benchmem -benchtime 2s
 	$(GO) test ./lang/dag -run '^$$' -bench . -benchmem
+	$(GO) test ./engine -run '^$$' -bench 'Chain1000|FanOut1000|ThreeStepLatency' -benchtime 5x
+	$(GO) test ./engine -run '^$$' -bench 'Throughput' -benchtime 20000x
+	$(GO) test ./engine -run '^$$' -bench 'ForEach100k' -benchtime 1x
+	$(GO) test ./engine/journal -run '^$$' -bench . -benchtime 2000x
 
 # examples builds the example Wasm components (GOOS=wasip1) and plugins, when there are any.
 examples:
