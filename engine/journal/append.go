@@ -5,7 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"time"
+
+	"github.com/dgraph-io/badger/v4"
 )
 
 // runState is what the store keeps in memory about a run it has appended to: its counters and
@@ -24,9 +27,9 @@ type runState struct {
 // both into entries. A RunStarted entry creates the run's Summary; RunStatus and RunFinished
 // update it; any other entry needs the run to have started.
 //
-// With durable, Append returns once the entries are written and fsynced (group-committed with
-// whatever else was queued); otherwise once they are queued: they are written in order and
-// synced within about 10 ms. A write error is returned to durable callers; a failed relaxed
+// With durable, Append returns once the entries are synced in the write-ahead log
+// (group-committed with whatever else was queued) and readable; otherwise once they are
+// queued: they are written in order, synced within about 10 ms and readable once synced. A write error is returned to durable callers; a failed relaxed
 // write is returned by the run's next Append, which then journals nothing. When ctx ends
 // before the entries are queued nothing is journaled; when it ends while a durable Append
 // waits, the entries may still be journaled.
@@ -37,13 +40,17 @@ func (s *Store) Append(ctx context.Context, runID string, durable bool, entries 
 	if len(entries) == 0 {
 		return nil
 	}
+	encoded, err := encodeEntries(entries, time.Now().UTC())
+	if err != nil {
+		return fmt.Errorf("journal run %s: %w", runID, err)
+	}
 	req := &request{durable: durable}
 	if durable {
 		req.done = make(chan error, 1)
 	} else {
 		req.run = runID
 	}
-	if err := s.enqueueEntries(ctx, runID, req, entries); err != nil {
+	if err := s.enqueueEntries(ctx, runID, req, entries, encoded); err != nil {
 		return fmt.Errorf("journal run %s: %w", runID, err)
 	}
 	if !durable {
@@ -60,52 +67,84 @@ func (s *Store) Append(ctx context.Context, runID string, durable bool, entries 
 	}
 }
 
-// enqueueEntries assigns seqs, builds the request's ops and queues it, under s.mu.
-func (s *Store) enqueueEntries(ctx context.Context, runID string, req *request, entries []Entry) error {
+// enqueueEntries assigns seqs, builds the request's ops from the encoded entries and appends
+// it to the pending list, under s.mu (released while it waits for room or reads the run's
+// counters, before taking any seq).
+func (s *Store) enqueueEntries(ctx context.Context, runID string, req *request, entries []Entry, encoded [][]byte) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.closed {
-		return ErrClosed
-	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	s.sweepForgets()
+	var st *runState
+	for {
+		if err := s.waitRoom(ctx); err != nil {
+			return err
+		}
+		s.sweepForgets()
+		if st = s.runs[runID]; st != nil && st.loaded {
+			break
+		}
+		if err := s.loadJournalState(runID); err != nil {
+			return err
+		}
+	}
 	if err := s.takeFailure(runID); err != nil {
 		return fmt.Errorf("an earlier relaxed write failed: %w", err)
 	}
-	st, err := s.journalState(runID)
+	seq, sum, err := buildEntries(req, runID, st, entries, encoded)
 	if err != nil {
 		return err
 	}
-	seq, sum, err := buildEntries(req, runID, st, entries, time.Now().UTC())
-	if err != nil {
-		return err
-	}
-	s.reqNo++
-	req.no = s.reqNo
-	select {
-	case s.reqs <- req:
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	s.enqueue(req)
 	st.seq, st.summary, st.lastReq = seq, sum, req.no
 	return nil
 }
 
-// buildEntries fills req with the ops of entries and returns the run's new last seq and
-// summary; st is not modified.
-func buildEntries(req *request, runID string, st *runState, entries []Entry, now time.Time) (uint64, *Summary, error) {
+// zeroSeqPrefix is how encoding/json starts an Entry or a LogLine whose Seq is 0: Seq is the
+// first field of both, so entries are encoded before s.mu is taken and withSeq puts their
+// seq in under it.
+const zeroSeqPrefix = `{"seq":0`
+
+// encodeEntries stamps the entries without a time with now and encodes each with Seq 0.
+func encodeEntries(entries []Entry, now time.Time) ([][]byte, error) {
+	out := make([][]byte, len(entries))
+	for i := range entries {
+		e := &entries[i]
+		if e.Time.IsZero() {
+			e.Time = now
+		}
+		c := *e
+		c.Seq = 0
+		data, err := json.Marshal(&c)
+		if err != nil {
+			return nil, fmt.Errorf("entry %d: encode: %w", i, err)
+		}
+		if !bytes.HasPrefix(data, []byte(zeroSeqPrefix)) {
+			return nil, fmt.Errorf("entry %d: encoding does not start with %s", i, zeroSeqPrefix)
+		}
+		out[i] = data
+	}
+	return out, nil
+}
+
+// withSeq returns data, encoded with Seq 0 (zeroSeqPrefix), as encoded with seq.
+func withSeq(data []byte, seq uint64) []byte {
+	out := make([]byte, 0, len(data)+20)
+	out = append(out, zeroSeqPrefix[:len(zeroSeqPrefix)-1]...)
+	out = strconv.AppendUint(out, seq, 10)
+	return append(out, data[len(zeroSeqPrefix):]...)
+}
+
+// buildEntries fills req with the ops of entries (encoded by encodeEntries) and returns the
+// run's new last seq and summary; st is not modified.
+func buildEntries(req *request, runID string, st *runState, entries []Entry, encoded [][]byte) (uint64, *Summary, error) {
 	seq, sum := st.seq, st.summary
 	prefix := runJournalPrefix(runID)
 	req.ops = make([]op, 0, len(entries)+6)
 	for i := range entries {
 		e := &entries[i]
 		seq++
-		e.Seq = seq
-		if e.Time.IsZero() {
-			e.Time = now
-		}
 		switch e.Type {
 		case RunStarted:
 			if e.Run == nil {
@@ -131,16 +170,19 @@ func buildEntries(req *request, runID string, st *runState, entries []Entry, now
 				return 0, nil, fmt.Errorf("entry %d: %s before %s: %w", i, e.Type, RunStarted, ErrNotFound)
 			}
 		}
-		data, err := json.Marshal(e)
-		if err != nil {
-			return 0, nil, fmt.Errorf("entry %d: encode: %w", i, err)
-		}
-		req.add(op{key: seqKey(prefix, seq), value: data})
+		req.add(op{key: seqKey(prefix, seq), value: withSeq(encoded[i], seq)})
 	}
 	if sum != st.summary {
 		if err := summaryOps(req, st.summary, sum); err != nil {
 			return 0, nil, err
 		}
+	}
+	if err := checkOps(req.ops); err != nil {
+		return 0, nil, err
+	}
+	// Only now that nothing can fail: a refused Append leaves the entries' seqs alone.
+	for i := range entries {
+		entries[i].Seq = st.seq + uint64(i) + 1
 	}
 	return seq, sum, nil
 }
@@ -198,35 +240,52 @@ func (s *Store) Log(runID string, lines ...LogLine) error {
 	if len(lines) == 0 {
 		return nil
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return fmt.Errorf("log run %s: %w", runID, ErrClosed)
-	}
-	st, err := s.logState(runID)
-	if err != nil {
-		return fmt.Errorf("log run %s: %w", runID, err)
-	}
-	req := &request{run: runID, ops: make([]op, 0, len(lines))}
-	prefix := runLogPrefix(runID)
-	seq, now := st.logSeq, time.Now().UTC()
+	now := time.Now().UTC()
+	encoded := make([][]byte, len(lines))
 	for i := range lines {
 		l := &lines[i]
-		seq++
-		l.Seq = seq
 		if l.Time.IsZero() {
 			l.Time = now
 		}
-		data, err := json.Marshal(l)
+		c := *l
+		c.Seq = 0
+		data, err := json.Marshal(&c)
 		if err != nil {
 			return fmt.Errorf("log run %s: encode line %d: %w", runID, i, err)
 		}
-		req.add(op{key: seqKey(prefix, seq), value: data})
+		if !bytes.HasPrefix(data, []byte(zeroSeqPrefix)) {
+			return fmt.Errorf("log run %s: line %d: encoding does not start with %s", runID, i, zeroSeqPrefix)
+		}
+		encoded[i] = data
 	}
-	s.reqNo++
-	req.no = s.reqNo
-	s.reqs <- req
-	st.logSeq, st.lastReq = seq, req.no
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var st *runState
+	for {
+		if err := s.waitRoom(context.Background()); err != nil {
+			return fmt.Errorf("log run %s: %w", runID, err)
+		}
+		if st = s.runs[runID]; st != nil && st.logLoaded {
+			break
+		}
+		if err := s.loadLogState(runID); err != nil {
+			return fmt.Errorf("log run %s: %w", runID, err)
+		}
+	}
+	req := &request{run: runID, ops: make([]op, 0, len(lines))}
+	prefix := runLogPrefix(runID)
+	for i := range lines {
+		seq := st.logSeq + uint64(i) + 1
+		req.add(op{key: seqKey(prefix, seq), value: withSeq(encoded[i], seq)})
+	}
+	if err := checkOps(req.ops); err != nil {
+		return fmt.Errorf("log run %s: %w", runID, err)
+	}
+	for i := range lines {
+		lines[i].Seq = st.logSeq + uint64(i) + 1
+	}
+	s.enqueue(req)
+	st.logSeq, st.lastReq = st.logSeq+uint64(len(lines)), req.no
 	return nil
 }
 
@@ -261,43 +320,54 @@ func (s *Store) sweepForgets() {
 	}
 }
 
-// journalState returns the state of run id, reading its last seq and summary from the store
-// on first use.
-func (s *Store) journalState(id string) (*runState, error) {
-	st := s.runs[id]
-	if st != nil && st.loaded {
-		return st, nil
-	}
-	seq, err := s.lastSeq(runJournalPrefix(id))
+// loadJournalState reads the last seq and the summary of run id into its state, with s.mu
+// (held by the caller) released meanwhile; the caller checks again what s.mu guards. A run's
+// state is absent or not loaded only when none of its entries is queued, so the read misses
+// nothing; a concurrent load of the same run keeps the first.
+func (s *Store) loadJournalState(id string) error {
+	s.mu.Unlock()
+	var (
+		seq uint64
+		sum *Summary
+	)
+	err := s.view(func(txn *badger.Txn) error {
+		seq = lastSeqIn(txn, runJournalPrefix(id))
+		var err error
+		if sum, err = getSummary(txn, id); isNotFound(err) {
+			sum, err = nil, nil
+		}
+		return err
+	})
+	s.mu.Lock()
 	if err != nil {
-		return nil, fmt.Errorf("read last seq: %w", err)
+		return fmt.Errorf("read last seq and summary: %w", err)
 	}
-	sum, err := s.readSummary(id)
-	if err != nil && !isNotFound(err) {
-		return nil, fmt.Errorf("read summary: %w", err)
-	}
+	st := s.runs[id]
 	if st == nil {
 		st = &runState{}
 		s.runs[id] = st
 	}
-	st.loaded, st.seq, st.summary = true, seq, sum
-	return st, nil
+	if !st.loaded {
+		st.loaded, st.seq, st.summary = true, seq, sum
+	}
+	return nil
 }
 
-// logState returns the state of run id, reading its last log seq on first use.
-func (s *Store) logState(id string) (*runState, error) {
-	st := s.runs[id]
-	if st != nil && st.logLoaded {
-		return st, nil
-	}
+// loadLogState reads the last log seq of run id into its state, like loadJournalState.
+func (s *Store) loadLogState(id string) error {
+	s.mu.Unlock()
 	seq, err := s.lastSeq(runLogPrefix(id))
+	s.mu.Lock()
 	if err != nil {
-		return nil, fmt.Errorf("read last log seq: %w", err)
+		return fmt.Errorf("read last log seq: %w", err)
 	}
+	st := s.runs[id]
 	if st == nil {
 		st = &runState{}
 		s.runs[id] = st
 	}
-	st.logLoaded, st.logSeq = true, seq
-	return st, nil
+	if !st.logLoaded {
+		st.logLoaded, st.logSeq = true, seq
+	}
+	return nil
 }

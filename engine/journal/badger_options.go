@@ -10,6 +10,35 @@ import (
 	"github.com/dgraph-io/badger/v4/options"
 )
 
+const (
+	// valueLogFileSize is Badger's ValueLogFileSize, which is also the largest value it takes.
+	valueLogFileSize = 64 << 20
+	// maxKeySize is the largest key Badger takes.
+	maxKeySize = 65000
+)
+
+// checkOp refuses what Badger would refuse whatever the state (too large a key or value):
+// such an op must not reach the WAL, whose replay must not fail.
+func checkOp(o op) error {
+	if len(o.key) == 0 || len(o.key) > maxKeySize {
+		return fmt.Errorf("key of %d bytes (at most %d)", len(o.key), maxKeySize)
+	}
+	if len(o.value) > valueLogFileSize {
+		return fmt.Errorf("value of %d bytes under key %.40q (at most %d)", len(o.value), o.key, valueLogFileSize)
+	}
+	return nil
+}
+
+// checkOps is checkOp for every op of a request.
+func checkOps(ops []op) error {
+	for _, o := range ops {
+		if err := checkOp(o); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // badgerOptions are the options the store opens Badger with: a small memory footprint for a
 // process that journals many small entries (docs/state.md explains each choice).
 func badgerOptions(dir string, logger *slog.Logger) badger.Options {
@@ -42,7 +71,7 @@ func badgerOptions(dir string, logger *slog.Logger) badger.Options {
 	// Value log: entries and summaries (small) stay in the LSM tree; large outputs and plans go
 	// to the value log.
 	o.ValueThreshold = 4 << 10
-	o.ValueLogFileSize = 64 << 20
+	o.ValueLogFileSize = valueLogFileSize
 	return o
 }
 

@@ -67,15 +67,21 @@ func (s *Store) readSummary(id string) (*Summary, error) {
 func (s *Store) lastSeq(prefix []byte) (uint64, error) {
 	var seq uint64
 	err := s.view(func(txn *badger.Txn) error {
-		it := txn.NewIterator(badger.IteratorOptions{Reverse: true, Prefix: prefix})
-		defer it.Close()
-		it.Seek(prefixEnd(prefix))
-		if it.ValidForPrefix(prefix) {
-			seq = keySeq(it.Item().Key())
-		}
+		seq = lastSeqIn(txn, prefix)
 		return nil
 	})
 	return seq, err
+}
+
+// lastSeqIn is lastSeq in txn.
+func lastSeqIn(txn *badger.Txn, prefix []byte) uint64 {
+	it := txn.NewIterator(badger.IteratorOptions{Reverse: true, Prefix: prefix})
+	defer it.Close()
+	it.Seek(prefixEnd(prefix))
+	if it.ValidForPrefix(prefix) {
+		return keySeq(it.Item().Key())
+	}
+	return 0
 }
 
 // scanKeys calls fn with each key under prefix, from seek on (backwards when reverse), until

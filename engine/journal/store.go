@@ -1,14 +1,19 @@
 // Package journal is the run journal: every state change of a run is an Entry appended, in
 // order, to that run's journal in a Badger store, with a Summary per run and index keys for
-// listing. One writer goroutine owns all writes and group-commits them: entries appended at the
-// same time by concurrent nodes and runs share one transaction and one fsync. docs/state.md
-// describes the keys, the value encodings and the Badger options.
+// listing. Writes are group-committed through the store's own write-ahead log: entries
+// appended at the same time by concurrent nodes and runs share one WAL record and one
+// fdatasync, and reach Badger (which is synced only at checkpoints) once synced.
+// docs/state.md describes the keys, the value encodings, the WAL and the Badger options.
 package journal
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -42,30 +47,75 @@ var (
 	ErrClosed = errors.New("state store closed")
 )
 
-// queueLen is the capacity of the writer's queue: Append blocks (back-pressure) when it is full.
-const queueLen = 1024
-
 // Store is the run journal in a Badger directory. Its methods are safe for concurrent use.
 type Store struct {
 	db     *badger.DB
 	dir    string
+	walDir string
+	wc     walConfig
 	logger *slog.Logger
 
-	// mu orders appends: seqs are assigned and requests queued under it, so queue order is seq
-	// order. It guards the fields below it.
-	mu      sync.Mutex
-	closed  bool
-	reqNo   uint64               // number of the last queued request
-	runs    map[string]*runState // per-run counters and the current summary of active runs
-	forgets map[string]struct{}  // Forget called while the run still had requests queued
-	reqs    chan *request
+	// mu orders appends: seqs are assigned and requests appended to pending under it, so
+	// pending order is seq order. It guards the fields below it.
+	mu           sync.Mutex
+	closed       bool
+	reqNo        uint64               // number of the last queued request
+	runs         map[string]*runState // per-run counters and the current summary of active runs
+	forgets      map[string]struct{}  // Forget called while the run still had requests queued
+	pending      []*request           // queued requests, in order, not yet taken by the writer
+	pendingBytes int
+	room         chan struct{} // closed when the writer takes pending; nil when nobody waits
 
-	// written is the number of the last request the writer has finished (written or failed).
-	written atomic.Uint64
-	// syncs counts the writer's fsyncs (tests and benchmarks read it).
+	// wake tells the writer that pending is no longer empty or that the store is closing.
+	wake chan struct{}
+	// batches carries written batches and tokens from the writer to the syncer, applyQ synced
+	// ones and tokens from the syncer to the applier, cpReqs tokens from the applier to the
+	// checkpointer; spares carries prepared segments from the checkpointer to the writer, which
+	// asks for the next one on needSpare.
+	batches   chan *batch
+	applyQ    chan applyItem
+	cpReqs    chan *batch
+	spares    chan spare
+	needSpare chan struct{}
+
+	// Writer-owned: the current segment and the last attempt to move on from a failed one.
+	cur      *segment
+	lastHeal time.Time
+	// Syncer-owned: writes to segments from blocked on are failed until a checkpoint retires
+	// blocked (0: none). walFailed mirrors it for the writer. The applier owns fatal's setting.
+	blocked   uint64
+	walFailed atomic.Uint64
+	// Checkpointer-owned (set by Open before it starts): segments not removed yet, the number
+	// of the next one, and Close's checkpoint outcome.
+	live     []*segment
+	nextSeg  uint64
+	finalErr error
+	// badgerSyncMu serializes syncBadger (checkpoints, value-log GC); vlogFloor is the lowest
+	// value-log file id it has to sync.
+	badgerSyncMu sync.Mutex
+	vlogFloor    uint64
+
+	// acked is the number of the last request synced in the WAL (or failed); written the number
+	// of the last one written to Badger (or failed). Reads wait for written to reach acked
+	// (applied, under appliedMu, is broadcast when written moves).
+	acked     atomic.Uint64
+	written   atomic.Uint64
+	appliedMu sync.Mutex
+	applied   *sync.Cond
+	// fatal is set when a Badger write of an acknowledged batch failed: later writes fail with
+	// it and checkpoints keep the WAL, which the next Open replays.
+	fatal atomic.Pointer[error]
+	// syncs counts the WAL fdatasyncs (tests and benchmarks read it).
 	syncs atomic.Uint64
+	// plans holds the digests of the plans known to be stored (plans are immutable and never
+	// deleted), so that PutPlan of a known plan reads nothing.
+	plans sync.Map
 	// failWrites, when set (by tests), fails every write with this error.
 	failWrites atomic.Pointer[error]
+	// failSync, when set (by tests), fails the next WAL sync with this error; failApply the
+	// next Badger write of a synced batch.
+	failSync  atomic.Pointer[error]
+	failApply atomic.Pointer[error]
 
 	failMu sync.Mutex
 	failed map[string]error // runs whose unwaited write failed, until the next Append reports it
@@ -77,18 +127,25 @@ type Store struct {
 	readers     int
 	readsClosed bool
 
-	writerDone chan struct{}
-	writerErr  error // set by the writer before it closes writerDone
-	stopGC     chan struct{}
-	gcDone     chan struct{}
+	writerDone  chan struct{}
+	syncerDone  chan struct{}
+	applierDone chan struct{}
+	cpDone      chan struct{}
+	stopGC      chan struct{}
+	gcDone      chan struct{}
 
 	closeOnce sync.Once
 	closeErr  error
 }
 
 // Open opens (creating it if needed) the store in dir. It fails with ErrLocked when another
-// process holds dir and with ErrFormat when dir holds another format version.
+// process holds dir and with ErrFormat when dir holds another format version. After a crash
+// it first replays the write-ahead log into Badger.
 func Open(dir string, opts Options) (*Store, error) {
+	return open(dir, opts, defaultWALConfig())
+}
+
+func open(dir string, opts Options, wc walConfig) (*Store, error) {
 	db, err := badger.Open(badgerOptions(dir, opts.Logger))
 	if err != nil {
 		if strings.Contains(err.Error(), "Cannot acquire directory lock") {
@@ -101,25 +158,171 @@ func Open(dir string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("open state store %s: %w", dir, err)
 	}
 	s := &Store{
-		db:         db,
-		dir:        dir,
-		logger:     opts.Logger,
-		runs:       make(map[string]*runState),
-		forgets:    make(map[string]struct{}),
-		reqs:       make(chan *request, queueLen),
-		failed:     make(map[string]error),
-		writerDone: make(chan struct{}),
-		stopGC:     make(chan struct{}),
-		gcDone:     make(chan struct{}),
+		db:          db,
+		dir:         dir,
+		walDir:      filepath.Join(dir, walDirName),
+		wc:          wc,
+		logger:      opts.Logger,
+		runs:        make(map[string]*runState),
+		forgets:     make(map[string]struct{}),
+		wake:        make(chan struct{}, 1),
+		batches:     make(chan *batch, batchQueueLen),
+		applyQ:      make(chan applyItem, batchQueueLen),
+		cpReqs:      make(chan *batch, 16),
+		spares:      make(chan spare, 1),
+		needSpare:   make(chan struct{}, 1),
+		failed:      make(map[string]error),
+		writerDone:  make(chan struct{}),
+		syncerDone:  make(chan struct{}),
+		applierDone: make(chan struct{}),
+		cpDone:      make(chan struct{}),
+		stopGC:      make(chan struct{}),
+		gcDone:      make(chan struct{}),
 	}
 	s.readsDone = sync.NewCond(&s.readMu)
+	s.applied = sync.NewCond(&s.appliedMu)
+	if err := s.recoverWAL(); err != nil {
+		for _, seg := range s.live {
+			_ = seg.f.Close()
+		}
+		_ = db.Close()
+		return nil, fmt.Errorf("open state store %s: %w", dir, err)
+	}
+	s.askSpare()
 	go s.writer()
+	go s.syncer()
+	go s.applier()
+	go s.checkpointer()
 	if opts.GCInterval > 0 {
 		go s.gcLoop(opts.GCInterval)
 	} else {
 		close(s.gcDone)
 	}
 	return s, nil
+}
+
+// recoverWAL replays the segments left by a crash into Badger, makes Badger durable, removes
+// them and creates the first segment.
+func (s *Store) recoverWAL() error {
+	if err := os.MkdirAll(s.walDir, 0o700); err != nil {
+		return fmt.Errorf("create WAL directory: %w", err)
+	}
+	nums, err := listSegments(s.walDir)
+	if err != nil {
+		return err
+	}
+	s.vlogFloor = maxVlogFid(s.dir)
+	if len(nums) > 0 {
+		s.vlogFloor = 0 // a crash: sync every value-log file once
+		if err := s.replay(nums); err != nil {
+			return err
+		}
+		if err := s.syncBadger(); err != nil {
+			return fmt.Errorf("after WAL replay: %w", err)
+		}
+		for _, n := range nums {
+			if err := os.Remove(segmentPath(s.walDir, n)); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return fmt.Errorf("remove replayed WAL segment: %w", err)
+			}
+		}
+		if err := syncDir(s.walDir); err != nil {
+			return err
+		}
+		s.nextSeg = nums[len(nums)-1] + 1
+	} else {
+		s.nextSeg = 1
+	}
+	seg, err := createSegment(s.walDir, s.nextSeg, s.wc.segmentSize)
+	if err != nil {
+		return err
+	}
+	s.nextSeg++
+	s.cur = seg
+	s.live = append(s.live, seg)
+	return nil
+}
+
+// replay applies the records of the segments nums (sorted) to Badger, in order: from the
+// first segment of the last run of consecutive numbers (segments before a gap were being
+// removed by a checkpoint), through sealed segments, up to the first segment that is not
+// sealed, whose end (or torn record) ends the log.
+func (s *Store) replay(nums []uint64) error {
+	start := 0
+	for i := 1; i < len(nums); i++ {
+		if nums[i] != nums[i-1]+1 {
+			start = i
+		}
+	}
+	var (
+		txn     = s.db.NewTransaction(true)
+		ops     []op
+		records int
+	)
+	defer func() { txn.Discard() }()
+	apply := func(payload []byte) error {
+		var err error
+		ops, err = decodeOps(payload, ops[:0])
+		if err != nil {
+			return fmt.Errorf("decode WAL record: %w", err)
+		}
+		for _, o := range ops {
+			if err := checkOp(o); err != nil {
+				s.logError("replay WAL: skipping an op Badger refuses", err)
+				continue
+			}
+			if txn, err = s.setOp(txn, o); err != nil {
+				txn = s.db.NewTransaction(true) // for the deferred Discard
+				return fmt.Errorf("replay WAL record: %w", err)
+			}
+		}
+		records++
+		return nil
+	}
+	for i := start; i < len(nums); i++ {
+		path := segmentPath(s.walDir, nums[i])
+		f, err := os.Open(path)
+		if err != nil {
+			return fmt.Errorf("replay WAL: %w", err)
+		}
+		end, off, err := readSegment(f, nums[i], apply)
+		_ = f.Close()
+		if err != nil {
+			return fmt.Errorf("replay WAL segment %s: %w", path, err)
+		}
+		if end == endSealed {
+			continue
+		}
+		if end == endTorn && s.logger != nil {
+			s.logger.Warn("the write-ahead log ends with a torn record, ignored (the end of writes cut by a crash)",
+				"component", "journal", "dir", s.dir, "segment", path, "offset", off)
+		}
+		if i < len(nums)-1 && s.logger != nil {
+			s.logger.Warn("ignoring write-ahead log segments after the end of the log",
+				"component", "journal", "dir", s.dir, "segments", len(nums)-1-i)
+		}
+		break
+	}
+	if err := txn.Commit(); err != nil {
+		return fmt.Errorf("replay WAL: %w", err)
+	}
+	if s.logger != nil {
+		s.logger.Info("replayed the write-ahead log", "component", "journal", "dir", s.dir, "records", records)
+	}
+	return nil
+}
+
+// maxVlogFid is the highest value-log file id in dir (0 when there is none).
+func maxVlogFid(dir string) uint64 {
+	entries, _ := os.ReadDir(dir)
+	var fid uint64
+	for _, e := range entries {
+		if id, ok := strings.CutSuffix(e.Name(), ".vlog"); ok {
+			if n, err := strconv.ParseUint(id, 10, 32); err == nil {
+				fid = max(fid, n)
+			}
+		}
+	}
+	return fid
 }
 
 // checkFormat verifies meta/format, writing it into an empty store.
@@ -160,16 +363,24 @@ func checkFormat(db *badger.DB) error {
 	return db.Sync()
 }
 
-// Close writes and syncs every queued entry, waits for the reads under way (do not call it
-// from an Entries or Logs callback), stops the store's goroutines and closes Badger. Reads and
+// Close writes and syncs every queued entry, checkpoints (syncs Badger and removes the WAL),
+// waits for the reads under way (do not call it from an Entries or Logs callback), stops the
+// store's goroutines and closes Badger. Reads and
 // writes after Close fail with ErrClosed; further calls to Close return the first's result.
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
 		s.mu.Lock()
 		s.closed = true
-		close(s.reqs)
+		if s.room != nil {
+			close(s.room) // appenders waiting for room get ErrClosed
+			s.room = nil
+		}
 		s.mu.Unlock()
+		s.wakeWriter()
 		<-s.writerDone
+		<-s.syncerDone
+		<-s.applierDone
+		<-s.cpDone
 		close(s.stopGC)
 		<-s.gcDone
 		s.readMu.Lock()
@@ -182,7 +393,7 @@ func (s *Store) Close() error {
 		if err := s.db.Close(); err != nil {
 			closeErr = fmt.Errorf("close state store %s: %w", s.dir, err)
 		}
-		s.closeErr = errors.Join(s.writerErr, closeErr)
+		s.closeErr = errors.Join(s.finalErr, closeErr)
 	})
 	return s.closeErr
 }
@@ -192,6 +403,15 @@ func (s *Store) Close() error {
 func (s *Store) PutPlan(digest string, data []byte) error {
 	if digest == "" || strings.ContainsRune(digest, 0) {
 		return fmt.Errorf("put plan: invalid digest %q", digest)
+	}
+	if _, ok := s.plans.Load(digest); ok {
+		s.mu.Lock()
+		closed := s.closed
+		s.mu.Unlock()
+		if closed {
+			return fmt.Errorf("put plan %s: %w", digest, ErrClosed)
+		}
+		return nil
 	}
 	exists := false
 	err := s.view(func(txn *badger.Txn) error {
@@ -206,16 +426,21 @@ func (s *Store) PutPlan(digest string, data []byte) error {
 		return fmt.Errorf("put plan %s: %w", digest, err)
 	}
 	if exists {
+		s.plans.Store(digest, struct{}{})
 		return nil
 	}
 	value := append([]byte(nil), data...)
 	req := &request{ops: []op{{key: planKey(digest), value: value}}, durable: true, done: make(chan error, 1)}
+	if err := checkOps(req.ops); err != nil {
+		return fmt.Errorf("put plan %s: %w", digest, err)
+	}
 	if err := s.submit(req); err != nil {
 		return fmt.Errorf("put plan %s: %w", digest, err)
 	}
 	if err := <-req.done; err != nil {
 		return fmt.Errorf("put plan %s: %w", digest, err)
 	}
+	s.plans.Store(digest, struct{}{})
 	return nil
 }
 
@@ -239,7 +464,22 @@ func (s *Store) Plan(digest string) ([]byte, error) {
 	return data, nil
 }
 
-// view runs fn in a read transaction, unless the store is closed.
+// waitApplied returns once every write acknowledged so far is in Badger: writes are
+// acknowledged once synced in the WAL, and written to Badger right after.
+func (s *Store) waitApplied() {
+	target := s.acked.Load()
+	if s.written.Load() >= target {
+		return
+	}
+	s.appliedMu.Lock()
+	for s.written.Load() < target {
+		s.applied.Wait()
+	}
+	s.appliedMu.Unlock()
+}
+
+// view runs fn in a read transaction, unless the store is closed. It sees every write
+// acknowledged before it starts.
 func (s *Store) view(fn func(txn *badger.Txn) error) error {
 	s.readMu.Lock()
 	if s.readsClosed {
@@ -256,6 +496,7 @@ func (s *Store) view(fn func(txn *badger.Txn) error) error {
 		}
 		s.readMu.Unlock()
 	}()
+	s.waitApplied()
 	return s.db.View(fn)
 }
 
@@ -263,12 +504,10 @@ func (s *Store) view(fn func(txn *badger.Txn) error) error {
 func (s *Store) submit(req *request) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.closed {
-		return ErrClosed
+	if err := s.waitRoom(context.Background()); err != nil {
+		return err
 	}
-	s.reqNo++
-	req.no = s.reqNo
-	s.reqs <- req
+	s.enqueue(req)
 	return nil
 }
 
@@ -301,6 +540,11 @@ func (s *Store) gcLoop(every time.Duration) {
 					s.logError("value log GC", err)
 				}
 				break
+			}
+			// GC moved live values to the current value log, unsynced, and removed the file
+			// they were in: make them durable now rather than at the next checkpoint.
+			if err := s.syncBadger(); err != nil {
+				s.logError("sync after value log GC", err)
 			}
 			select {
 			case <-s.stopGC:

@@ -437,3 +437,43 @@ func TestBadgerLogger(t *testing.T) {
 	}
 	slogLogger{}.Errorf("dropped") // a nil logger discards
 }
+
+// TestEncodingWithSeq checks that an entry or a log line encoded with Seq 0 and given its seq
+// by withSeq is what encoding/json makes of it with that seq (Append encodes before it knows
+// the seq).
+func TestEncodingWithSeq(t *testing.T) {
+	now := time.Date(2026, 11, 21, 20, 0, 0, 123, time.UTC)
+	values := []any{
+		&Entry{Type: RunStarted, Time: now, Run: &RunInfo{Workflow: "wf", Vars: json.RawMessage(`{"a":1}`)}},
+		func() any { e := benchEntry(); e.Time = now; return &e }(),
+		&Entry{},
+		&LogLine{Time: now, Node: "task.a", Level: "info", Message: "hello \"world\""},
+	}
+	for _, v := range values {
+		for _, seq := range []uint64{1, 9, 10, 12345678901234567890} {
+			switch x := v.(type) {
+			case *Entry:
+				x.Seq = 0
+			case *LogLine:
+				x.Seq = 0
+			}
+			zero, err := json.Marshal(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch x := v.(type) {
+			case *Entry:
+				x.Seq = seq
+			case *LogLine:
+				x.Seq = seq
+			}
+			want, err := json.Marshal(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := withSeq(zero, seq); string(got) != string(want) {
+				t.Errorf("withSeq(%s, %d) = %s, want %s", zero, seq, got, want)
+			}
+		}
+	}
+}

@@ -1,20 +1,52 @@
 package journal
 
 import (
+	"cmp"
+	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
 )
 
+// Writes go through four goroutines, a pipeline (docs/state.md, "Writes"):
+//
+//   - the writer takes the pending requests, writes each batch of them to the WAL as one record
+//     (write(2), no sync) and hands the batch to the syncer; it rotates segments;
+//   - the syncer fdatasyncs the WAL for every batch received (at once when someone waits, within
+//     relaxedSyncDelay otherwise) and acknowledges the synced batches: durable requests return;
+//   - the applier writes acknowledged batches to Badger, without syncing, then publishes them
+//     (reads wait for that) and answers barriers;
+//   - the checkpointer makes Badger durable (DB.Sync and the files it leaves unsynced) for a
+//     segment the writer has moved on from, then removes the segment; it also prepares the next
+//     segment.
+//
+// While the syncer syncs batch N, the writer writes batch N+1 to the WAL and the applier writes
+// batch N-1 to Badger. Badger never holds an op whose WAL record is not synced, so after a
+// crash replaying the WAL over whatever Badger kept restores exactly the synced prefix of the
+// op sequence.
+
 const (
-	// A group commit takes the first queued request and whatever else is queued, up to these.
+	// A batch (one WAL record) takes the first pending request and the ones after it, up to these.
 	maxBatchBytes = 4 << 20
 	maxBatchKeys  = 5000
 	// relaxedSyncDelay bounds how long a written but unsynced (relaxed) entry stays unsynced.
 	relaxedSyncDelay = 10 * time.Millisecond
+	// The pending list holds at most this many requests or bytes (or one request, however
+	// large): beyond, appenders wait (back-pressure).
+	maxPending      = 4096
+	maxPendingBytes = 16 << 20
+	// batchQueueLen is the capacity of the writer-to-syncer and syncer-to-applier queues.
+	batchQueueLen = 64
+	// healEvery spaces the writer's attempts to move away from a segment whose sync failed.
+	healEvery = time.Second
 )
 
 // op is one key written or deleted.
@@ -23,9 +55,9 @@ type op struct {
 	del        bool
 }
 
-// request is a unit of the writer's queue: the ops of one Append, Log, PutPlan or Delete.
+// request is the ops of one Append, Log, PutPlan or Delete, or a barrier (no ops).
 type request struct {
-	no      uint64 // queue position (Store.reqNo)
+	no      uint64 // position in the pending order (Store.reqNo)
 	ops     []op
 	size    int // bytes of keys and values
 	durable bool
@@ -40,175 +72,667 @@ func (r *request) add(o op) {
 	r.size += len(o.key) + len(o.value)
 }
 
-// writer owns every write: it group-commits queued requests until the queue is closed, then
-// syncs what is left and returns.
-func (s *Store) writer() {
-	defer close(s.writerDone)
-	timer := time.NewTimer(relaxedSyncDelay)
-	timer.Stop()
-	armed, dirty := false, false
-	var batch []*request
-	for {
-		select {
-		case req, ok := <-s.reqs:
-			if !ok {
-				s.writerErr = s.finalSync(dirty)
-				return
-			}
-			batch = append(batch[:0], req)
-			batch, ok = s.drain(batch)
-			switch s.commit(batch) {
-			case synced:
-				dirty = false
-			case unsynced:
-				dirty = true
-			}
-			clear(batch)
-			if dirty && !armed {
-				timer.Reset(relaxedSyncDelay)
-				armed = true
-			}
-			if !ok {
-				s.writerErr = s.finalSync(dirty)
-				return
-			}
-		case <-timer.C:
-			armed = false
-			if dirty {
-				dirty = false
-				s.syncs.Add(1)
-				if err := s.db.Sync(); err != nil {
-					s.logError("sync relaxed entries", err)
-				}
-			}
-		}
-	}
+// batch is an item of the writer-to-syncer queue: requests written to the WAL as one record,
+// or a token retiring a segment.
+type batch struct {
+	reqs []*request
+	// seg holds the batch's record; nil when it has none (no ops, or it failed before).
+	seg *segment
+	// err is the batch's outcome when it failed.
+	err error
+	// urgent: someone waits for the batch (a durable request or a barrier).
+	urgent bool
+	ops    int
+
+	// A token (retire != nil) follows the last record of segment retire: once the batches
+	// before it are in Badger, every segment up to retire can be checkpointed.
+	retire *segment
+	// wait: nothing after the token may be acknowledged before the checkpoint (retire is not
+	// sealed, or its sync failed).
+	wait bool
+	// final: Close's token, which checkpoints and removes every segment.
+	final bool
+	done  chan error // the checkpoint's outcome (capacity 1)
 }
 
-// finalSync syncs relaxed writes on Close.
-func (s *Store) finalSync(dirty bool) error {
-	if !dirty {
-		return nil
+// spare is a prepared segment, or why there is none.
+type spare struct {
+	seg *segment
+	err error
+}
+
+// errWALBlocked fails writes made after a WAL sync failed, until a checkpoint covers it.
+var errWALBlocked = errors.New("the write-ahead log is being recovered after a failed sync")
+
+// ---- pending list (under s.mu) ----
+
+// waitRoom waits, s.mu held (released while waiting), until the pending list has room or the
+// store is closed (ErrClosed). ctx may be nil (no cancellation).
+func (s *Store) waitRoom(ctx context.Context) error {
+	for !s.closed && len(s.pending) > 0 && (len(s.pending) >= maxPending || s.pendingBytes >= maxPendingBytes) {
+		if s.room == nil {
+			s.room = make(chan struct{})
+		}
+		room := s.room
+		s.mu.Unlock()
+		var err error
+		if ctx == nil {
+			<-room
+		} else {
+			select {
+			case <-room:
+			case <-ctx.Done():
+				err = ctx.Err()
+			}
+		}
+		s.mu.Lock()
+		if err != nil {
+			return err
+		}
 	}
-	if err := s.db.Sync(); err != nil {
-		return fmt.Errorf("sync state store %s: %w", s.dir, err)
+	if s.closed {
+		return ErrClosed
 	}
 	return nil
 }
 
-// drain appends to batch what is already queued, up to the batch caps. It reports false when
-// the queue is closed.
-func (s *Store) drain(batch []*request) ([]*request, bool) {
-	size, keys := 0, 0
-	for _, r := range batch {
-		size += r.size
-		keys += len(r.ops)
+// enqueue appends req to the pending list (s.mu held), numbering it, and wakes the writer.
+func (s *Store) enqueue(req *request) {
+	s.reqNo++
+	req.no = s.reqNo
+	wasEmpty := len(s.pending) == 0
+	s.pending = append(s.pending, req)
+	s.pendingBytes += req.size
+	if wasEmpty {
+		s.wakeWriter()
 	}
-	for size < maxBatchBytes && keys < maxBatchKeys {
+}
+
+func (s *Store) wakeWriter() {
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+// takePending returns the pending requests, in order, and whether the store is closing (then
+// nothing more will be queued).
+func (s *Store) takePending() ([]*request, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	reqs := s.pending
+	s.pending, s.pendingBytes = nil, 0
+	if s.room != nil {
+		close(s.room)
+		s.room = nil
+	}
+	return reqs, s.closed
+}
+
+// ---- writer ----
+
+// writer owns the current segment: it writes pending requests to the WAL and hands them to
+// the syncer, until Close; then it queues the final token and returns.
+func (s *Store) writer() {
+	defer close(s.writerDone)
+	defer close(s.batches)
+	cp := time.NewTimer(time.Hour)
+	cp.Stop()
+	var (
+		cpC   <-chan time.Time
+		timed *segment // the segment cp runs for
+		buf   []byte
+	)
+	for {
 		select {
-		case r, ok := <-s.reqs:
+		case <-s.wake:
+		case <-cpC:
+			cpC = nil
+			if s.cur == timed {
+				s.rotate()
+			}
+		}
+		reqs, closed := s.takePending()
+		for len(reqs) > 0 {
+			n, size, keys := 1, reqs[0].size, len(reqs[0].ops)
+			for n < len(reqs) && size+reqs[n].size <= maxBatchBytes && keys+len(reqs[n].ops) <= maxBatchKeys {
+				size += reqs[n].size
+				keys += len(reqs[n].ops)
+				n++
+			}
+			b := &batch{reqs: reqs[:n:n]}
+			reqs = reqs[n:]
+			buf = s.writeBatch(b, buf[:0])
+			s.batches <- b
+		}
+		// Checkpoint a segment at the latest checkpointEvery after its first record.
+		if s.cur != timed || cpC == nil {
+			cp.Stop()
+			cpC, timed = nil, nil
+			if s.cur.off > segmentHeaderSize {
+				cp.Reset(s.wc.checkpointEvery)
+				cpC, timed = cp.C, s.cur
+			}
+		}
+		if closed {
+			s.batches <- &batch{retire: s.cur, final: true, done: make(chan error, 1)}
+			return
+		}
+	}
+}
+
+// writeBatch writes b's record to the WAL (encoding it in buf, which it returns for reuse), or
+// sets b.err.
+func (s *Store) writeBatch(b *batch, buf []byte) []byte {
+	for _, r := range b.reqs {
+		b.urgent = b.urgent || r.done != nil
+		b.ops += len(r.ops)
+	}
+	if b.ops == 0 {
+		return buf
+	}
+	if err := s.failWrites.Load(); err != nil {
+		b.err = fmt.Errorf("write state store %s: %w", s.dir, *err)
+		return buf
+	}
+	if err := s.fatal.Load(); err != nil {
+		b.err = *err
+		return buf
+	}
+	if s.walFailed.Load() != 0 && time.Since(s.lastHeal) >= healEvery {
+		// A WAL sync failed and no checkpoint has covered it yet: move on to a new segment, whose
+		// token retires the failed one (again, when an earlier checkpoint failed).
+		s.lastHeal = time.Now()
+		s.rotate()
+	}
+	buf = appendOpsRecord(buf, b.reqs)
+	seg := s.cur
+	if seg.off+int64(len(buf))+sealSize > seg.size && seg.off > segmentHeaderSize && s.rotate() {
+		seg = s.cur
+	}
+	// A record larger than a segment goes past the preallocated end: the file grows.
+	if _, err := seg.f.WriteAt(buf, seg.off); err != nil {
+		// Nothing is acknowledged past seg.off: the next record overwrites what this one left.
+		b.err = fmt.Errorf("write state store %s: write-ahead log: %w", s.dir, err)
+		return buf
+	}
+	seg.off += int64(len(buf))
+	b.seg = seg
+	return buf
+}
+
+// rotate seals the current segment, makes the spare current and queues the old one's
+// retirement. It reports false (staying on the current segment) when there is no spare.
+func (s *Store) rotate() bool {
+	sp := <-s.spares
+	if sp.err != nil {
+		s.logError("prepare write-ahead log segment", sp.err)
+		s.askSpare()
+		return false
+	}
+	old := s.cur
+	tok := &batch{retire: old, done: make(chan error, 1)}
+	if _, err := old.f.WriteAt(appendSealRecord(nil), old.off); err != nil {
+		// Unsealed, old ends the log for recovery: what follows waits for its checkpoint.
+		s.logError("seal write-ahead log segment", fmt.Errorf("%s: %w", old.path, err))
+		tok.wait = true
+	} else {
+		old.off += sealSize
+	}
+	s.cur = sp.seg
+	s.askSpare()
+	s.batches <- tok
+	return true
+}
+
+// askSpare asks the checkpointer for the next segment.
+func (s *Store) askSpare() {
+	select {
+	case s.needSpare <- struct{}{}:
+	default:
+	}
+}
+
+// ---- syncer ----
+
+// syncer syncs and acknowledges the writer's batches in order and hands them to the applier,
+// until the writer closes the queue; then it closes the applier's queue.
+func (s *Store) syncer() {
+	defer close(s.syncerDone)
+	defer close(s.applyQ)
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	var timerC <-chan time.Time
+	var group []*batch
+	for {
+		closed := false
+		if len(group) == 0 {
+			b, ok := <-s.batches
 			if !ok {
-				return batch, false
+				return
 			}
-			batch = append(batch, r)
-			size += r.size
-			keys += len(r.ops)
-		default:
-			return batch, true
-		}
-	}
-	return batch, true
-}
-
-// commitResult says what a commit left to sync.
-type commitResult int
-
-const (
-	nothingWritten commitResult = iota // no change: earlier unsynced writes still are
-	unsynced                           // wrote without syncing (or the sync failed)
-	synced                             // synced everything written so far
-)
-
-// commit writes a batch in one transaction (several when Badger says it is too big), syncs it
-// when a request in it is durable, and tells every request the outcome.
-func (s *Store) commit(batch []*request) commitResult {
-	durable, hasOps := false, false
-	for _, r := range batch {
-		durable = durable || r.durable
-		hasOps = hasOps || len(r.ops) > 0
-	}
-	result := nothingWritten
-	if hasOps {
-		result = unsynced
-	}
-	err := s.write(batch)
-	if err != nil {
-		// Part of the batch may have been written before the failure: it is synced later.
-		err = fmt.Errorf("write state store %s: %w", s.dir, err)
-	} else if durable {
-		s.syncs.Add(1)
-		if serr := s.db.Sync(); serr != nil {
-			err = fmt.Errorf("sync state store %s: %w", s.dir, serr)
-			result = unsynced
+			group = append(group, b)
 		} else {
-			result = synced
-		}
-	}
-	// Publish progress before waking anyone: barrier and Forget rely on it.
-	s.written.Store(batch[len(batch)-1].no)
-	if err != nil {
-		s.logError("journal write failed", err)
-	}
-	for _, r := range batch {
-		switch {
-		case r.done != nil:
-			r.done <- err
-		case err != nil && r.run != "":
-			s.recordFailure(r.run, err)
-		}
-	}
-	return result
-}
-
-// write applies the ops of a batch in order, splitting the transaction where Badger refuses
-// to make it larger.
-func (s *Store) write(batch []*request) error {
-	if err := s.failWrites.Load(); err != nil && slices.ContainsFunc(batch, func(r *request) bool { return len(r.ops) > 0 }) {
-		return *err
-	}
-	txn := s.db.NewTransaction(true)
-	pending := 0
-	for _, r := range batch {
-		for _, o := range r.ops {
-			err := apply(txn, o)
-			if errors.Is(err, badger.ErrTxnTooBig) {
-				if err := txn.Commit(); err != nil {
-					return err
+			select {
+			case b, ok := <-s.batches:
+				if !ok {
+					closed = true
+				} else {
+					group = append(group, b)
 				}
-				txn = s.db.NewTransaction(true)
-				pending = 0
-				err = apply(txn, o)
+			case <-timerC:
+				timerC = nil
+				s.flush(group)
+				group = nil // the applier holds the batches
+				continue
 			}
-			if err != nil {
-				txn.Discard()
-				return err
+		}
+	drain:
+		for !closed {
+			select {
+			case b, ok := <-s.batches:
+				if !ok {
+					closed = true
+					break drain
+				}
+				group = append(group, b)
+			default:
+				break drain
 			}
-			pending++
+		}
+		if closed || slices.ContainsFunc(group, func(b *batch) bool { return b.urgent || b.retire != nil }) {
+			if timerC != nil {
+				timer.Stop()
+				timerC = nil
+			}
+			s.flush(group)
+			group = nil // the applier holds the batches
+		} else if timerC == nil {
+			timer.Reset(relaxedSyncDelay)
+			timerC = timer.C
+		}
+		if closed {
+			return
 		}
 	}
-	if pending == 0 {
-		txn.Discard()
-		return nil
-	}
-	return txn.Commit()
 }
 
-func apply(txn *badger.Txn, o op) error {
+// flush syncs the segments holding the group's records, acknowledges the synced batches (a
+// durable request returns once its record is synced) and hands them and the tokens, in
+// order, to the applier.
+func (s *Store) flush(group []*batch) {
+	var segs []*segment
+	for _, b := range group {
+		seg := b.seg
+		if b.retire != nil {
+			seg = b.retire // its seal
+		}
+		if seg != nil && seg.broken == nil && !slices.Contains(segs, seg) {
+			segs = append(segs, seg)
+		}
+	}
+	slices.SortFunc(segs, func(a, b *segment) int { return cmp.Compare(a.num, b.num) })
+	synced := 0
+	for _, seg := range segs {
+		err := fdatasync(seg.f)
+		if ferr := s.failSync.Swap(nil); ferr != nil {
+			err = *ferr
+		}
+		if err != nil {
+			seg.broken = fmt.Errorf("write state store %s: sync write-ahead log: %w", s.dir, err)
+			s.logError("journal sync failed", seg.broken)
+			s.block(seg.num)
+			continue
+		}
+		synced++
+	}
+	// Acknowledge the whole group before anyone returns (reads from now on wait until the
+	// applier has written it), then count the syncs (tests read the count and then read).
+	for _, b := range slices.Backward(group) {
+		if n := len(b.reqs); n > 0 {
+			s.acked.Store(b.reqs[n-1].no)
+			break
+		}
+	}
+	s.syncs.Add(uint64(synced))
+
+	from := 0
+	for i, b := range group {
+		if b.retire != nil {
+			s.ack(group[from:i])
+			s.retire(b)
+			from = i + 1
+		}
+	}
+	s.ack(group[from:])
+}
+
+// applyItem is what the syncer hands the applier: acknowledged batches (some failed) with the
+// number of their last request, or a token to pass on to the checkpointer.
+type applyItem struct {
+	batches []*batch
+	last    uint64
+	token   *batch
+}
+
+// ack answers the durable requests of a run of synced batches (no token) and hands them to
+// the applier. A batch fails when its segment's sync failed or writes are blocked.
+func (s *Store) ack(batches []*batch) {
+	var last uint64
+	for _, b := range batches {
+		if n := len(b.reqs); n > 0 {
+			last = b.reqs[n-1].no
+		}
+		if b.err == nil && b.seg != nil {
+			switch {
+			case b.seg.broken != nil:
+				b.err = b.seg.broken
+			case s.blocked != 0 && b.seg.num >= s.blocked:
+				b.err = fmt.Errorf("write state store %s: %w", s.dir, errWALBlocked)
+			}
+		}
+		if b.err != nil && b.ops > 0 {
+			s.logError("journal write failed", b.err)
+		}
+	}
+	if last == 0 {
+		return
+	}
+	for _, b := range batches {
+		for _, r := range b.reqs {
+			if len(r.ops) > 0 {
+				s.answer(r, b.err)
+			}
+		}
+	}
+	s.applyQ <- applyItem{batches: batches, last: last}
+}
+
+// applier writes acknowledged batches to Badger in order, publishes progress and answers the
+// barriers, and passes tokens on to the checkpointer once the batches before them are
+// written, until the syncer closes its queue; then it closes the checkpointer's queue.
+func (s *Store) applier() {
+	defer close(s.applierDone)
+	defer close(s.cpReqs)
+	var apply []*batch
+	for it := range s.applyQ {
+		if it.token != nil {
+			s.cpReqs <- it.token
+			continue
+		}
+		apply = apply[:0]
+		for _, b := range it.batches {
+			if b.err == nil && b.seg != nil {
+				apply = append(apply, b)
+			}
+		}
+		s.apply(apply)
+		clear(apply)
+		// Publish progress before answering barriers: barrier and Forget rely on it.
+		s.written.Store(it.last)
+		s.appliedMu.Lock()
+		s.applied.Broadcast()
+		s.appliedMu.Unlock()
+		for _, b := range it.batches {
+			for _, r := range b.reqs {
+				if len(r.ops) == 0 {
+					s.answer(r, nil)
+				}
+			}
+		}
+	}
+}
+
+// answer tells a request's waiter its outcome, or records the failure of an unwaited one.
+func (s *Store) answer(r *request, err error) {
+	switch {
+	case r.done != nil:
+		r.done <- err
+	case err != nil && r.run != "":
+		s.recordFailure(r.run, err)
+	}
+}
+
+// block stops acknowledging writes to segment num and later ones until a checkpoint retires
+// num, and tells the writer to move on from it.
+func (s *Store) block(num uint64) {
+	if num > s.blocked {
+		s.blocked = num
+	}
+	s.walFailed.Store(s.blocked)
+	s.wakeWriter()
+}
+
+// retire passes a token to the checkpointer. When the token must be waited for (its segment
+// is unsealed or broken, or writes are blocked until it is retired), it waits for the
+// checkpoint: nothing after the token is acknowledged before it succeeds.
+func (s *Store) retire(t *batch) {
+	if t.wait || t.retire.broken != nil {
+		s.block(t.retire.num)
+	}
+	mustWait := s.blocked != 0 && t.retire.num >= s.blocked && !t.final
+	s.applyQ <- applyItem{token: t}
+	if !mustWait {
+		return
+	}
+	if err := <-t.done; err != nil {
+		s.logError("write-ahead log checkpoint failed", err)
+		return
+	}
+	s.blocked = 0
+	s.walFailed.Store(0)
+}
+
+// apply writes the ops of synced, acknowledged batches to Badger, in order, without syncing.
+// The last transaction of each batch is committed asynchronously so that Badger groups them; it
+// returns once every commit has completed. A failure stops the store's writes (fatal): the
+// batches are acknowledged, so the WAL must keep them for the next Open to replay.
+func (s *Store) apply(batches []*batch) {
+	if len(batches) == 0 || s.wc.skipApply {
+		return
+	}
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		errs []error
+	)
+	fail := func(err error) {
+		mu.Lock()
+		errs = append(errs, err)
+		mu.Unlock()
+	}
+	for _, b := range batches {
+		if ferr := s.failApply.Swap(nil); ferr != nil {
+			fail(*ferr)
+			continue
+		}
+		txn, err := s.writeOps(nil, b.reqs)
+		if err != nil {
+			fail(err)
+			continue
+		}
+		wg.Add(1)
+		txn.CommitWith(func(err error) {
+			if err != nil {
+				fail(err)
+			}
+			wg.Done()
+		})
+	}
+	wg.Wait()
+	if len(errs) > 0 {
+		err := fmt.Errorf("write state store %s: %w (writes are stopped; reopening the store replays them from its write-ahead log)", s.dir, errors.Join(errs...))
+		s.fatal.CompareAndSwap(nil, &err)
+		s.logError("journal write failed after its WAL sync", err)
+	}
+}
+
+// writeOps sets the ops of reqs in txn (a new one when nil), in order, committing and starting
+// a new transaction where Badger refuses to make it larger, and returns the last transaction,
+// uncommitted. Part of the ops may be committed when it fails.
+func (s *Store) writeOps(txn *badger.Txn, reqs []*request) (*badger.Txn, error) {
+	if txn == nil {
+		txn = s.db.NewTransaction(true)
+	}
+	for _, r := range reqs {
+		for _, o := range r.ops {
+			var err error
+			txn, err = s.setOp(txn, o)
+			if err != nil {
+				return nil, err
+			}
+		}
+	}
+	return txn, nil
+}
+
+// setOp applies o to txn, or to a new transaction after committing txn when it is full.
+func (s *Store) setOp(txn *badger.Txn, o op) (*badger.Txn, error) {
+	err := applyOp(txn, o)
+	if errors.Is(err, badger.ErrTxnTooBig) {
+		if err := txn.Commit(); err != nil {
+			return nil, err
+		}
+		txn = s.db.NewTransaction(true)
+		err = applyOp(txn, o)
+	}
+	if err != nil {
+		txn.Discard()
+		return nil, err
+	}
+	return txn, nil
+}
+
+func applyOp(txn *badger.Txn, o op) error {
 	if o.del {
 		return txn.Delete(o.key)
 	}
 	return txn.Set(o.key, o.value)
 }
+
+// ---- checkpointer ----
+
+// checkpointer retires the segments the syncer passes it and prepares spare segments, until
+// the syncer closes its queue; Close's token removes every segment.
+func (s *Store) checkpointer() {
+	defer close(s.cpDone)
+	defer func() {
+		// Segments a failed or skipped final checkpoint kept stay for the next Open to replay.
+		for _, seg := range s.live {
+			_ = seg.f.Close()
+		}
+	}()
+	final := false
+	for {
+		select {
+		case t, ok := <-s.cpReqs:
+			if !ok {
+				return
+			}
+			err := s.checkpoint(t.retire.num, t.final)
+			if t.final {
+				final = true
+				s.finalErr = err
+			} else if err != nil && !t.wait {
+				s.logError("write-ahead log checkpoint failed", err)
+			}
+			t.done <- err
+		case <-s.needSpare:
+			if final {
+				continue // the writer has stopped and every segment is removed
+			}
+			seg, err := createSegment(s.walDir, s.nextSeg, s.wc.segmentSize)
+			if err == nil {
+				s.nextSeg++
+				s.live = append(s.live, seg)
+			}
+			s.spares <- spare{seg: seg, err: err}
+		}
+	}
+}
+
+// checkpoint makes everything written to Badger durable, then closes and removes the segments
+// up to upTo (every segment when all), which recovery no longer needs.
+func (s *Store) checkpoint(upTo uint64, all bool) error {
+	if err := s.syncBadger(); err != nil {
+		return fmt.Errorf("checkpoint state store %s: %w", s.dir, err)
+	}
+	if err := s.fatal.Load(); err != nil {
+		return fmt.Errorf("checkpoint state store %s: the WAL is kept: %w", s.dir, *err)
+	}
+	if s.wc.keepSegments {
+		return nil
+	}
+	var errs []error
+	kept := s.live[:0]
+	removed := 0
+	for _, seg := range s.live {
+		if seg.num > upTo && !all {
+			kept = append(kept, seg)
+			continue
+		}
+		if err := seg.f.Close(); err != nil && !errors.Is(err, os.ErrClosed) {
+			errs = append(errs, err)
+		}
+		if err := os.Remove(seg.path); err != nil && !errors.Is(err, os.ErrNotExist) {
+			errs = append(errs, err)
+			kept = append(kept, seg) // removed at the next checkpoint
+			continue
+		}
+		removed++
+	}
+	clear(s.live[len(kept):])
+	s.live = kept
+	if removed > 0 {
+		if err := syncDir(s.walDir); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("checkpoint state store %s: remove WAL segments: %w", s.dir, err)
+	}
+	return nil
+}
+
+// syncBadger makes durable everything written to Badger so far: DB.Sync covers the active
+// memtable's log and value-log file only, so the logs of memtables not flushed yet and the
+// value-log files written since the last call are fdatasynced too, then the directory.
+func (s *Store) syncBadger() error {
+	s.badgerSyncMu.Lock()
+	defer s.badgerSyncMu.Unlock()
+	if err := s.db.Sync(); err != nil {
+		return fmt.Errorf("sync badger: %w", err)
+	}
+	entries, err := os.ReadDir(s.dir)
+	if err != nil {
+		return fmt.Errorf("sync badger: %w", err)
+	}
+	maxVlog := s.vlogFloor
+	for _, e := range entries {
+		name := e.Name()
+		sync := strings.HasSuffix(name, ".mem")
+		if id, ok := strings.CutSuffix(name, ".vlog"); ok {
+			fid, err := strconv.ParseUint(id, 10, 32)
+			if err != nil {
+				continue
+			}
+			sync = fid >= s.vlogFloor
+			maxVlog = max(maxVlog, fid)
+		}
+		if sync {
+			if err := syncFile(filepath.Join(s.dir, name)); err != nil {
+				return fmt.Errorf("sync badger: %w", err)
+			}
+		}
+	}
+	if err := syncDir(s.dir); err != nil {
+		return fmt.Errorf("sync badger: %w", err)
+	}
+	s.vlogFloor = maxVlog
+	return nil
+}
+
+// ---- failures of unwaited writes ----
 
 // recordFailure remembers that an unwaited write of run failed, for its next Append.
 func (s *Store) recordFailure(run string, err error) {
