@@ -68,21 +68,23 @@ type Store struct {
 
 	// wake tells the writer that pending is no longer empty or that the store is closing.
 	wake chan struct{}
-	// batches carries written batches and tokens from the writer to the syncer, applyQ synced
-	// ones and tokens from the syncer to the applier, cpReqs tokens from the applier to the
-	// checkpointer; spares carries prepared segments from the checkpointer to the writer, which
-	// asks for the next one on needSpare.
+	// batches carries written batches and tokens from the writer to the syncer; cpReqs carries
+	// tokens from the syncer to the checkpointer; spares carries prepared segments from the
+	// checkpointer to the writer, which asks for the next one on needSpare.
 	batches   chan *batch
-	applyQ    chan applyItem
 	cpReqs    chan *batch
 	spares    chan spare
 	needSpare chan struct{}
 
+	// inflight is the size of the batches written to the WAL and not yet to Badger; the syncer
+	// signals drained when it shrinks.
+	inflight atomic.Int64
+	drained  chan struct{}
 	// Writer-owned: the current segment and the last attempt to move on from a failed one.
 	cur      *segment
 	lastHeal time.Time
 	// Syncer-owned: writes to segments from blocked on are failed until a checkpoint retires
-	// blocked (0: none). walFailed mirrors it for the writer. The applier owns fatal's setting.
+	// blocked (0: none). walFailed mirrors it for the writer.
 	blocked   uint64
 	walFailed atomic.Uint64
 	// Checkpointer-owned (set by Open before it starts): segments not removed yet, the number
@@ -127,12 +129,11 @@ type Store struct {
 	readers     int
 	readsClosed bool
 
-	writerDone  chan struct{}
-	syncerDone  chan struct{}
-	applierDone chan struct{}
-	cpDone      chan struct{}
-	stopGC      chan struct{}
-	gcDone      chan struct{}
+	writerDone chan struct{}
+	syncerDone chan struct{}
+	cpDone     chan struct{}
+	stopGC     chan struct{}
+	gcDone     chan struct{}
 
 	closeOnce sync.Once
 	closeErr  error
@@ -158,26 +159,25 @@ func open(dir string, opts Options, wc walConfig) (*Store, error) {
 		return nil, fmt.Errorf("open state store %s: %w", dir, err)
 	}
 	s := &Store{
-		db:          db,
-		dir:         dir,
-		walDir:      filepath.Join(dir, walDirName),
-		wc:          wc,
-		logger:      opts.Logger,
-		runs:        make(map[string]*runState),
-		forgets:     make(map[string]struct{}),
-		wake:        make(chan struct{}, 1),
-		batches:     make(chan *batch, batchQueueLen),
-		applyQ:      make(chan applyItem, batchQueueLen),
-		cpReqs:      make(chan *batch, 16),
-		spares:      make(chan spare, 1),
-		needSpare:   make(chan struct{}, 1),
-		failed:      make(map[string]error),
-		writerDone:  make(chan struct{}),
-		syncerDone:  make(chan struct{}),
-		applierDone: make(chan struct{}),
-		cpDone:      make(chan struct{}),
-		stopGC:      make(chan struct{}),
-		gcDone:      make(chan struct{}),
+		db:         db,
+		dir:        dir,
+		walDir:     filepath.Join(dir, walDirName),
+		wc:         wc,
+		logger:     opts.Logger,
+		runs:       make(map[string]*runState),
+		forgets:    make(map[string]struct{}),
+		wake:       make(chan struct{}, 1),
+		drained:    make(chan struct{}, 1),
+		batches:    make(chan *batch, batchQueueLen),
+		cpReqs:     make(chan *batch, 16),
+		spares:     make(chan spare, 1),
+		needSpare:  make(chan struct{}, 1),
+		failed:     make(map[string]error),
+		writerDone: make(chan struct{}),
+		syncerDone: make(chan struct{}),
+		cpDone:     make(chan struct{}),
+		stopGC:     make(chan struct{}),
+		gcDone:     make(chan struct{}),
 	}
 	s.readsDone = sync.NewCond(&s.readMu)
 	s.applied = sync.NewCond(&s.appliedMu)
@@ -191,7 +191,6 @@ func open(dir string, opts Options, wc walConfig) (*Store, error) {
 	s.askSpare()
 	go s.writer()
 	go s.syncer()
-	go s.applier()
 	go s.checkpointer()
 	if opts.GCInterval > 0 {
 		go s.gcLoop(opts.GCInterval)
@@ -379,7 +378,6 @@ func (s *Store) Close() error {
 		s.wakeWriter()
 		<-s.writerDone
 		<-s.syncerDone
-		<-s.applierDone
 		<-s.cpDone
 		close(s.stopGC)
 		<-s.gcDone

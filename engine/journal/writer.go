@@ -16,22 +16,21 @@ import (
 	"github.com/dgraph-io/badger/v4"
 )
 
-// Writes go through four goroutines, a pipeline (docs/state.md, "Writes"):
+// Writes go through three goroutines (docs/state.md, "Writes"):
 //
 //   - the writer takes the pending requests, writes each batch of them to the WAL as one record
 //     (write(2), no sync) and hands the batch to the syncer; it rotates segments;
 //   - the syncer fdatasyncs the WAL for every batch received (at once when someone waits, within
-//     relaxedSyncDelay otherwise) and acknowledges the synced batches: durable requests return;
-//   - the applier writes acknowledged batches to Badger, without syncing, then publishes them
-//     (reads wait for that) and answers barriers;
+//     relaxedSyncDelay otherwise), acknowledges the synced batches (durable requests return),
+//     then writes them to Badger, without syncing, publishes that (reads wait for it) and
+//     answers barriers. While it syncs and writes Badger, the writer writes the next batches to
+//     the WAL, so consecutive group commits overlap;
 //   - the checkpointer makes Badger durable (DB.Sync and the files it leaves unsynced) for a
 //     segment the writer has moved on from, then removes the segment; it also prepares the next
 //     segment.
 //
-// While the syncer syncs batch N, the writer writes batch N+1 to the WAL and the applier writes
-// batch N-1 to Badger. Badger never holds an op whose WAL record is not synced, so after a
-// crash replaying the WAL over whatever Badger kept restores exactly the synced prefix of the
-// op sequence.
+// Badger never holds an op whose WAL record is not synced, so after a crash replaying the WAL
+// over whatever Badger kept restores exactly the synced prefix of the op sequence.
 
 const (
 	// A batch (one WAL record) takes the first pending request and the ones after it, up to these.
@@ -41,9 +40,12 @@ const (
 	relaxedSyncDelay = 10 * time.Millisecond
 	// The pending list holds at most this many requests or bytes (or one request, however
 	// large): beyond, appenders wait (back-pressure).
-	maxPending      = 4096
-	maxPendingBytes = 16 << 20
-	// batchQueueLen is the capacity of the writer-to-syncer and syncer-to-applier queues.
+	maxPending      = 2048
+	maxPendingBytes = 4 << 20
+	// maxInflightBytes bounds the batches written to the WAL and not yet to Badger: beyond, the
+	// writer waits for the syncer (the WAL is written faster than Badger).
+	maxInflightBytes = 4 << 20
+	// batchQueueLen is the capacity of the writer-to-syncer queue.
 	batchQueueLen = 64
 	// healEvery spaces the writer's attempts to move away from a segment whose sync failed.
 	healEvery = time.Second
@@ -83,6 +85,7 @@ type batch struct {
 	// urgent: someone waits for the batch (a durable request or a barrier).
 	urgent bool
 	ops    int
+	size   int // bytes of keys and values
 
 	// A token (retire != nil) follows the last record of segment retire: once the batches
 	// before it are in Badger, every segment up to retire can be checkpointed.
@@ -107,7 +110,7 @@ var errWALBlocked = errors.New("the write-ahead log is being recovered after a f
 // ---- pending list (under s.mu) ----
 
 // waitRoom waits, s.mu held (released while waiting), until the pending list has room or the
-// store is closed (ErrClosed). ctx may be nil (no cancellation).
+// store is closed (ErrClosed), or ctx ends.
 func (s *Store) waitRoom(ctx context.Context) error {
 	for !s.closed && len(s.pending) > 0 && (len(s.pending) >= maxPending || s.pendingBytes >= maxPendingBytes) {
 		if s.room == nil {
@@ -116,14 +119,10 @@ func (s *Store) waitRoom(ctx context.Context) error {
 		room := s.room
 		s.mu.Unlock()
 		var err error
-		if ctx == nil {
-			<-room
-		} else {
-			select {
-			case <-room:
-			case <-ctx.Done():
-				err = ctx.Err()
-			}
+		select {
+		case <-room:
+		case <-ctx.Done():
+			err = ctx.Err()
 		}
 		s.mu.Lock()
 		if err != nil {
@@ -200,8 +199,12 @@ func (s *Store) writer() {
 				keys += len(reqs[n].ops)
 				n++
 			}
-			b := &batch{reqs: reqs[:n:n]}
+			b := &batch{reqs: reqs[:n:n], size: size}
 			reqs = reqs[n:]
+			for s.inflight.Load() > maxInflightBytes {
+				<-s.drained
+			}
+			s.inflight.Add(int64(size))
 			buf = s.writeBatch(b, buf[:0])
 			s.batches <- b
 		}
@@ -295,11 +298,11 @@ func (s *Store) askSpare() {
 
 // ---- syncer ----
 
-// syncer syncs and acknowledges the writer's batches in order and hands them to the applier,
-// until the writer closes the queue; then it closes the applier's queue.
+// syncer syncs, applies and answers the writer's batches in order, until the writer closes the
+// queue; then it closes the checkpointer's queue.
 func (s *Store) syncer() {
 	defer close(s.syncerDone)
-	defer close(s.applyQ)
+	defer close(s.cpReqs)
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	var timerC <-chan time.Time
@@ -323,7 +326,8 @@ func (s *Store) syncer() {
 			case <-timerC:
 				timerC = nil
 				s.flush(group)
-				group = nil // the applier holds the batches
+				clear(group)
+				group = group[:0]
 				continue
 			}
 		}
@@ -346,7 +350,8 @@ func (s *Store) syncer() {
 				timerC = nil
 			}
 			s.flush(group)
-			group = nil // the applier holds the batches
+			clear(group)
+			group = group[:0]
 		} else if timerC == nil {
 			timer.Reset(relaxedSyncDelay)
 			timerC = timer.C
@@ -357,9 +362,10 @@ func (s *Store) syncer() {
 	}
 }
 
-// flush syncs the segments holding the group's records, acknowledges the synced batches (a
-// durable request returns once its record is synced) and hands them and the tokens, in
-// order, to the applier.
+// flush syncs the segments holding the group's records and, in order: acknowledges the synced
+// batches (a durable request returns once its record is synced), writes them to Badger, then
+// publishes that and answers the barriers; a token is passed to the checkpointer once the
+// batches before it are in Badger.
 func (s *Store) flush(group []*batch) {
 	var segs []*segment
 	for _, b := range group {
@@ -386,8 +392,8 @@ func (s *Store) flush(group []*batch) {
 		}
 		synced++
 	}
-	// Acknowledge the whole group before anyone returns (reads from now on wait until the
-	// applier has written it), then count the syncs (tests read the count and then read).
+	// Acknowledge the whole group before anyone returns (reads from now on wait until it is
+	// written to Badger), then count the syncs (tests read the count, then read the store).
 	for _, b := range slices.Backward(group) {
 		if n := len(b.reqs); n > 0 {
 			s.acked.Store(b.reqs[n-1].no)
@@ -399,26 +405,33 @@ func (s *Store) flush(group []*batch) {
 	from := 0
 	for i, b := range group {
 		if b.retire != nil {
-			s.ack(group[from:i])
+			s.commit(group[from:i])
 			s.retire(b)
 			from = i + 1
 		}
 	}
-	s.ack(group[from:])
+	s.commit(group[from:])
+
+	size := 0
+	for _, b := range group {
+		size += b.size
+	}
+	if size > 0 {
+		s.inflight.Add(-int64(size))
+		select {
+		case s.drained <- struct{}{}:
+		default:
+		}
+	}
 }
 
-// applyItem is what the syncer hands the applier: acknowledged batches (some failed) with the
-// number of their last request, or a token to pass on to the checkpointer.
-type applyItem struct {
-	batches []*batch
-	last    uint64
-	token   *batch
-}
-
-// ack answers the durable requests of a run of synced batches (no token) and hands them to
-// the applier. A batch fails when its segment's sync failed or writes are blocked.
-func (s *Store) ack(batches []*batch) {
-	var last uint64
+// commit answers the writes of a run of synced batches (no token), writes the batches to
+// Badger, publishes them and answers the barriers.
+func (s *Store) commit(batches []*batch) {
+	var (
+		apply []*batch
+		last  uint64
+	)
 	for _, b := range batches {
 		if n := len(b.reqs); n > 0 {
 			last = b.reqs[n-1].no
@@ -429,6 +442,8 @@ func (s *Store) ack(batches []*batch) {
 				b.err = b.seg.broken
 			case s.blocked != 0 && b.seg.num >= s.blocked:
 				b.err = fmt.Errorf("write state store %s: %w", s.dir, errWALBlocked)
+			default:
+				apply = append(apply, b)
 			}
 		}
 		if b.err != nil && b.ops > 0 {
@@ -438,6 +453,7 @@ func (s *Store) ack(batches []*batch) {
 	if last == 0 {
 		return
 	}
+	// Acknowledged (flush set acked): answer the writes, then make them readable.
 	for _, b := range batches {
 		for _, r := range b.reqs {
 			if len(r.ops) > 0 {
@@ -445,39 +461,16 @@ func (s *Store) ack(batches []*batch) {
 			}
 		}
 	}
-	s.applyQ <- applyItem{batches: batches, last: last}
-}
-
-// applier writes acknowledged batches to Badger in order, publishes progress and answers the
-// barriers, and passes tokens on to the checkpointer once the batches before them are
-// written, until the syncer closes its queue; then it closes the checkpointer's queue.
-func (s *Store) applier() {
-	defer close(s.applierDone)
-	defer close(s.cpReqs)
-	var apply []*batch
-	for it := range s.applyQ {
-		if it.token != nil {
-			s.cpReqs <- it.token
-			continue
-		}
-		apply = apply[:0]
-		for _, b := range it.batches {
-			if b.err == nil && b.seg != nil {
-				apply = append(apply, b)
-			}
-		}
-		s.apply(apply)
-		clear(apply)
-		// Publish progress before answering barriers: barrier and Forget rely on it.
-		s.written.Store(it.last)
-		s.appliedMu.Lock()
-		s.applied.Broadcast()
-		s.appliedMu.Unlock()
-		for _, b := range it.batches {
-			for _, r := range b.reqs {
-				if len(r.ops) == 0 {
-					s.answer(r, nil)
-				}
+	s.apply(apply)
+	// Publish progress before answering barriers: barrier and Forget rely on it.
+	s.written.Store(last)
+	s.appliedMu.Lock()
+	s.applied.Broadcast()
+	s.appliedMu.Unlock()
+	for _, b := range batches {
+		for _, r := range b.reqs {
+			if len(r.ops) == 0 {
+				s.answer(r, nil)
 			}
 		}
 	}
@@ -511,7 +504,7 @@ func (s *Store) retire(t *batch) {
 		s.block(t.retire.num)
 	}
 	mustWait := s.blocked != 0 && t.retire.num >= s.blocked && !t.final
-	s.applyQ <- applyItem{token: t}
+	s.cpReqs <- t
 	if !mustWait {
 		return
 	}

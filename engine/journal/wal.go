@@ -1,0 +1,328 @@
+package journal
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The journal's write-ahead log (docs/state.md, "Write-ahead log"): segment files in
+// <dir>/wal, preallocated and written in place, each a header then records
+// [len u32][crc32c u32][payload]. A durable group commit costs one write and one fdatasync of
+// the current segment; Badger is written without syncing and made durable by checkpoints.
+const (
+	walDirName = "wal"
+	segmentExt = ".log"
+
+	// segmentHeaderSize is the size of a segment's header: segmentMagic, then the segment's
+	// number (u64, little-endian).
+	segmentHeaderSize = 16
+	// recordHeaderSize is the size of a record's header: the payload's length and its CRC-32C
+	// (u32 each, little-endian).
+	recordHeaderSize = 8
+
+	// The first byte of a record's payload is its kind.
+	recordOps  byte = 1 // then the ops of one batch
+	recordSeal byte = 2 // the last record of a segment: the log goes on in the next one
+
+	// sealSize is the size of a seal record, always kept free at the end of a segment.
+	sealSize = recordHeaderSize + 1
+
+	// An op in a recordOps payload: its kind, then uvarint key length and key, then (for a
+	// set) uvarint value length and value.
+	opKindSet    byte = 0
+	opKindDelete byte = 1
+
+	defaultSegmentSize     = 32 << 20
+	defaultCheckpointEvery = 10 * time.Second
+)
+
+var (
+	segmentMagic = [8]byte{'F', 'S', 'C', 'W', 'A', 'L', 0, 1}
+	castagnoli   = crc32.MakeTable(crc32.Castagnoli)
+)
+
+// walConfig sizes the write-ahead log; tests shrink it and set the hooks.
+type walConfig struct {
+	// segmentSize is the size a segment is preallocated to; a full segment is checkpointed.
+	segmentSize int64
+	// checkpointEvery is the longest a segment stays current once it holds a record.
+	checkpointEvery time.Duration
+
+	// skipApply (tests) acknowledges writes once they are in the WAL without writing them to
+	// Badger, as if Badger had lost everything since the last checkpoint.
+	skipApply bool
+	// keepSegments (tests) makes checkpoints remove no segment.
+	keepSegments bool
+}
+
+func defaultWALConfig() walConfig {
+	return walConfig{segmentSize: defaultSegmentSize, checkpointEvery: defaultCheckpointEvery}
+}
+
+// segment is one WAL file. The writer owns off; the syncer owns broken; the checkpointer closes
+// and removes the file once the segment is retired.
+type segment struct {
+	num  uint64
+	path string
+	f    *os.File
+	size int64 // preallocated size
+	// off is where the writer puts the next record.
+	off int64
+	// broken is set by the syncer when an fdatasync of the segment failed: nothing written to
+	// it afterwards is acknowledged, and it must be checkpointed before anything later is.
+	broken error
+}
+
+// segmentPath is the file of segment num in the WAL directory dir.
+func segmentPath(dir string, num uint64) string {
+	return filepath.Join(dir, fmt.Sprintf("%06d%s", num, segmentExt))
+}
+
+// createSegment creates segment num in dir, preallocated to size bytes, writes its header and
+// syncs it and the directory, so that a record synced in it later is found after a crash.
+func createSegment(dir string, num uint64, size int64) (*segment, error) {
+	path := segmentPath(dir, num)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("create WAL segment: %w", err)
+	}
+	fail := func(err error) (*segment, error) {
+		_ = f.Close()
+		_ = os.Remove(path)
+		return nil, fmt.Errorf("create WAL segment %s: %w", path, err)
+	}
+	if err := preallocate(f, size); err != nil {
+		return fail(err)
+	}
+	var hdr [segmentHeaderSize]byte
+	copy(hdr[:8], segmentMagic[:])
+	binary.LittleEndian.PutUint64(hdr[8:], num)
+	if _, err := f.WriteAt(hdr[:], 0); err != nil {
+		return fail(err)
+	}
+	if err := f.Sync(); err != nil {
+		return fail(err)
+	}
+	if err := syncDir(dir); err != nil {
+		return fail(err)
+	}
+	return &segment{num: num, path: path, f: f, size: size, off: segmentHeaderSize}, nil
+}
+
+// listSegments returns the numbers of the segment files in dir, in increasing order.
+func listSegments(dir string) ([]uint64, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("list WAL segments: %w", err)
+	}
+	var nums []uint64
+	for _, e := range entries {
+		name, ok := strings.CutSuffix(e.Name(), segmentExt)
+		if !ok || e.IsDir() {
+			continue
+		}
+		n, err := strconv.ParseUint(name, 10, 64)
+		if err != nil {
+			continue
+		}
+		nums = append(nums, n)
+	}
+	slices.Sort(nums)
+	return nums, nil
+}
+
+// appendOpsRecord appends to buf the record of the ops of reqs.
+func appendOpsRecord(buf []byte, reqs []*request) []byte {
+	start := len(buf)
+	buf = append(buf, make([]byte, recordHeaderSize)...)
+	buf = append(buf, recordOps)
+	for _, r := range reqs {
+		for _, o := range r.ops {
+			if o.del {
+				buf = append(buf, opKindDelete)
+				buf = binary.AppendUvarint(buf, uint64(len(o.key)))
+				buf = append(buf, o.key...)
+				continue
+			}
+			buf = append(buf, opKindSet)
+			buf = binary.AppendUvarint(buf, uint64(len(o.key)))
+			buf = append(buf, o.key...)
+			buf = binary.AppendUvarint(buf, uint64(len(o.value)))
+			buf = append(buf, o.value...)
+		}
+	}
+	sealRecord(buf[start:])
+	return buf
+}
+
+// appendSealRecord appends a seal record to buf.
+func appendSealRecord(buf []byte) []byte {
+	start := len(buf)
+	buf = append(buf, make([]byte, recordHeaderSize)...)
+	buf = append(buf, recordSeal)
+	sealRecord(buf[start:])
+	return buf
+}
+
+// sealRecord fills in the header of rec (a header followed by the payload).
+func sealRecord(rec []byte) {
+	payload := rec[recordHeaderSize:]
+	binary.LittleEndian.PutUint32(rec[0:4], uint32(len(payload)))
+	binary.LittleEndian.PutUint32(rec[4:8], crc32.Checksum(payload, castagnoli))
+}
+
+// decodeOps decodes the ops of a recordOps payload (without its kind byte). Keys and values
+// alias payload.
+func decodeOps(payload []byte, ops []op) ([]op, error) {
+	for len(payload) > 0 {
+		kind := payload[0]
+		payload = payload[1:]
+		key, rest, err := cutBytes(payload)
+		if err != nil {
+			return ops, fmt.Errorf("key: %w", err)
+		}
+		payload = rest
+		switch kind {
+		case opKindDelete:
+			ops = append(ops, op{key: key, del: true})
+		case opKindSet:
+			value, rest, err := cutBytes(payload)
+			if err != nil {
+				return ops, fmt.Errorf("value: %w", err)
+			}
+			payload = rest
+			ops = append(ops, op{key: key, value: value})
+		default:
+			return ops, fmt.Errorf("unknown op kind %d", kind)
+		}
+	}
+	return ops, nil
+}
+
+// cutBytes splits a uvarint-prefixed byte string off b.
+func cutBytes(b []byte) (field, rest []byte, err error) {
+	n, w := binary.Uvarint(b)
+	if w <= 0 || n > uint64(len(b)-w) {
+		return nil, nil, errors.New("truncated")
+	}
+	end := w + int(n)
+	return b[w:end:end], b[end:], nil
+}
+
+// segmentEnd says how reading a segment ended.
+type segmentEnd int
+
+const (
+	endOfRecords segmentEnd = iota // no more records (the preallocated zeros, or the file's end)
+	endSealed                      // a seal record: the log goes on in the next segment
+	endTorn                        // a short or corrupt record: the log ends here
+)
+
+// readSegment calls fn with the ops payload (kind byte removed) of each record of the segment
+// file f, numbered num, in order, until the seal, the end of the records or a torn record. The
+// payload is fn's to keep. It returns how the segment ended, the offset where it did, and fn's
+// error or a read error.
+func readSegment(f *os.File, num uint64, fn func(payload []byte) error) (segmentEnd, int64, error) {
+	info, err := f.Stat()
+	if err != nil {
+		return endTorn, 0, err
+	}
+	size := info.Size()
+	r := bufio.NewReaderSize(f, 1<<20)
+	var hdr [segmentHeaderSize]byte
+	if _, err := io.ReadFull(r, hdr[:]); err != nil {
+		return endTorn, 0, nil
+	}
+	if [8]byte(hdr[:8]) != segmentMagic || binary.LittleEndian.Uint64(hdr[8:]) != num {
+		return endTorn, 0, nil
+	}
+	off := int64(segmentHeaderSize)
+	var rh [recordHeaderSize]byte
+	for {
+		if off+recordHeaderSize > size {
+			return endOfRecords, off, nil
+		}
+		if _, err := io.ReadFull(r, rh[:]); err != nil {
+			return endTorn, off, readErr(err)
+		}
+		n := int64(binary.LittleEndian.Uint32(rh[0:4]))
+		sum := binary.LittleEndian.Uint32(rh[4:8])
+		if n == 0 && sum == 0 {
+			return endOfRecords, off, nil
+		}
+		if n == 0 || off+recordHeaderSize+n > size {
+			return endTorn, off, nil
+		}
+		payload := make([]byte, n)
+		if _, err := io.ReadFull(r, payload); err != nil {
+			return endTorn, off, readErr(err)
+		}
+		if crc32.Checksum(payload, castagnoli) != sum {
+			return endTorn, off, nil
+		}
+		switch payload[0] {
+		case recordSeal:
+			return endSealed, off, nil
+		case recordOps:
+			if err := fn(payload[1:]); err != nil {
+				return endTorn, off, err
+			}
+		default:
+			return endTorn, off, nil
+		}
+		off += recordHeaderSize + n
+	}
+}
+
+// readErr turns the end of the file into a torn record and keeps other read errors.
+func readErr(err error) error {
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return nil
+	}
+	return err
+}
+
+// syncDir fsyncs a directory, so that files created or removed in it stay so after a crash.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("sync directory: %w", err)
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("sync directory %s: %w", dir, err)
+	}
+	return nil
+}
+
+// syncFile fdatasyncs the file at path; a file removed meanwhile is not an error.
+func syncFile(path string) error {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("sync %s: %w", path, err)
+	}
+	err = fdatasync(f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("sync %s: %w", path, err)
+	}
+	return nil
+}
