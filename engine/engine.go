@@ -126,6 +126,9 @@ func (e *Engine) launch(r *Run) {
 		e.mu.Lock()
 		delete(e.runs, r.id)
 		e.mu.Unlock()
+		// Done closes only once the run is no longer active here, so that whoever waited for it
+		// finds it in the store, not in this engine (Cancel, Resume).
+		close(r.done)
 	}()
 }
 

@@ -366,7 +366,6 @@ func (r *Run) emit(ev Event) {
 
 // loop is the run's scheduler.
 func (r *Run) loop() {
-	defer close(r.done)
 	defer r.cancel(errStopped)
 	_, r.span = r.e.cfg.Tracer.Start(context.Background(), "run "+r.wf.Name, trace.WithAttributes(
 		attribute.String("fuscia.workflow", r.wf.Name), attribute.String("fuscia.execution_id", r.id)))
