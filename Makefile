@@ -45,6 +45,7 @@ bench:
 	$(GO) test ./engine/plan -run '^$$' -bench 'BenchmarkPipeline' -benchmem -benchtime 2s
 	$(GO) test ./lang/dag -run '^$$' -bench . -benchmem
 	$(GO) test ./engine -run '^$$' -bench 'Chain1000|FanOut1000|ThreeStepLatency' -benchtime 5x
+	$(GO) test ./engine -run '^$$' -bench 'Throughput' -benchtime 5000x
 	$(GO) test ./engine -run '^$$' -bench 'Throughput' -benchtime 20000x
 	$(GO) test ./engine -run '^$$' -bench 'ForEach100k' -benchtime 1x
 	$(GO) test ./engine/journal -run '^$$' -bench . -benchtime 2000x
