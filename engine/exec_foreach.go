@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/fuscia/fuscia/engine/journal"
@@ -9,14 +10,8 @@ import (
 
 // startForEach expands a for_each task into items and starts as many as its concurrency allows.
 func (r *Run) startForEach(ns *nodeState, t *taskState) {
-	v, err := ns.s.eval(ns.n.Task.ForEach, cty.NilVal)
-	if err != nil {
-		r.finishNode(ns, journal.StatusFailed, nullValue, err, "")
-		return
-	}
-	keys, vals, ierr := items(v)
-	if ierr != nil {
-		r.finishNode(ns, journal.StatusFailed, nullValue, outcome.Errorf(outcome.Validation, "%s: %v", ns.addr, ierr), "")
+	keys, vals, ok := r.expand(ns, ns.n.Task.ForEach)
+	if !ok {
 		return
 	}
 	t.forEach, t.keys, t.vals = true, keys, vals
@@ -43,10 +38,7 @@ func (r *Run) fillItems(ns *nodeState) {
 	t.filling = true
 	// No more items are admitted than could run at once: an item admitted early would only
 	// hold its evaluated inputs in memory while it waits for a slot.
-	limit := t.concurrency
-	if limit <= 0 || limit > r.slots {
-		limit = r.slots
-	}
+	limit := r.admitLimit(t.concurrency)
 	for t.next < len(t.keys) && t.active < limit && !t.failed && ns.s.stopped == nil {
 		i := t.next
 		t.next++
@@ -185,4 +177,29 @@ func (r *Run) finishForEach(ns *nodeState) {
 		return
 	}
 	r.finishNode(ns, status, collect(t.keys, outs), nil, "")
+}
+
+// expand evaluates the for_each of a task or loop into keys and values; on an error it fails the
+// node and reports false.
+func (r *Run) expand(ns *nodeState, expr hcl.Expression) (keys, vals []cty.Value, ok bool) {
+	v, err := ns.s.eval(expr, cty.NilVal)
+	if err != nil {
+		r.finishNode(ns, journal.StatusFailed, nullValue, err, "")
+		return nil, nil, false
+	}
+	keys, vals, ierr := items(v)
+	if ierr != nil {
+		r.finishNode(ns, journal.StatusFailed, nullValue, outcome.Errorf(outcome.Validation, "%s: %v", ns.addr, ierr), "")
+		return nil, nil, false
+	}
+	return keys, vals, true
+}
+
+// admitLimit is how many items or iterations may be under way at once: the node's concurrency,
+// and never more than the run's task slots.
+func (r *Run) admitLimit(concurrency int) int {
+	if concurrency <= 0 || concurrency > r.slots {
+		return r.slots
+	}
+	return concurrency
 }

@@ -38,14 +38,8 @@ func flatten(stages [][]lang.Addr) []lang.Addr {
 // startLoop expands a loop's for_each and starts its first iterations.
 func (r *Run) startLoop(ns *nodeState) {
 	ns.status = journal.StatusRunning
-	v, err := ns.s.eval(ns.n.Loop.ForEach, cty.NilVal)
-	if err != nil {
-		r.finishNode(ns, journal.StatusFailed, nullValue, err, "")
-		return
-	}
-	keys, vals, ierr := items(v)
-	if ierr != nil {
-		r.finishNode(ns, journal.StatusFailed, nullValue, outcome.Errorf(outcome.Validation, "%s: %v", ns.addr, ierr), "")
+	keys, vals, ok := r.expand(ns, ns.n.Loop.ForEach)
+	if !ok {
 		return
 	}
 	l := &loopState{
@@ -77,10 +71,7 @@ func (r *Run) fillIterations(ns *nodeState) {
 	}
 	l.filling = true
 	// As with for_each, no more iterations are admitted than task slots exist.
-	limit := l.concurrency
-	if limit <= 0 || limit > r.slots {
-		limit = r.slots
-	}
+	limit := r.admitLimit(l.concurrency)
 	for l.next < len(l.keys) && l.active < limit && l.stopped == nil && ns.s.stopped == nil {
 		i := l.next
 		l.next++
