@@ -304,6 +304,8 @@ func fmtDuration(d time.Duration) string {
 	switch {
 	case d < 0:
 		return "0s"
+	case d < time.Millisecond:
+		return d.Round(time.Microsecond).String()
 	case d < time.Second:
 		return d.Round(time.Millisecond).String()
 	case d < time.Minute:
