@@ -199,6 +199,10 @@ func (r *Run) evaluate(ns *nodeState) {
 		}
 	}
 	ns.startedAt = time.Now()
+	if (ns.n.Switch != nil || ns.n.Join != nil || ns.n.Wait != nil) && len(ns.s.index) == 0 {
+		// Tasks, loops and calls report their own start (with attempt or item counts).
+		r.emit(Event{Type: EventNodeStarted, Node: ns.addr, Kind: string(ns.n.Addr.Kind)})
+	}
 	switch {
 	case ns.n.Task != nil:
 		r.startTask(ns)
