@@ -284,7 +284,8 @@ func cancelledBy(cause *outcome.Error) *outcome.Error {
 	if cause.Kind == outcome.Cancelled {
 		return cause
 	}
-	return outcome.Errorf(outcome.Cancelled, "cancelled: %s", cause.Message)
+	// The kind already says "cancelled"; the message says why.
+	return &outcome.Error{Kind: outcome.Cancelled, Message: cause.Message}
 }
 
 // finishNode records a node's final status, journals it, and then releases its dependents.

@@ -156,6 +156,9 @@ func errText(ev engine.Event) string {
 	if ev.Error == nil {
 		return ""
 	}
+	if string(ev.Error.Kind) == ev.Status {
+		return ev.Error.Message // "task.x: cancelled: why", not "cancelled: cancelled: why"
+	}
 	return string(ev.Error.Kind) + ": " + ev.Error.Message
 }
 
