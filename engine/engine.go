@@ -94,7 +94,6 @@ type StartOptions struct {
 
 	parent     *Run
 	parentNode string
-	vars       map[string]any // JSON-able values journaled as the run's variables (calls)
 }
 
 // ErrUnknownExecution is returned for an execution id the store does not have.

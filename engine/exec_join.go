@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"fmt"
-
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/fuscia/fuscia/engine/journal"
@@ -236,5 +234,3 @@ func (r *Run) dropQueued(ti *taskInst) {
 	}
 	ti.queued = false
 }
-
-var _ = fmt.Sprintf

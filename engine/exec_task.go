@@ -216,10 +216,10 @@ func (r *Run) dispatch(ti *taskInst) {
 	call.Log = r.nodeLogger(ns.addr, ti.index, ti.attempt)
 	job := attemptJob{
 		r: r, call: call, timeout: ns.task.timeout, policy: ns.task.policy, calls: ti.calls + 1,
-		node: ns.addr, index: ti.index, key: ti.key, status: r.instFinalStatus(ti),
+		node: ns.addr, index: ti.index, key: ti.key,
 		interrupted: ti.interrupted,
-		selected:    ns.selected, transform: ns.n.Task.Uses.Kind == lang.UsesBuiltin && ns.n.Task.Uses.Name == "transform",
-		inVal: ti.inVal, kind: string(ns.n.Addr.Kind),
+		transform:   ns.n.Task.Uses.Kind == lang.UsesBuiltin && ns.n.Task.Uses.Name == "transform",
+		inVal:       ti.inVal, kind: string(ns.n.Addr.Kind),
 	}
 	r.goAsync(func() {
 		res := job.run(ctx)
@@ -240,9 +240,6 @@ func iterationOf(ti *taskInst) *int {
 	return &i
 }
 
-// instFinalStatus is the status an instance gets when its attempt succeeds.
-func (r *Run) instFinalStatus(*taskInst) string { return journal.StatusSucceeded }
-
 // attemptJob is what a worker goroutine needs: a copy, so that it never reads run state.
 type attemptJob struct {
 	r         *Run
@@ -253,8 +250,6 @@ type attemptJob struct {
 	node      string
 	index     []int
 	key       json.RawMessage
-	status    string
-	selected  string
 	transform bool
 	inVal     cty.Value
 	kind      string

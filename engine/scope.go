@@ -84,7 +84,7 @@ func (r *Run) newScope(loop *nodeState, nodes []lang.Addr, each cty.Value, index
 	}
 	for _, ns := range s.nodes {
 		for _, d := range ns.n.Deps {
-			if up, ok := s.byName[d.Upstream.Name]; ok && d.Upstream.Loop == addrLoop(ns.n.Addr) {
+			if up, ok := s.byName[d.Upstream.Name]; ok && d.Upstream.Loop == ns.n.Addr.Loop {
 				ns.waiting++
 				up.dependents = append(up.dependents, ns)
 			}
@@ -93,8 +93,6 @@ func (r *Run) newScope(loop *nodeState, nodes []lang.Addr, each cty.Value, index
 	s.open = len(s.nodes)
 	return s
 }
-
-func addrLoop(a lang.Addr) string { return a.Loop }
 
 // start begins every node that has no upstream in the scope.
 func (s *scope) start() {

@@ -18,13 +18,6 @@ func errorf(subject hcl.Range, summary, detailFormat string, args ...any) *hcl.D
 	}
 }
 
-// warnf returns a warning diagnostic about subject.
-func warnf(subject hcl.Range, summary, detailFormat string, args ...any) *hcl.Diagnostic {
-	d := errorf(subject, summary, detailFormat, args...)
-	d.Severity = hcl.DiagWarning
-	return d
-}
-
 // fileStart is the range of line 1 of a file, where diagnostics about the whole file point.
 func fileStart(filename string) hcl.Range {
 	return hcl.Range{

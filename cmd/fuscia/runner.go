@@ -23,12 +23,11 @@ import (
 
 // runHost is what apply and resume share: telemetry, the owned store, and an engine on it.
 type runHost struct {
-	tel     *telemetry.Telemetry
-	owner   *local.Owner
-	runner  *builtin.Runner
-	engine  *engine.Engine
-	logger  *slog.Logger
-	cleanup []func()
+	tel    *telemetry.Telemetry
+	owner  *local.Owner
+	runner *builtin.Runner
+	engine *engine.Engine
+	logger *slog.Logger
 }
 
 // openRunHost sets up telemetry and takes ownership of the store, waiting (with a message) while
