@@ -36,6 +36,15 @@ demo: build
 	FUSCIA_HOME=$(DEMO_HOME) ./$(BIN) apply examples/hello.fsc.hcl -var name=Ada
 	FUSCIA_HOME=$(DEMO_HOME) ./$(BIN) executions list
 	FUSCIA_HOME=$(DEMO_HOME) ./$(BIN) show $$(FUSCIA_HOME=$(DEMO_HOME) ./$(BIN) executions list -json | grep -o '"execution_id": *"[^"]*"' | head -1 | cut -d'"' -f4)
+	@echo "--- Wasm components: pack, install, plan (writes the lock file), apply"
+	$(MAKE) --no-print-directory examples
+	for c in text kvcounter; do \
+		./$(BIN) component pack examples/components/$$c -o bin/components/$$c.fcpkg && \
+		FUSCIA_HOME=$(DEMO_HOME) ./$(BIN) component install bin/components/$$c.fcpkg || exit 1; \
+	done
+	FUSCIA_HOME=$(DEMO_HOME) ./$(BIN) component list
+	FUSCIA_HOME=$(DEMO_HOME) ./$(BIN) plan examples/text.fsc.hcl
+	FUSCIA_HOME=$(DEMO_HOME) ./$(BIN) apply examples/text.fsc.hcl -var title="Hello Wasm hello world"
 
 # bench prints parse+decode+graph+plan time and allocations for generated workflows of
 # 100, 1,000 and 10,000 nodes, then the engine's figures: per-node overhead on a 1,000-node
@@ -50,8 +59,11 @@ bench:
 	$(GO) test ./engine -run '^$$' -bench 'ForEach100k' -benchtime 1x
 	$(GO) test ./engine/journal -run '^$$' -bench . -benchtime 2000x
 
-# examples builds the example Wasm components (GOOS=wasip1) and plugins, when there are any.
+# examples builds the example Wasm components (GOOS=wasip1, a WASI reactor) and plugins with
+# the Go toolchain alone; each component.wasm lands beside its manifest.json, ready for
+# `fuscia component pack`.
 examples:
+	@mkdir -p bin/components
 	@for d in examples/components/*/; do \
 		[ -f "$$d/main.go" ] || continue; \
 		echo "component $$d"; GOOS=wasip1 GOARCH=wasm $(GO) build -buildmode=c-shared -o "$$d/component.wasm" "./$$d" || exit 1; \

@@ -3,6 +3,7 @@ module github.com/fuscia/fuscia
 go 1.26.8
 
 require (
+	github.com/bytecodealliance/wasmtime-go/v39 v39.0.1
 	github.com/dgraph-io/badger/v4 v4.9.6
 	github.com/hashicorp/go-version v1.9.0
 	github.com/hashicorp/hcl/v2 v2.25.0

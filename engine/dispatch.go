@@ -24,28 +24,38 @@ type TaskCall struct {
 	Attempt     int
 	Iteration   *int // 0-based; nil outside loops and for_each
 	Log         func(level, message string)
+	// Component is set for component tasks.
+	Component *ComponentCall
 }
 
 // Dispatcher runs tasks: builtins, Wasm components and plugins alike. Every kind answers with
 // an outcome.Result, which the engine alone interprets.
 type Dispatcher interface {
-	// InputSchema is the input schema of a task, or nil when it has none.
-	InputSchema(uses lang.Uses) *schema.Schema
+	// InputSchema is the input schema of a task, or nil when it has none. comp is set for
+	// component tasks.
+	InputSchema(uses lang.Uses, comp *ComponentCall) *schema.Schema
 	// Dispatch performs one call. ctx carries the attempt's timeout and the run's cancellation.
 	Dispatch(ctx context.Context, call TaskCall) outcome.Result
 }
 
-// Tasks is the Dispatcher of this build: builtins (components and plugins join it in later
-// stages of the engine).
+// Tasks is the Dispatcher of this build: builtins and Wasm components (plugins join it with
+// the plugin host).
 type Tasks struct {
 	Builtins *builtin.Runner
+	// Components is nil when the process runs no components.
+	Components *Components
 }
 
-// InputSchema returns a builtin's schema.
-func (t *Tasks) InputSchema(uses lang.Uses) *schema.Schema {
-	if uses.Kind == lang.UsesBuiltin {
+// InputSchema returns a builtin's or a component task's schema.
+func (t *Tasks) InputSchema(uses lang.Uses, comp *ComponentCall) *schema.Schema {
+	switch uses.Kind {
+	case lang.UsesBuiltin:
 		if s, ok := schema.Builtin(uses.Name); ok {
 			return s
+		}
+	case lang.UsesComponent:
+		if t.Components != nil {
+			return t.Components.InputSchema(comp, uses.Name)
 		}
 	}
 	return nil
@@ -56,6 +66,10 @@ func (t *Tasks) Dispatch(ctx context.Context, call TaskCall) outcome.Result {
 	switch call.Uses.Kind {
 	case lang.UsesBuiltin:
 		return t.Builtins.Run(ctx, builtin.Request{Name: call.Uses.Name, Input: call.Input, TaskID: call.TaskID, Attempt: call.Attempt, Log: call.Log})
+	case lang.UsesComponent:
+		if t.Components != nil {
+			return t.Components.Dispatch(ctx, call)
+		}
 	}
 	return outcome.Fail(outcome.Fatal, "%s: %s tasks cannot run in this build yet", call.Uses, call.Uses.Kind)
 }

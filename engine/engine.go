@@ -17,6 +17,7 @@ import (
 
 	"github.com/fuscia/fuscia/engine/journal"
 	"github.com/fuscia/fuscia/engine/outcome"
+	"github.com/fuscia/fuscia/engine/plan"
 	"github.com/fuscia/fuscia/lang"
 )
 
@@ -73,6 +74,26 @@ type Program struct {
 	// workflow from them.
 	Plan   []byte
 	Digest string
+
+	locksOnce sync.Once
+	locks     map[string]plan.ComponentLock
+}
+
+// componentLocks are the component versions the program's plan locked, by local name; nil
+// when the plan has none for this workflow (a sub-workflow's blocks are not in its parent's
+// plan, and a plan that cannot be read locks nothing: resolution then finds the newest match).
+func (p *Program) componentLocks() map[string]plan.ComponentLock {
+	p.locksOnce.Do(func() {
+		if len(p.Plan) == 0 {
+			return
+		}
+		saved, err := plan.Decode("the run's plan", p.Plan)
+		if err != nil || saved.Plan == nil || saved.Plan.Workflow != p.Workflow.Name {
+			return
+		}
+		p.locks = saved.Components
+	})
+	return p.locks
 }
 
 // NewProgram wraps a checked workflow and its saved-plan bytes.

@@ -167,7 +167,11 @@ func (r *Run) inputs(ns *nodeState, each cty.Value) (json.RawMessage, cty.Value,
 	if uv.IsNull() || !(uv.Type().IsObjectType() || uv.Type().IsMapType()) {
 		return nil, cty.NilVal, outcome.Errorf(outcome.Validation, "the inputs of %s must be an object; got %s", ns.addr, uv.Type().FriendlyName())
 	}
-	if sch := r.e.cfg.Tasks.InputSchema(n.Task.Uses); sch != nil {
+	cc := r.componentCall(n.Task.Uses)
+	if cc != nil && cc.Err != nil {
+		return nil, cty.NilVal, cc.Err
+	}
+	if sch := r.e.cfg.Tasks.InputSchema(n.Task.Uses, cc); sch != nil {
 		cv, problems := sch.Check(v)
 		if len(problems) > 0 {
 			expr := n.Task.Inputs
@@ -214,6 +218,7 @@ func (r *Run) dispatch(ti *taskInst) {
 		Iteration: iterationOf(ti),
 	}
 	call.Log = r.nodeLogger(ns.addr, ti.index, ti.attempt)
+	call.Component = r.componentCall(ns.n.Task.Uses)
 	job := attemptJob{
 		r: r, call: call, timeout: ns.task.timeout, policy: ns.task.policy, calls: ti.calls + 1,
 		node: ns.addr, index: ti.index, key: ti.key,

@@ -46,6 +46,7 @@ type Run struct {
 	// Everything below is owned by the loop goroutine.
 	vars, secrets, trigger cty.Value
 	funcs                  map[string]function.Function
+	components             map[string]*ComponentCall // by local name, built on first use
 	top                    *scope
 	slots, running         int
 	ready                  []*taskInst // FIFO of attempts waiting for a slot

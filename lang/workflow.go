@@ -389,3 +389,25 @@ type CallSpec struct {
 
 // Sensitive is the cty mark carried by values derived from a secret or a sensitive variable.
 const Sensitive = "sensitive"
+
+// References calls fn with every reference in the workflow's node expressions (from is the
+// node) and output blocks (from is nil), in declaration order.
+func (w *Workflow) References(fn func(from *Node, tr hcl.Traversal)) {
+	for _, n := range w.Nodes {
+		for _, expr := range n.exprs {
+			for _, tr := range expr.Variables() {
+				fn(n, tr)
+			}
+		}
+		if n.Loop != nil && n.Loop.Output != nil {
+			for _, tr := range n.Loop.Output.Variables() {
+				fn(n, tr)
+			}
+		}
+	}
+	for _, o := range w.Outputs {
+		for _, tr := range o.Value.Variables() {
+			fn(nil, tr)
+		}
+	}
+}

@@ -62,13 +62,16 @@ func runApply(ctx context.Context, c *cli, args []string) int {
 		return code
 	}
 
-	h, err := c.openRunHost(ctx, fs.homeDir(), *logFormat)
+	h, err := c.openRunHost(ctx, fs.homeDir(), *logFormat, prog.Workflow)
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
 			return exitFailed
 		}
 		return c.storeFailed("Cannot open the state store", fs.homeDir(), err)
 	}
+	// Compile the workflow's components before the run starts: a first compile takes seconds,
+	// which must not count against a task's timeout.
+	h.comps.Preload(prog.Workflow)
 	pr := newProgress(c.stdout, *asJSON)
 	trigger := journal.Trigger{}
 	if *payload != "" {

@@ -54,6 +54,8 @@ func commands() map[string]command {
 		"show":       {"Show one execution: status, nodes, timings, outputs, errors", runShow, false},
 		"logs":       {"Print the logs the nodes of an execution wrote", runLogs, false},
 		"cancel":     {"Cancel a running or waiting execution", runCancel, false},
+
+		"component": {"Manage installed Wasm components: pack, install, list, remove", runComponent, true},
 	}
 }
 

@@ -19,6 +19,8 @@ import (
 	"github.com/fuscia/fuscia/engine/local"
 	"github.com/fuscia/fuscia/engine/telemetry"
 	"github.com/fuscia/fuscia/engine/version"
+	"github.com/fuscia/fuscia/hostabi"
+	"github.com/fuscia/fuscia/lang"
 )
 
 // runHost is what apply and resume share: telemetry, the owned store, and an engine on it.
@@ -26,13 +28,14 @@ type runHost struct {
 	tel    *telemetry.Telemetry
 	owner  *local.Owner
 	runner *builtin.Runner
+	comps  *engine.Components
 	engine *engine.Engine
 	logger *slog.Logger
 }
 
 // openRunHost sets up telemetry and takes ownership of the store, waiting (with a message) while
 // another process holds it.
-func (c *cli) openRunHost(ctx context.Context, home, logFormat string) (*runHost, error) {
+func (c *cli) openRunHost(ctx context.Context, home, logFormat string, workflows ...*lang.Workflow) (*runHost, error) {
 	tel, err := telemetry.Setup(ctx, telemetry.Config{
 		Getenv: c.getenv, Stderr: c.stderr, LogFormat: logFormat, LogLevel: slog.LevelWarn,
 		ServiceName: "fuscia", Version: version.Fuscia,
@@ -40,7 +43,10 @@ func (c *cli) openRunHost(ctx context.Context, home, logFormat string) (*runHost
 	if err != nil {
 		return nil, err
 	}
-	h := &runHost{tel: tel, logger: tel.Logger, runner: builtin.New(builtin.Options{})}
+	h := &runHost{tel: tel, logger: tel.Logger, runner: builtin.New(builtin.Options{}), comps: &engine.Components{
+		Dir:         filepath.Join(home, "components"),
+		HostOptions: hostabi.Options{CacheDir: filepath.Join(home, "cache"), Fuel: engine.NeedsFuel(filepath.Join(home, "components"), workflows...)},
+	}}
 	owner, err := c.ownStore(ctx, local.OwnerConfig{
 		Home:   home,
 		Logger: tel.Logger,
@@ -48,14 +54,16 @@ func (c *cli) openRunHost(ctx context.Context, home, logFormat string) (*runHost
 			fmt.Fprintf(c.stderr, "Waiting for the state store in %s: %s holds it. Press Ctrl-C to give up.\n", home, by)
 		},
 		NewEngine: func(st *journal.Store, arts artifact.Dir) *engine.Engine {
+			h.comps.Store, h.comps.Artifacts = st, arts
 			return engine.New(engine.Config{
-				Store: st, Tasks: &engine.Tasks{Builtins: h.runner}, Artifacts: arts,
+				Store: st, Tasks: &engine.Tasks{Builtins: h.runner, Components: h.comps}, Artifacts: arts,
 				Tracer: tel.Tracer, Logger: tel.Logger, Getenv: c.getenv,
 			})
 		},
 	})
 	if err != nil {
 		h.runner.Close()
+		_ = h.comps.Close()
 		_ = tel.Shutdown(context.Background())
 		return nil, err
 	}
@@ -90,6 +98,9 @@ func (h *runHost) close() error {
 	h.engine.Wait()
 	err := h.owner.Close()
 	h.runner.Close()
+	if cerr := h.comps.Close(); err == nil {
+		err = cerr
+	}
 	if terr := h.tel.Shutdown(context.Background()); err == nil {
 		err = terr
 	}

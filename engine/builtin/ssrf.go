@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
-	"strings"
+
+	"github.com/fuscia/fuscia/hostabi/netguard"
 )
 
 // The SSRF guard refuses connections to link-local and cloud metadata addresses, where a
@@ -14,25 +15,6 @@ import (
 // DNS answers that change between a check and the connection (DNS rebinding) cannot get
 // around it: the dialer resolves the name itself, checks every address and connects to the
 // checked address.
-
-// metadataNames are host names of cloud metadata services, refused before any DNS lookup
-// because they may resolve to addresses that do not look like metadata addresses.
-var metadataNames = map[string]bool{
-	"metadata.google.internal": true,
-	"metadata":                 true,
-}
-
-// metadataAddrs are cloud metadata addresses outside the link-local ranges, and the AWS
-// one inside them, named for a clearer message.
-var metadataAddrs = map[netip.Addr]bool{
-	netip.MustParseAddr("169.254.169.254"): true, // AWS, GCP, Azure, OpenStack, …
-	netip.MustParseAddr("fd00:ec2::254"):   true, // AWS over IPv6
-	netip.MustParseAddr("100.100.100.200"): true, // Alibaba Cloud
-}
-
-// nat64 is the well-known NAT64 prefix: an address in it reaches the IPv4 address in its
-// last four bytes.
-var nat64 = netip.MustParsePrefix("64:ff9b::/96")
 
 // refusal is the guard's error: the connection to host was refused before any traffic.
 type refusal struct {
@@ -49,28 +31,6 @@ func (e *refusal) Error() string {
 	return fmt.Sprintf("%s; add %q to allow_hosts to allow it", what, e.host)
 }
 
-// blocked says what kind of refused address a is, or "" when a may be reached.
-func blocked(a netip.Addr) string {
-	a = a.WithZone("").Unmap()
-	if nat64.Contains(a) {
-		b := a.As16()
-		a = netip.AddrFrom4([4]byte(b[12:]))
-	}
-	switch {
-	case metadataAddrs[a]:
-		return "a cloud metadata address"
-	case a.IsLinkLocalUnicast(), a.IsLinkLocalMulticast():
-		return "a link-local address"
-	}
-	return ""
-}
-
-// normHost puts a host name or address in the form hosts are compared in.
-func normHost(h string) string {
-	h = strings.TrimSuffix(strings.TrimPrefix(h, "["), "]")
-	return strings.ToLower(strings.TrimSuffix(h, "."))
-}
-
 // guard dials for the HTTP transport. One guard serves every request without allow_hosts;
 // a request with allow_hosts gets its own guard and transport, so that a connection made
 // under its permission never returns to the shared pool.
@@ -84,7 +44,7 @@ type guard struct {
 func (g *guard) with(hosts []string) *guard {
 	h := &guard{dial: g.dial, lookup: g.lookup}
 	for _, s := range hosts {
-		h.allow = append(h.allow, normHost(s))
+		h.allow = append(h.allow, netguard.NormHost(s))
 	}
 	return h
 }
@@ -92,7 +52,7 @@ func (g *guard) with(hosts []string) *guard {
 // allowed reports whether host is listed in allow_hosts: the same name ignoring case, or
 // the same address however it is written.
 func (g *guard) allowed(host string) bool {
-	host = normHost(host)
+	host = netguard.NormHost(host)
 	a, aErr := netip.ParseAddr(host)
 	for _, s := range g.allow {
 		if s == host {
@@ -113,7 +73,7 @@ func (g *guard) dialContext(ctx context.Context, network, address string) (net.C
 		return nil, err
 	}
 	allowed := g.allowed(host)
-	if !allowed && metadataNames[normHost(host)] {
+	if !allowed && netguard.MetadataName(host) {
 		return nil, &refusal{host: host, reason: "a cloud metadata host name"}
 	}
 	var addrs []netip.Addr
@@ -134,7 +94,7 @@ func (g *guard) dialContext(ctx context.Context, network, address string) (net.C
 		// Every address, not only the one dialled first: a name with one bad address is
 		// refused as a whole, whatever order the resolver returns.
 		for _, a := range addrs {
-			if reason := blocked(a); reason != "" {
+			if reason := netguard.Blocked(a); reason != "" {
 				r := &refusal{host: host, reason: reason}
 				if !literal {
 					r.resolved = a

@@ -93,7 +93,7 @@ func runKeys(txn *badger.Txn, id string, fn func([]byte) error) error {
 	case !isNotFound(err):
 		return err
 	}
-	for _, prefix := range [][]byte{runJournalPrefix(id), runLogPrefix(id)} {
+	for _, prefix := range [][]byte{runJournalPrefix(id), runLogPrefix(id), []byte(kvPrefix + ExecutionScope(id) + "/")} {
 		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
 		for it.Seek(prefix); it.ValidForPrefix(prefix); it.Next() {
 			if err := fn(it.Item().KeyCopy(nil)); err != nil {

@@ -1,28 +1,14 @@
 package plan
 
 import (
-	"encoding/json"
 	"fmt"
-	"path/filepath"
-	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 
+	"github.com/fuscia/fuscia/hostabi"
 	"github.com/fuscia/fuscia/lang"
 	"github.com/fuscia/fuscia/lang/schema"
 )
-
-// manifest is the part of a component's manifest.json (hostabi.md) that planning reads.
-type manifest struct {
-	Capabilities struct {
-		AllowedHosts []string `json:"allowed_hosts"`
-		AllowedPaths []string `json:"allowed_paths"`
-	} `json:"capabilities"`
-	Tasks map[string]struct {
-		Schema json.RawMessage `json:"schema"`
-	} `json:"tasks"`
-	Triggers map[string]json.RawMessage `json:"triggers"`
-}
 
 // checkComponents checks a workflow's use of resolved components against their manifests: task
 // and trigger names exist, known inputs match the task's schema, and the component block only
@@ -36,14 +22,14 @@ func checkComponents(w *lang.Workflow, res *Resolution) hcl.Diagnostics {
 		}
 		m := lock.manifest
 		for _, h := range c.AllowedHosts {
-			if !anyHostCovers(m.Capabilities.AllowedHosts, h) {
+			if !hostabi.AnyHostCovers(m.Capabilities.AllowedHosts, h) {
 				diags = append(diags, missing(c.DeclRange, hcl.DiagError, "Capability not granted by the component",
 					fmt.Sprintf("Component %q asks for host %q, but %s@%s only grants %s. A component block can narrow what the manifest grants, not widen it.",
 						c.Name, h, lock.Source, lock.Version, listOrNone(m.Capabilities.AllowedHosts))))
 			}
 		}
 		for _, p := range c.AllowedPaths {
-			if !anyPathCovers(m.Capabilities.AllowedPaths, p) {
+			if !hostabi.AnyPathCovers(m.Capabilities.AllowedPaths, p) {
 				diags = append(diags, missing(c.DeclRange, hcl.DiagError, "Capability not granted by the component",
 					fmt.Sprintf("Component %q asks for path %q, but %s@%s only grants %s. A component block can narrow what the manifest grants, not widen it.",
 						c.Name, p, lock.Source, lock.Version, listOrNone(m.Capabilities.AllowedPaths))))
@@ -90,6 +76,7 @@ func checkComponents(w *lang.Workflow, res *Resolution) hcl.Diagnostics {
 		_, problems := s.Check(vals.Inputs)
 		diags = append(diags, lang.InputProblems(n, inputs, problems)...)
 	}
+	diags = append(diags, checkOutputRefs(w, res)...)
 	for _, t := range w.Triggers {
 		if t.Uses == nil || t.Uses.Kind != lang.UsesComponent {
 			continue
@@ -104,59 +91,4 @@ func checkComponents(w *lang.Workflow, res *Resolution) hcl.Diagnostics {
 		}
 	}
 	return diags
-}
-
-// hostPattern is an allowed_hosts entry: [scheme://]host[:port], host possibly "*.domain".
-type hostPattern struct{ scheme, host, port string }
-
-func parseHostPattern(s string) hostPattern {
-	var p hostPattern
-	if scheme, rest, ok := strings.Cut(s, "://"); ok {
-		p.scheme, s = strings.ToLower(scheme), rest
-	}
-	if i := strings.LastIndexByte(s, ':'); i >= 0 && !strings.Contains(s[i:], "]") {
-		p.host, p.port = s[:i], s[i+1:]
-	} else {
-		p.host = s
-	}
-	p.host = strings.ToLower(strings.TrimSuffix(p.host, "."))
-	return p
-}
-
-// hostCovers reports whether everything pattern h allows is also allowed by pattern g.
-func hostCovers(g, h hostPattern) bool {
-	if g.scheme != "" && g.scheme != h.scheme {
-		return false
-	}
-	if g.port != "" && g.port != h.port {
-		return false
-	}
-	if g.host == h.host {
-		return true
-	}
-	if domain, ok := strings.CutPrefix(g.host, "*."); ok {
-		return strings.HasSuffix(h.host, "."+domain)
-	}
-	return false
-}
-
-func anyHostCovers(granted []string, want string) bool {
-	h := parseHostPattern(want)
-	for _, g := range granted {
-		if hostCovers(parseHostPattern(g), h) {
-			return true
-		}
-	}
-	return false
-}
-
-func anyPathCovers(granted []string, want string) bool {
-	w := filepath.Clean(want)
-	for _, g := range granted {
-		g = filepath.Clean(g)
-		if w == g || strings.HasPrefix(w, strings.TrimSuffix(g, "/")+"/") {
-			return true
-		}
-	}
-	return false
 }

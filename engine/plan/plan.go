@@ -8,6 +8,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/fuscia/fuscia/engine/version"
+	"github.com/fuscia/fuscia/hostabi/registry"
 	"github.com/fuscia/fuscia/lang"
 )
 
@@ -208,7 +209,7 @@ func capabilities(w *lang.Workflow, res *Resolution, u lang.Uses) *Capabilities 
 	if u.Kind != lang.UsesComponent {
 		return nil
 	}
-	var m *manifest
+	var m *registry.Manifest
 	if lock := res.Components[u.Local]; lock != nil {
 		m = lock.manifest
 	}
@@ -222,6 +223,14 @@ func capabilities(w *lang.Workflow, res *Resolution, u lang.Uses) *Capabilities 
 		}
 		if caps.AllowedPaths == nil && m != nil {
 			caps.AllowedPaths = m.Capabilities.AllowedPaths
+		}
+		if m != nil {
+			if mm := m.MaxMemoryBytes(); mm > 0 && (caps.MaxMemory == 0 || mm < caps.MaxMemory) {
+				caps.MaxMemory = mm
+			}
+			if mf := m.Limits.MaxFuel; mf > 0 && (caps.MaxFuel == 0 || mf < caps.MaxFuel) {
+				caps.MaxFuel = mf
+			}
 		}
 		caps.AllowedHosts, caps.AllowedPaths = orEmpty(caps.AllowedHosts), orEmpty(caps.AllowedPaths)
 		return caps

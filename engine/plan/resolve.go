@@ -1,7 +1,6 @@
 package plan
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -20,7 +19,7 @@ type ComponentLock struct {
 	Constraints string `json:"constraints,omitempty"`
 	Digest      string `json:"digest"`
 
-	manifest *manifest
+	manifest *registry.Manifest
 }
 
 // PluginLock is a resolved plugin binary.
@@ -50,10 +49,10 @@ func Resolve(w *lang.Workflow, env Env, severity hcl.DiagnosticSeverity) (*Resol
 				componentHint(c, err)))
 			continue
 		}
-		m := &manifest{}
-		if err := json.Unmarshal(inst.Manifest, m); err != nil {
+		m := inst.Parsed
+		if m == nil {
 			diags = append(diags, missing(c.DeclRange, hcl.DiagError, "Invalid component manifest",
-				fmt.Sprintf("The manifest of %s@%s in %s is not valid JSON (%s). Reinstall the component.", c.Source, inst.Version, inst.Dir, err)))
+				fmt.Sprintf("The manifest of %s@%s in %s cannot be read. Reinstall the component.", c.Source, inst.Version, inst.Dir)))
 			continue
 		}
 		res.Components[c.Name] = &ComponentLock{Source: c.Source, Version: inst.Version, Constraints: c.Version, Digest: inst.Digest, manifest: m}

@@ -1,0 +1,149 @@
+package hostabi
+
+import (
+	"fmt"
+	"net"
+	"net/netip"
+	"net/url"
+	"path/filepath"
+	"strings"
+
+	"github.com/fuscia/fuscia/hostabi/netguard"
+)
+
+// HostPattern is one allowed_hosts entry: [scheme://]host[:port], where host may start with
+// "*." to match every subdomain (not the domain itself). Without a scheme, http and https are
+// both allowed; without a port, any port is.
+type HostPattern struct {
+	Scheme string // "", "http" or "https"
+	Host   string // lower case, no trailing dot, IPv6 without brackets
+	Port   string // "" for any
+}
+
+// ParseHostPattern parses an allowed_hosts entry.
+func ParseHostPattern(s string) (HostPattern, error) {
+	var p HostPattern
+	rest := strings.TrimSpace(s)
+	if scheme, r, ok := strings.Cut(rest, "://"); ok {
+		p.Scheme, rest = strings.ToLower(scheme), r
+		if p.Scheme != "http" && p.Scheme != "https" {
+			return p, fmt.Errorf("allowed host %q: scheme %q is not http or https", s, scheme)
+		}
+	}
+	if strings.ContainsAny(rest, "/?#@") {
+		return p, fmt.Errorf("allowed host %q: a pattern is [scheme://]host[:port], without a path or user", s)
+	}
+	host, port, err := net.SplitHostPort(rest)
+	if err != nil {
+		host, port = rest, ""
+	}
+	if port == "*" {
+		port = ""
+	}
+	p.Host, p.Port = netguard.NormHost(host), port
+	if p.Host == "" || strings.Contains(strings.TrimPrefix(p.Host, "*."), "*") {
+		return p, fmt.Errorf("allowed host %q: the host must be a name, an address or *.domain", s)
+	}
+	return p, nil
+}
+
+func (p HostPattern) String() string {
+	s := p.Host
+	if strings.Contains(s, ":") {
+		s = "[" + s + "]"
+	}
+	if p.Port != "" {
+		s += ":" + p.Port
+	}
+	if p.Scheme != "" {
+		s = p.Scheme + "://" + s
+	}
+	return s
+}
+
+// hostMatches reports whether host (normalised) is p's host or, for *.domain, below it.
+func (p HostPattern) hostMatches(host string) bool {
+	if p.Host == host {
+		return true
+	}
+	if a, err := netip.ParseAddr(p.Host); err == nil {
+		b, err := netip.ParseAddr(host)
+		return err == nil && a.Unmap() == b.Unmap()
+	}
+	if domain, ok := strings.CutPrefix(p.Host, "*."); ok {
+		return strings.HasSuffix(host, "."+domain)
+	}
+	return false
+}
+
+// Covers reports whether everything q allows, p allows too: the test that a workflow's
+// component block only narrows what the manifest grants.
+func (p HostPattern) Covers(q HostPattern) bool {
+	if p.Scheme != "" && p.Scheme != q.Scheme {
+		return false
+	}
+	if p.Port != "" && p.Port != q.Port {
+		return false
+	}
+	if p.Host == q.Host {
+		return true
+	}
+	if strings.HasPrefix(q.Host, "*.") {
+		// *.a.b is covered by *.b, never by a plain name.
+		d, ok := strings.CutPrefix(p.Host, "*.")
+		return ok && strings.HasSuffix(q.Host, "."+d)
+	}
+	return p.hostMatches(q.Host)
+}
+
+// Allows reports whether a request to u is allowed by p.
+func (p HostPattern) Allows(u *url.URL) bool {
+	scheme := strings.ToLower(u.Scheme)
+	if scheme != "http" && scheme != "https" {
+		return false
+	}
+	if p.Scheme != "" && p.Scheme != scheme {
+		return false
+	}
+	if p.Port != "" && p.Port != effectivePort(u) {
+		return false
+	}
+	return p.hostMatches(netguard.NormHost(u.Hostname()))
+}
+
+func effectivePort(u *url.URL) string {
+	if port := u.Port(); port != "" {
+		return port
+	}
+	if strings.EqualFold(u.Scheme, "https") {
+		return "443"
+	}
+	return "80"
+}
+
+// AnyHostCovers reports whether one of granted covers want; a pattern that does not parse
+// covers nothing.
+func AnyHostCovers(granted []string, want string) bool {
+	w, err := ParseHostPattern(want)
+	if err != nil {
+		return false
+	}
+	for _, g := range granted {
+		if p, err := ParseHostPattern(g); err == nil && p.Covers(w) {
+			return true
+		}
+	}
+	return false
+}
+
+// AnyPathCovers reports whether want is one of granted or inside one.
+func AnyPathCovers(granted []string, want string) bool {
+	w := filepath.Clean(want)
+	for _, g := range granted {
+		g = filepath.Clean(g)
+		if w == g || strings.HasPrefix(w, strings.TrimSuffix(g, "/")+"/") {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,199 @@
+// Package hostabi runs Fuscia components: core Wasm modules that implement the host ABI of
+// hostabi.md, in wasmtime through wasmtime-go.
+//
+// A Host owns the process's one wasmtime Engine, the linker with every host import, the epoch
+// ticker that interrupts guests, and the compiled modules. Each Invoke gets a fresh Store and
+// instance, so nothing a guest does survives its attempt.
+package hostabi
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/bytecodealliance/wasmtime-go/v39"
+)
+
+// Versions this package implements.
+const (
+	// ABIVersion is the host ABI of hostabi.md; a component exports fuscia_abi_v1.
+	ABIVersion = 1
+	// WasmtimeVersion is the wasmtime release inside wasmtime-go v39.0.1.
+	WasmtimeVersion = "39.0.1"
+)
+
+// DefaultMaxMemory caps a guest's linear memory when neither the manifest nor the workflow
+// says otherwise (hostabi.md).
+const DefaultMaxMemory = 256 << 20
+
+// DefaultEpochTick is how often the ticker advances the epoch while a guest runs. A guest
+// is stopped at most one tick after its deadline; hostabi.md promises 10 ms.
+const DefaultEpochTick = 2 * time.Millisecond
+
+// Options configure a Host.
+type Options struct {
+	// CacheDir keeps precompiled modules ($FUSCIA_HOME/cache). Empty: compile in memory only.
+	CacheDir string
+	// Fuel compiles modules with fuel metering, so that max_fuel can be enforced. It slows
+	// every guest a little, so it is on only when some component asks for max_fuel.
+	Fuel bool
+	// EpochTick overrides DefaultEpochTick.
+	EpochTick time.Duration
+}
+
+// Host runs components. It is safe for concurrent use; Close it when done.
+type Host struct {
+	engine   *wasmtime.Engine
+	linker   *wasmtime.Linker
+	cacheDir string
+	fuel     bool
+	configID string // what besides the wasm decides compiled code: part of the cache key
+
+	mu            sync.Mutex
+	modules       map[string]*moduleSlot // by digest
+	httpTransport *http.Transport
+
+	ticker epochTicker
+}
+
+// New starts a Host: the Engine, the linker with the host imports, and the epoch ticker.
+func New(opts Options) (*Host, error) {
+	cfg := wasmtime.NewConfig()
+	cfg.SetEpochInterruption(true)
+	cfg.SetConsumeFuel(opts.Fuel)
+	// Go guests are large; compiling them on every core keeps the first load short.
+	cfg.SetParallelCompilation(true)
+	engine := wasmtime.NewEngineWithConfig(cfg)
+	h := &Host{
+		engine:   engine,
+		cacheDir: opts.CacheDir,
+		fuel:     opts.Fuel,
+		configID: fmt.Sprintf("wasmtime=%s;epoch=1;fuel=%t", WasmtimeVersion, opts.Fuel),
+		modules:  map[string]*moduleSlot{},
+	}
+	linker, err := newLinker(engine)
+	if err != nil {
+		engine.Close()
+		return nil, fmt.Errorf("wasm host: %w", err)
+	}
+	h.linker = linker
+	tick := opts.EpochTick
+	if tick <= 0 {
+		tick = DefaultEpochTick
+	}
+	h.ticker.start(engine, tick)
+	return h, nil
+}
+
+// Close stops the ticker and frees the engine. Calls still running must have returned.
+func (h *Host) Close() error {
+	h.ticker.stop()
+	h.mu.Lock()
+	for _, s := range h.modules {
+		if s.mod != nil {
+			s.mod.close()
+		}
+	}
+	h.modules = nil
+	if h.httpTransport != nil {
+		h.httpTransport.CloseIdleConnections()
+	}
+	h.mu.Unlock()
+	h.linker.Close()
+	h.engine.Close()
+	return nil
+}
+
+// epochTicker advances the engine's epoch every tick while at least one guest runs, and
+// sleeps otherwise: an idle host costs no wakeups.
+type epochTicker struct {
+	active atomic.Int64
+	wake   chan struct{}
+	quit   chan struct{}
+	done   chan struct{}
+}
+
+func (t *epochTicker) start(engine *wasmtime.Engine, tick time.Duration) {
+	t.wake = make(chan struct{}, 1)
+	t.quit = make(chan struct{})
+	t.done = make(chan struct{})
+	go func() {
+		defer close(t.done)
+		for {
+			if t.active.Load() == 0 {
+				select {
+				case <-t.wake:
+				case <-t.quit:
+					return
+				}
+			}
+			tk := time.NewTicker(tick)
+			for t.active.Load() > 0 {
+				select {
+				case <-tk.C:
+					engine.IncrementEpoch()
+				case <-t.quit:
+					tk.Stop()
+					return
+				}
+			}
+			tk.Stop()
+		}
+	}()
+}
+
+// enter marks a guest running; leave undoes it.
+func (t *epochTicker) enter() {
+	if t.active.Add(1) == 1 {
+		select {
+		case t.wake <- struct{}{}:
+		default:
+		}
+	}
+}
+
+func (t *epochTicker) leave() { t.active.Add(-1) }
+
+func (t *epochTicker) stop() {
+	select {
+	case <-t.quit:
+	default:
+		close(t.quit)
+	}
+	<-t.done
+}
+
+// Error is a failed invocation: what the engine turns into the attempt's error.
+type Error struct {
+	Kind    Kind
+	Message string
+}
+
+// Kind is the error kind of cli.md that an Error maps to.
+type Kind string
+
+// Error kinds a call can fail with; a guest's own error response is not an Error.
+const (
+	Fatal            Kind = "fatal"
+	Timeout          Kind = "timeout"
+	Cancelled        Kind = "cancelled"
+	SandboxViolation Kind = "sandbox_violation"
+)
+
+func (e *Error) Error() string { return e.Message }
+
+func errorf(kind Kind, format string, args ...any) *Error {
+	return &Error{Kind: kind, Message: fmt.Sprintf(format, args...)}
+}
+
+// KindOf returns the kind of err, Fatal when it is not an *Error.
+func KindOf(err error) Kind {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Kind
+	}
+	return Fatal
+}

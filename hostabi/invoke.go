@@ -1,0 +1,394 @@
+package hostabi
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"sync"
+
+	"github.com/bytecodealliance/wasmtime-go/v39"
+)
+
+// Level is a log level of the `log` import.
+type Level int
+
+// Log levels, as the guest numbers them.
+const (
+	LevelDebug Level = iota
+	LevelInfo
+	LevelWarn
+	LevelError
+)
+
+func (l Level) String() string {
+	switch l {
+	case LevelDebug:
+		return "debug"
+	case LevelWarn:
+		return "warn"
+	case LevelError:
+		return "error"
+	}
+	return "info"
+}
+
+// KV is the key-value scope of one call: the execution's for a task, the trigger's for a
+// trigger (hostabi.md).
+type KV interface {
+	Get(ctx context.Context, key string) ([]byte, bool, error)
+	Set(ctx context.Context, key string, value []byte) error
+	Delete(ctx context.Context, key string) error
+}
+
+// Artifacts stores and reads the blobs of the call's execution.
+type Artifacts interface {
+	// Write stores data and returns the JSON the guest gets: {"artifact_id", "content_type",
+	// "size"}.
+	Write(ctx context.Context, contentType string, data []byte) ([]byte, error)
+	Read(ctx context.Context, id string) ([]byte, error)
+}
+
+// Env is everything one call may reach besides its request. The zero Env grants nothing.
+type Env struct {
+	// Config holds the component block's config values: strings as their bytes, anything
+	// else JSON-encoded (hostabi.md).
+	Config map[string][]byte
+	// KV is nil when the call has no scope; kv_* then trap with a message.
+	KV        KV
+	Artifacts Artifacts
+	// HTTP makes http_request's connections; nil refuses every request.
+	HTTP *HTTP
+	// AllowedPaths are preopened for WASI at the same path, read-write.
+	AllowedPaths []string
+	// MaxMemory caps linear memory in bytes; 0 means DefaultMaxMemory.
+	MaxMemory int64
+	// MaxFuel is the CPU budget when the host meters fuel; 0 means unlimited.
+	MaxFuel uint64
+	// Log receives the guest's log lines and its stdout (info) and stderr (warn).
+	Log func(level Level, message string)
+	// OutputLimit bounds what is kept of stdout and of stderr; 0 means 64 KiB each.
+	OutputLimit int
+}
+
+// DefaultOutputLimit is how much of a guest's stdout, and of its stderr, reaches the logs.
+const DefaultOutputLimit = 64 << 10
+
+// call is the state of one Invoke, reachable from the host imports through the store's data.
+type call struct {
+	ctx    context.Context
+	host   *Host
+	module *Module
+	env    *Env
+
+	// violation is the first capability the guest was refused; it fails the attempt whatever
+	// the guest answers.
+	violation string
+	// hostFault is a trap a host import raised (bad pointer, …), reported instead of wasmtime's
+	// generic message.
+	hostFault string
+	stdout    lineWriter
+	stderr    lineWriter
+}
+
+// Invoke runs one request in a fresh instance of m and returns the guest's JSON response. A
+// non-nil error is an *Error: the attempt failed before the guest could answer, or it broke a
+// rule (a sandbox violation) whatever it answered.
+func (h *Host) Invoke(ctx context.Context, m *Module, env *Env, request []byte) ([]byte, error) {
+	if env == nil {
+		env = &Env{}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, ctxError(ctx, m)
+	}
+	c := &call{ctx: ctx, host: h, module: m, env: env}
+	limit := env.OutputLimit
+	if limit <= 0 {
+		limit = DefaultOutputLimit
+	}
+	c.stdout = lineWriter{level: LevelInfo, stream: "stdout", limit: limit, log: env.Log}
+	c.stderr = lineWriter{level: LevelWarn, stream: "stderr", limit: limit, log: env.Log}
+	defer c.stdout.flush()
+	defer c.stderr.flush()
+
+	wasi := wasmtime.NewWasiConfig()
+	ho, he := captureOutput(wasi, &c.stdout, &c.stderr)
+	defer ho.Delete()
+	defer he.Delete()
+	for _, p := range env.AllowedPaths {
+		if err := wasi.PreopenDir(p, p, wasmtime.DIR_READ|wasmtime.DIR_WRITE, wasmtime.FILE_READ|wasmtime.FILE_WRITE); err != nil {
+			wasi.Close()
+			return nil, errorf(Fatal, "component %s: cannot open allowed path %s: %v", m.Name, p, err)
+		}
+	}
+	flag := newStopFlag()
+	defer flag.free()
+	store := wasmtime.NewStoreWithData(h.engine, c)
+	// Deferred last-registered-first: the store closes before the flag and handles it uses
+	// are freed.
+	defer store.Close()
+	store.SetWasi(wasi)
+	maxMem := env.MaxMemory
+	if maxMem <= 0 {
+		maxMem = DefaultMaxMemory
+	}
+	store.Limiter(maxMem, -1, -1, -1, -1)
+	if h.fuel {
+		fuel := env.MaxFuel
+		if fuel == 0 {
+			fuel = math.MaxUint64
+		}
+		if err := store.SetFuel(fuel); err != nil {
+			return nil, errorf(Fatal, "component %s: set fuel: %v", m.Name, err)
+		}
+	}
+	interruptOn(store, flag)
+	stop := context.AfterFunc(ctx, flag.set)
+	defer stop()
+	h.ticker.enter()
+	defer h.ticker.leave()
+
+	inst, err := h.linker.Instantiate(store, m.mod)
+	if err != nil {
+		return nil, c.failure(store, nil, "instantiate", err, flag)
+	}
+	mem := inst.GetExport(store, "memory").Memory()
+	if m.hasInit {
+		if _, err := inst.GetFunc(store, "_initialize").Call(store); err != nil {
+			return nil, c.failure(store, mem, "_initialize", err, flag)
+		}
+	}
+	ptr, err := guestAlloc(store, inst.GetFunc(store, "fuscia_alloc"), mem, len(request))
+	if err != nil {
+		return nil, c.failure(store, mem, "fuscia_alloc", err, flag)
+	}
+	copy(mem.UnsafeData(store)[ptr:], request)
+	ret, err := inst.GetFunc(store, "fuscia_call").Call(store, int32(ptr), int32(len(request)))
+	if err != nil {
+		return nil, c.failure(store, mem, "fuscia_call", err, flag)
+	}
+	if c.violation != "" {
+		return nil, errorf(SandboxViolation, "component %s: %s", m.Name, c.violation)
+	}
+	// A guest that was denied memory fails whatever it answers (hostabi.md).
+	if limit := c.memoryLimit(); int64(mem.DataSize(store))+wasmPage > limit {
+		return nil, c.outOfMemory(limit)
+	}
+	packed, _ := ret.(int64)
+	resp, ok := guestBytes(mem.UnsafeData(store), packed)
+	if !ok {
+		return nil, errorf(Fatal, "component %s: fuscia_call returned a response outside guest memory (ptr %d, len %d, memory %d bytes)",
+			m.Name, uint64(packed)>>32, uint32(packed), mem.DataSize(store))
+	}
+	return bytes.Clone(resp), nil
+}
+
+// guestAlloc calls fuscia_alloc and checks the pointer it returns.
+func guestAlloc(st wasmtime.Storelike, alloc *wasmtime.Func, mem *wasmtime.Memory, n int) (uint32, error) {
+	r, err := alloc.Call(st, int32(n))
+	if err != nil {
+		return 0, err
+	}
+	p, _ := r.(int32)
+	if uint64(uint32(p))+uint64(n) > uint64(mem.DataSize(st)) {
+		return 0, fmt.Errorf("fuscia_alloc(%d) returned %d, outside guest memory (%d bytes)", n, uint32(p), mem.DataSize(st))
+	}
+	return uint32(p), nil
+}
+
+// guestBytes is the (ptr << 32 | len) slice of guest memory, if it lies inside.
+func guestBytes(data []byte, packed int64) ([]byte, bool) {
+	p, n := uint64(packed)>>32, uint64(uint32(packed))
+	if p+n > uint64(len(data)) {
+		return nil, false
+	}
+	return data[p : p+n], true
+}
+
+// failure explains why the guest did not answer.
+func (c *call) failure(store *wasmtime.Store, mem *wasmtime.Memory, stage string, err error, flag stopFlag) *Error {
+	m := c.module
+	if flag.isSet() {
+		return ctxError(c.ctx, m)
+	}
+	if c.violation != "" {
+		return errorf(SandboxViolation, "component %s: %s", m.Name, c.violation)
+	}
+	if c.hostFault != "" {
+		return errorf(Fatal, "component %s: %s", m.Name, c.hostFault)
+	}
+	if limit := c.memoryLimit(); mem != nil && c.nearMemoryCap(store, mem, limit) {
+		return c.outOfMemory(limit)
+	}
+	var werr *wasmtime.Error
+	if errors.As(err, &werr) {
+		if status, ok := werr.ExitStatus(); ok {
+			return errorf(Fatal, "component %s: the guest exited with status %d in %s%s", m.Name, status, stage, c.stderr.lastLine())
+		}
+	}
+	msg := trapSummary(err.Error())
+	if strings.Contains(msg, "all fuel consumed") {
+		return errorf(Fatal, "component %s: the guest used up its CPU budget of %d fuel (max_fuel)", m.Name, c.env.MaxFuel)
+	}
+	return errorf(Fatal, "component %s: the guest trapped in %s: %s%s", m.Name, stage, msg, c.stderr.lastLine())
+}
+
+func (c *call) outOfMemory(limit int64) *Error {
+	return errorf(Fatal, "component %s: the guest ran out of memory: its linear memory is capped at %s (max_memory); raise max_memory or use less", c.module.Name, formatBytes(limit))
+}
+
+func (c *call) memoryLimit() int64 {
+	if c.env.MaxMemory > 0 {
+		return c.env.MaxMemory
+	}
+	return DefaultMaxMemory
+}
+
+// nearMemoryCap guesses that a failure came from a denied memory.grow: wasmtime's C API has
+// no hook that reports the denial, so a guest that failed with its memory within one growth
+// step of the cap, or that said it ran out of memory on stderr (Go's and Rust's runtimes do),
+// is taken to have hit the cap. A guest that answers after a denial is caught only when its
+// memory is within a page of the cap (Invoke's check).
+func (c *call) nearMemoryCap(store *wasmtime.Store, mem *wasmtime.Memory, limit int64) bool {
+	const goArena = 4 << 20 // Go's wasm heap grows 4 MiB at a time
+	size := int64(mem.DataSize(store))
+	// Go: "fatal error: out of memory"; Rust: "memory allocation of N bytes failed".
+	return size+goArena+wasmPage > limit || c.stderr.saw("out of memory") || c.stderr.saw("memory allocation of")
+}
+
+const wasmPage = 64 << 10
+
+func ctxError(ctx context.Context, m *Module) *Error {
+	if errors.Is(context.Cause(ctx), context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return errorf(Timeout, "component %s: the guest was stopped at its timeout", m.Name)
+	}
+	return errorf(Cancelled, "component %s: the guest was interrupted: the run was cancelled", m.Name)
+}
+
+// trapSummary is the cause of a wasmtime error without its backtrace: wasmtime writes
+// "error while executing at wasm backtrace: … Caused by: CAUSE".
+func trapSummary(s string) string {
+	if _, cause, ok := strings.Cut(s, "Caused by:"); ok {
+		var parts []string
+		for _, l := range strings.Split(cause, "\n") {
+			if l = strings.TrimSpace(l); l != "" {
+				parts = append(parts, strings.TrimPrefix(l, "wasm trap: "))
+			}
+		}
+		return strings.Join(parts, ": ")
+	}
+	return firstLine(s)
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	return s
+}
+
+func formatBytes(n int64) string {
+	switch {
+	case n%(1<<30) == 0:
+		return fmt.Sprintf("%d GiB", n>>30)
+	case n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// lineWriter turns a WASI stream into log lines, keeping at most limit bytes.
+type lineWriter struct {
+	mu      sync.Mutex
+	level   Level
+	stream  string
+	limit   int
+	written int
+	partial []byte
+	last    string
+	seen    []string // lines kept for saw(), at most a few
+	cut     bool
+	log     func(Level, string)
+}
+
+func (w *lineWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n := len(p)
+	if w.written >= w.limit {
+		if !w.cut {
+			w.cut = true
+			w.emit(fmt.Sprintf("[%s truncated after %s]", w.stream, formatBytes(int64(w.limit))))
+		}
+		return n, nil
+	}
+	if room := w.limit - w.written; len(p) > room {
+		p = p[:room]
+	}
+	w.written += len(p)
+	w.partial = append(w.partial, p...)
+	for {
+		i := bytes.IndexByte(w.partial, '\n')
+		if i < 0 {
+			break
+		}
+		w.emit(string(w.partial[:i]))
+		w.partial = w.partial[i+1:]
+	}
+	return n, nil
+}
+
+func (w *lineWriter) emit(line string) {
+	line = strings.TrimRight(line, "\r")
+	w.last = line
+	if len(w.seen) < 8 {
+		w.seen = append(w.seen, line)
+	} else {
+		w.seen[len(w.seen)-1] = line
+	}
+	if w.log != nil {
+		w.log(w.level, line)
+	}
+}
+
+func (w *lineWriter) flush() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.partial) > 0 {
+		w.emit(string(w.partial))
+		w.partial = nil
+	}
+}
+
+// lastLine is ` (stderr: LINE)` for messages, or "": the line that says why a guest died
+// (Go's "panic: …" or "fatal error: …") when there is one, else the last line.
+func (w *lineWriter) lastLine() string {
+	w.flush()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	line := w.last
+	for _, l := range w.seen {
+		if strings.HasPrefix(l, "panic: ") || strings.HasPrefix(l, "fatal error: ") {
+			line = l
+			break
+		}
+	}
+	if line == "" {
+		return ""
+	}
+	return fmt.Sprintf(" (%s: %s)", w.stream, line)
+}
+
+func (w *lineWriter) saw(s string) bool {
+	w.flush()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, l := range w.seen {
+		if strings.Contains(l, s) {
+			return true
+		}
+	}
+	return strings.Contains(string(w.partial), s)
+}

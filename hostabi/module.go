@@ -1,0 +1,225 @@
+package hostabi
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/bytecodealliance/wasmtime-go/v39"
+)
+
+// Module is a compiled component, shared by every call of it.
+type Module struct {
+	// Name says which component this is in messages: "acme/mailer@1.2.3".
+	Name   string
+	Digest string
+	// Loaded says where the compiled code came from: "compiled", "cache" (the disk cache) or
+	// "memory" (an earlier Load in this process).
+	Loaded string
+
+	mod     *wasmtime.Module
+	hasInit bool
+}
+
+func (m *Module) close() { m.mod.Close() }
+
+// moduleSlot makes concurrent Loads of one digest compile once.
+type moduleSlot struct {
+	ready chan struct{}
+	mod   *Module
+	err   error
+}
+
+// Load returns the compiled module for the component whose component.wasm is at wasmPath and
+// whose manifest says digest: from memory, from the disk cache, or compiled (and then cached).
+// A compile checks the file against digest first, so what runs is what was installed.
+func (h *Host) Load(name, wasmPath, digest string) (*Module, error) {
+	h.mu.Lock()
+	if h.modules == nil {
+		h.mu.Unlock()
+		return nil, errors.New("wasm host is closed")
+	}
+	if s, ok := h.modules[digest]; ok {
+		h.mu.Unlock()
+		<-s.ready
+		if s.err != nil {
+			return nil, s.err
+		}
+		m := *s.mod
+		m.Name, m.Loaded = name, "memory"
+		return &m, nil
+	}
+	s := &moduleSlot{ready: make(chan struct{})}
+	h.modules[digest] = s
+	h.mu.Unlock()
+
+	s.mod, s.err = h.load(name, wasmPath, digest)
+	if s.err != nil {
+		// A failure is not remembered: the next Load tries again (the file may be fixed).
+		h.mu.Lock()
+		delete(h.modules, digest)
+		h.mu.Unlock()
+	}
+	close(s.ready)
+	return s.mod, s.err
+}
+
+func (h *Host) load(name, wasmPath, digest string) (*Module, error) {
+	if h.cacheDir != "" {
+		if mod, err := h.fromCache(digest); err == nil {
+			return newModule(name, digest, "cache", mod)
+		}
+		// A missing, foreign or damaged entry is rebuilt below; never trusted.
+	}
+	wasm, err := os.ReadFile(wasmPath)
+	if err != nil {
+		return nil, fmt.Errorf("load component %s: %w", name, err)
+	}
+	if got := digestOf(wasm); got != digest {
+		return nil, fmt.Errorf("load component %s: %s is %s, but its manifest says %s; reinstall the component", name, wasmPath, got, digest)
+	}
+	mod, err := wasmtime.NewModule(h.engine, wasm)
+	if err != nil {
+		return nil, fmt.Errorf("load component %s: compile %s: %w", name, wasmPath, err)
+	}
+	m, err := newModule(name, digest, "compiled", mod)
+	if err != nil {
+		return nil, err
+	}
+	if h.cacheDir != "" {
+		// A cache that cannot be written costs the next process a compile, nothing more.
+		_ = h.toCache(digest, mod)
+	}
+	return m, nil
+}
+
+// digestOf is the manifest form of a wasm file's digest.
+func digestOf(wasm []byte) string {
+	sum := sha256.Sum256(wasm)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// newModule checks the ABI's exports and that every import is one the host provides.
+func newModule(name, digest, loaded string, mod *wasmtime.Module) (*Module, error) {
+	exports := map[string]string{}
+	hasInit := false
+	for _, e := range mod.Exports() {
+		ty := e.Type()
+		switch {
+		case ty.FuncType() != nil:
+			exports[e.Name()] = "func"
+		case ty.MemoryType() != nil:
+			exports[e.Name()] = "memory"
+		}
+		if e.Name() == "_initialize" && ty.FuncType() != nil {
+			hasInit = true
+		}
+	}
+	want := []struct {
+		name string
+		kind string
+	}{{"memory", "memory"}, {"fuscia_abi_v1", "func"}, {"fuscia_alloc", "func"}, {"fuscia_call", "func"}}
+	var missing []string
+	for _, w := range want {
+		if k, ok := exports[w.name]; !ok || k != w.kind {
+			missing = append(missing, w.name)
+		}
+	}
+	var foreign []string
+	for _, imp := range mod.Imports() {
+		mn := imp.Module()
+		if mn != "fuscia" && mn != "wasi_snapshot_preview1" {
+			n := ""
+			if imp.Name() != nil {
+				n = *imp.Name()
+			}
+			foreign = append(foreign, mn+"."+n)
+		}
+	}
+	switch {
+	case len(missing) > 0:
+		mod.Close()
+		return nil, fmt.Errorf("load component %s: the module does not export %s: it was not built for the Fuscia host ABI v%d (build it with hostabi/guest)", name, strings.Join(missing, ", "), ABIVersion)
+	case len(foreign) > 0:
+		mod.Close()
+		return nil, fmt.Errorf("load component %s: the module imports %s, which the Fuscia host does not provide (only the fuscia and wasi_snapshot_preview1 modules)", name, strings.Join(foreign, ", "))
+	}
+	return &Module{Name: name, Digest: digest, Loaded: loaded, mod: mod, hasInit: hasInit}, nil
+}
+
+// The disk cache holds one file per digest and engine configuration:
+//
+//	cacheMagic, key line, 4-byte CRC-32C and 8-byte length of the serialized module, then it.
+//
+// wasmtime refuses code from another wasmtime version or configuration itself, but it trusts
+// the bytes otherwise; the key and checksum make sure a damaged or foreign file is rebuilt
+// instead of loaded.
+const cacheMagic = "fuscia-cwasm-1\n"
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+func (h *Host) cacheKey(digest string) string { return digest + ";" + h.configID + "\n" }
+
+// CachePath is the cache file of a digest under this host's configuration.
+func (h *Host) CachePath(digest string) string {
+	sum := sha256.Sum256([]byte(h.cacheKey(digest)))
+	return filepath.Join(h.cacheDir, hex.EncodeToString(sum[:16])+".cwasm")
+}
+
+func (h *Host) fromCache(digest string) (*wasmtime.Module, error) {
+	data, err := os.ReadFile(h.CachePath(digest))
+	if err != nil {
+		return nil, err
+	}
+	header := cacheMagic + h.cacheKey(digest)
+	if !bytes.HasPrefix(data, []byte(header)) || len(data) < len(header)+12 {
+		return nil, errors.New("cache entry of another digest, version or configuration")
+	}
+	rest := data[len(header):]
+	sum, size := binary.BigEndian.Uint32(rest), binary.BigEndian.Uint64(rest[4:])
+	body := rest[12:]
+	if uint64(len(body)) != size || crc32.Checksum(body, castagnoli) != sum {
+		return nil, errors.New("damaged cache entry")
+	}
+	return wasmtime.NewModuleDeserialize(h.engine, body)
+}
+
+func (h *Host) toCache(digest string, mod *wasmtime.Module) error {
+	body, err := mod.Serialize()
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(h.cacheDir, 0o755); err != nil {
+		return err
+	}
+	header := cacheMagic + h.cacheKey(digest)
+	buf := make([]byte, 0, len(header)+12+len(body))
+	buf = append(buf, header...)
+	buf = binary.BigEndian.AppendUint32(buf, crc32.Checksum(body, castagnoli))
+	buf = binary.BigEndian.AppendUint64(buf, uint64(len(body)))
+	buf = append(buf, body...)
+	path := h.CachePath(digest)
+	tmp, err := os.CreateTemp(h.cacheDir, ".tmp-*.cwasm")
+	if err != nil {
+		return err
+	}
+	_, werr := tmp.Write(buf)
+	cerr := tmp.Close()
+	if err := errors.Join(werr, cerr); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	// Rename is atomic: another process sees the old entry, none, or this one, never half.
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return nil
+}
