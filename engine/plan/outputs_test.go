@@ -1,0 +1,92 @@
+package plan
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/hcl/v2"
+
+	"github.com/fuscia/fuscia/lang"
+)
+
+// installManifest lays out an installed component with the given tasks JSON; the wasm is not
+// read by planning.
+func installManifest(t *testing.T, home, tasks string) {
+	t.Helper()
+	dir := filepath.Join(home, "components", "acme--mailer--1.2.3")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	manifest := `{"name":"acme/mailer","version":"1.2.3","abi":1,"digest":"sha256:` + strings.Repeat("0", 64) + `",
+	  "capabilities":{"allowed_hosts":[],"allowed_paths":[]},"tasks":` + tasks + `}`
+	if err := os.WriteFile(filepath.Join(dir, "manifest.json"), []byte(manifest), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestOutputReferences(t *testing.T) {
+	home := t.TempDir()
+	installManifest(t, home, `{
+	  "send": {"output_schema": {"type": "object", "additionalProperties": false,
+	    "properties": {"id": {"type": "string"}, "email": {"type": "object", "properties": {"to": {"type": "string"}}, "additionalProperties": false},
+	                   "tags": {"type": "array", "items": {"type": "object", "properties": {"k": {"type": "string"}}, "additionalProperties": false}}}}},
+	  "listed": {"output_schema": {"type": "object", "properties": {"id": {"type": "string"}}}},
+	  "open": {"output_schema": {"type": "object", "properties": {"id": {"type": "string"}}, "additionalProperties": true}},
+	  "bare": {}
+	}`)
+	cases := []struct {
+		name, ref string
+		want      string // "" for no error
+	}{
+		{"known", "task.a.output.id", ""},
+		{"typo", "task.a.output.emial", `task.a.output has no attribute "emial" according to the output_schema of acme/mailer@1.2.3 task "send"; it has email, id, tags.`},
+		{"nested", "task.a.output.email.to", ""},
+		{"nested typo", "task.a.output.email.too", `task.a.output.email has no attribute "too"`},
+		{"array items", "task.a.output.tags[0].k", ""},
+		{"array items typo", "task.a.output.tags[0].key", `has no attribute "key"`},
+		{"whole output", "task.a.output", ""},
+		{"listed properties are the whole output", "task.e.output.anything", `has no attribute "anything"`},
+		{"additionalProperties true", "task.b.output.anything", ""},
+		{"no schema", "task.c.output.anything", ""},
+		{"for_each instance", "task.d.output[0].id", ""},
+		{"for_each typo", "task.d.output[0].idd", `has no attribute "idd"`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			file := filepath.Join(dir, "w.fsc.hcl")
+			src := `workflow "w" {}
+component "m" { source = "acme/mailer" }
+task "a" { uses = component.m.send }
+task "b" { uses = component.m.open }
+task "c" { uses = component.m.bare }
+task "e" { uses = component.m.listed }
+task "d" {
+  uses     = component.m.send
+  for_each = ["x", "y"]
+}
+output "x" { value = ` + tc.ref + ` }
+`
+			os.WriteFile(file, []byte(src), 0o644)
+			w, diags := lang.NewParser().Load(file, lang.Options{Planning: true})
+			if diags.HasErrors() {
+				t.Fatal(diags.Error())
+			}
+			_, diags = Resolve(w, Env{Home: home}, hcl.DiagError)
+			got := ""
+			for _, d := range diags {
+				if d.Severity == hcl.DiagError {
+					got = d.Detail
+					if d.Summary != "Unsupported attribute" || d.Subject == nil || d.Subject.Start.Line != 11 {
+						t.Errorf("diagnostic %q at %v", d.Summary, d.Subject)
+					}
+				}
+			}
+			if tc.want == "" && got != "" || tc.want != "" && !strings.Contains(got, tc.want) {
+				t.Fatalf("diagnostic %q; want %q", got, tc.want)
+			}
+		})
+	}
+}
