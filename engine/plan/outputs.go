@@ -77,7 +77,7 @@ func checkOutputRefs(w *lang.Workflow, res *Resolution) hcl.Diagnostics {
 				if !ok {
 					r := st.SrcRange
 					diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Unsupported attribute",
-						Detail: fmt.Sprintf("%s has no attribute %q according to %s; it has %s.", path, st.Name, t.what, listOrNone(known)),
+						Detail:  fmt.Sprintf("%s has no attribute %q according to %s; it has %s.", path, st.Name, t.what, listOrNone(known)),
 						Subject: &r})
 					return
 				}
@@ -137,4 +137,3 @@ func isCombinator(s map[string]any) bool {
 	}
 	return false
 }
-
