@@ -40,12 +40,13 @@ task "words" {
   inputs = { text = var.title }
 }
 
-# One counter per word, two at a time: each instance is a fresh Wasm instance, and the KV is
-# the execution's, so a repeated word counts twice.
+# One counter per word: each instance is a fresh Wasm instance, and the KV is the execution's,
+# so a repeated word counts twice. kvcounter's incr reads, then writes: one at a time, or two
+# instances of one word could both read the old value.
 task "tally" {
   uses        = component.counter.incr
   for_each    = task.words.output.words
-  concurrency = 2
+  concurrency = 1
   inputs      = { key = lower(each.value), by = 1 }
 }
 

@@ -159,8 +159,8 @@ func (x *HTTP) check(u *url.URL) error {
 		}
 		granted = strings.Join(names, ", ")
 	}
-	return &violationError{fmt.Sprintf("http_request to %s://%s refused: host %q is not in allowed_hosts (granted: %s)",
-		u.Scheme, u.Host, u.Hostname(), granted)}
+	return &violationError{fmt.Sprintf("http_request to %s://%s%s refused: host %q is not in allowed_hosts (granted: %s)",
+		u.Scheme, u.Host, u.EscapedPath(), u.Hostname(), granted)}
 }
 
 // Do performs the request JSON of http_request and returns the response JSON. violation is
