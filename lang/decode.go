@@ -316,10 +316,10 @@ func (d *decoder) decodeComponent(b *hcl.Block, names *nameSet) *Component {
 		c.Config = attr.Expr
 	}
 	if v, ok := st.strList(a["allowed_hosts"]); ok {
-		c.AllowedHosts = v
+		c.AllowedHosts, c.AllowedHostsRange = v, a["allowed_hosts"].Expr.Range()
 	}
 	if v, ok := st.strList(a["allowed_paths"]); ok {
-		c.AllowedPaths = v
+		c.AllowedPaths, c.AllowedPathsRange = v, a["allowed_paths"].Expr.Range()
 	}
 	if v, ok := st.size(a["max_memory"]); ok {
 		c.MaxMemory = v

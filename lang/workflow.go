@@ -139,6 +139,8 @@ type Component struct {
 	MaxMemory    int64 // 0: manifest or host default
 	MaxFuel      uint64
 	DeclRange    hcl.Range
+	// AllowedHostsRange and AllowedPathsRange locate the lists when they are set.
+	AllowedHostsRange, AllowedPathsRange hcl.Range
 }
 
 // Plugin is a `plugin` block: a provider binary from the plugins directory.

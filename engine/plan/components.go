@@ -23,14 +23,14 @@ func checkComponents(w *lang.Workflow, res *Resolution) hcl.Diagnostics {
 		m := lock.manifest
 		for _, h := range c.AllowedHosts {
 			if !hostabi.AnyHostCovers(m.Capabilities.AllowedHosts, h) {
-				diags = append(diags, missing(c.DeclRange, hcl.DiagError, "Capability not granted by the component",
+				diags = append(diags, missing(c.AllowedHostsRange, hcl.DiagError, "Capability not granted by the component",
 					fmt.Sprintf("Component %q asks for host %q, but %s@%s only grants %s. A component block can narrow what the manifest grants, not widen it.",
 						c.Name, h, lock.Source, lock.Version, listOrNone(m.Capabilities.AllowedHosts))))
 			}
 		}
 		for _, p := range c.AllowedPaths {
 			if !hostabi.AnyPathCovers(m.Capabilities.AllowedPaths, p) {
-				diags = append(diags, missing(c.DeclRange, hcl.DiagError, "Capability not granted by the component",
+				diags = append(diags, missing(c.AllowedPathsRange, hcl.DiagError, "Capability not granted by the component",
 					fmt.Sprintf("Component %q asks for path %q, but %s@%s only grants %s. A component block can narrow what the manifest grants, not widen it.",
 						c.Name, p, lock.Source, lock.Version, listOrNone(m.Capabilities.AllowedPaths))))
 			}
