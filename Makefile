@@ -49,7 +49,10 @@ demo: build
 # bench prints parse+decode+graph+plan time and allocations for generated workflows of
 # 100, 1,000 and 10,000 nodes, then the engine's figures: per-node overhead on a 1,000-node
 # chain (strict and relaxed), a 1,000-wide fan-out, 3-step latency p50/p99, concurrent runs per
-# second with peak RSS, a 100,000-item for_each, and the journal's appends (docs/performance.md).
+# second with peak RSS, a 100,000-item for_each, and the journal's appends; then the Wasm
+# host's: per-attempt p50/p99 (a tiny module, a Go component), trap cost with and without
+# RUST_BACKTRACE, interrupt latency, module load (compile, disk cache, memory) and 1,000
+# component tasks through the engine (docs/performance.md).
 bench:
 	$(GO) test ./engine/plan -run '^$$' -bench 'BenchmarkPipeline' -benchmem -benchtime 2s
 	$(GO) test ./lang/dag -run '^$$' -bench . -benchmem
@@ -58,6 +61,10 @@ bench:
 	$(GO) test ./engine -run '^$$' -bench 'Throughput' -benchtime 20000x
 	$(GO) test ./engine -run '^$$' -bench 'ForEach100k' -benchtime 1x
 	$(GO) test ./engine/journal -run '^$$' -bench . -benchtime 2000x
+	$(GO) test ./hostabi -run '^$$' -bench 'Invoke|BenchmarkTrap$$' -benchtime 3000x
+	$(GO) test ./hostabi -run '^$$' -bench 'InterruptLatency' -benchtime 50x
+	$(GO) test ./hostabi -run '^$$' -bench 'ModuleLoad' -benchtime 3x
+	$(GO) test ./engine -run '^$$' -bench 'ComponentForEach1000' -benchtime 3x
 
 # examples builds the example Wasm components (GOOS=wasip1, a WASI reactor) and plugins with
 # the Go toolchain alone; each component.wasm lands beside its manifest.json, ready for

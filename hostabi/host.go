@@ -55,6 +55,9 @@ type Host struct {
 	mu            sync.Mutex
 	modules       map[string]*moduleSlot // by digest
 	httpTransport *http.Transport
+	// slots holds a token per running instance when instances come from the pool; nil
+	// otherwise.
+	slots chan struct{}
 
 	ticker epochTicker
 }
@@ -66,6 +69,12 @@ func New(opts Options) (*Host, error) {
 	cfg.SetConsumeFuel(opts.Fuel)
 	// Go guests are large; compiling them on every core keeps the first load short.
 	cfg.SetParallelCompilation(true)
+	// Instances come from a pool of reused slots: an attempt costs less than half as much
+	// (wasmtime_ext.go, docs/performance.md). The pool does not change compiled code, so it
+	// is not in configID; when its address space cannot be reserved, wasmtime's on-demand
+	// allocator does the same work, slower.
+	pool := defaultPool()
+	pooled := usePooling(cfg, pool)
 	engine := wasmtime.NewEngineWithConfig(cfg)
 	h := &Host{
 		engine:   engine,
@@ -73,6 +82,10 @@ func New(opts Options) (*Host, error) {
 		fuel:     opts.Fuel,
 		configID: fmt.Sprintf("wasmtime=%s;epoch=1;fuel=%t", WasmtimeVersion, opts.Fuel),
 		modules:  map[string]*moduleSlot{},
+	}
+	if pooled {
+		// An attempt beyond the pool would fail to instantiate; it waits for a slot instead.
+		h.slots = make(chan struct{}, pool.slots)
 	}
 	linker, err := newLinker(engine)
 	if err != nil {

@@ -103,6 +103,15 @@ func (h *Host) Invoke(ctx context.Context, m *Module, env *Env, request []byte) 
 	if err := ctx.Err(); err != nil {
 		return nil, ctxError(ctx, m)
 	}
+	if h.slots != nil {
+		select {
+		case h.slots <- struct{}{}:
+		case <-ctx.Done():
+			return nil, ctxError(ctx, m)
+		}
+		// Registered first, so it runs last: the store has released its slot by then.
+		defer func() { <-h.slots }()
+	}
 	c := &call{ctx: ctx, host: h, module: m, env: env}
 	limit := env.OutputLimit
 	if limit <= 0 {
@@ -270,6 +279,8 @@ func ctxError(ctx context.Context, m *Module) *Error {
 // trapSummary is the cause of a wasmtime error without its backtrace: wasmtime writes
 // "error while executing at wasm backtrace: … Caused by: CAUSE".
 func trapSummary(s string) string {
+	// A native backtrace (RUST_BACKTRACE=1 without RUST_LIB_BACKTRACE=0) is of no use here.
+	s, _, _ = strings.Cut(s, "Stack backtrace:")
 	if _, cause, ok := strings.Cut(s, "Caused by:"); ok {
 		var parts []string
 		for _, l := range strings.Split(cause, "\n") {

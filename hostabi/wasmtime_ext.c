@@ -1,14 +1,19 @@
 // C side of wasmtime_ext.go: the parts of wasmtime's C API that wasmtime-go v39.0.1 does not
 // wrap. The prototypes are copied from wasmtime 39's headers (wasi.h, wasmtime/store.h,
-// wasmtime/error.h); the symbols come from the libwasmtime.a that wasmtime-go links.
+// wasmtime/error.h, wasmtime/config.h); the symbols come from the libwasmtime.a that
+// wasmtime-go links, which is built with the pooling allocator (WASMTIME_FEATURE_POOLING_ALLOCATOR
+// in wasmtime/conf.h).
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/mman.h>
 #include "_cgo_export.h"
 
 typedef struct wasi_config_t wasi_config_t;
 typedef struct wasmtime_store wasmtime_store_t;
 typedef struct wasmtime_context wasmtime_context_t;
 typedef struct wasmtime_error wasmtime_error_t;
+typedef struct wasm_config_t wasm_config_t;
+typedef struct wasmtime_pooling_allocation_config_t wasmtime_pooling_allocation_config_t;
 
 extern void wasi_config_set_stdout_custom(wasi_config_t *config,
     ptrdiff_t (*callback)(void *, const unsigned char *, size_t), void *data,
@@ -21,6 +26,17 @@ extern void wasmtime_store_epoch_deadline_callback(wasmtime_store_t *store,
                               uint64_t *epoch_deadline_delta, uint8_t *update_kind),
     void *data, void (*finalizer)(void *));
 extern wasmtime_error_t *wasmtime_error_new(const char *);
+extern wasmtime_pooling_allocation_config_t *wasmtime_pooling_allocation_config_new(void);
+extern void wasmtime_pooling_allocation_config_delete(wasmtime_pooling_allocation_config_t *);
+extern void wasmtime_pooling_allocation_config_total_core_instances_set(wasmtime_pooling_allocation_config_t *, uint32_t);
+extern void wasmtime_pooling_allocation_config_total_memories_set(wasmtime_pooling_allocation_config_t *, uint32_t);
+extern void wasmtime_pooling_allocation_config_total_tables_set(wasmtime_pooling_allocation_config_t *, uint32_t);
+extern void wasmtime_pooling_allocation_config_total_component_instances_set(wasmtime_pooling_allocation_config_t *, uint32_t);
+extern void wasmtime_pooling_allocation_config_total_gc_heaps_set(wasmtime_pooling_allocation_config_t *, uint32_t);
+extern void wasmtime_pooling_allocation_config_max_memory_size_set(wasmtime_pooling_allocation_config_t *, size_t);
+extern void wasmtime_pooling_allocation_config_linear_memory_keep_resident_set(wasmtime_pooling_allocation_config_t *, size_t);
+extern void wasmtime_pooling_allocation_config_table_keep_resident_set(wasmtime_pooling_allocation_config_t *, size_t);
+extern void wasmtime_pooling_allocation_strategy_set(wasm_config_t *, const wasmtime_pooling_allocation_config_t *);
 
 static ptrdiff_t fuscia_write(void *data, const unsigned char *buf, size_t n) {
   return fusciaWasiWrite((uintptr_t)data, (unsigned char *)buf, n);
@@ -46,4 +62,32 @@ static wasmtime_error_t *fuscia_epoch(wasmtime_context_t *context, void *data,
 
 void fuscia_store_interrupt_on(void *store, int32_t *flag) {
   wasmtime_store_epoch_deadline_callback((wasmtime_store_t *)store, fuscia_epoch, flag, NULL);
+}
+
+// fuscia_config_pooling sets the pooling allocation strategy on config (see poolConfig in
+// wasmtime_ext.go). Components are not used, so their pool is empty; neither are GC heaps.
+void fuscia_config_pooling(void *config, uint32_t slots, size_t max_memory,
+                           size_t memory_keep_resident, size_t table_keep_resident) {
+  wasmtime_pooling_allocation_config_t *pool = wasmtime_pooling_allocation_config_new();
+  wasmtime_pooling_allocation_config_total_core_instances_set(pool, slots);
+  wasmtime_pooling_allocation_config_total_memories_set(pool, slots);
+  wasmtime_pooling_allocation_config_total_tables_set(pool, slots);
+  wasmtime_pooling_allocation_config_total_component_instances_set(pool, 0);
+  wasmtime_pooling_allocation_config_total_gc_heaps_set(pool, 0);
+  wasmtime_pooling_allocation_config_max_memory_size_set(pool, max_memory);
+  wasmtime_pooling_allocation_config_linear_memory_keep_resident_set(pool, memory_keep_resident);
+  wasmtime_pooling_allocation_config_table_keep_resident_set(pool, table_keep_resident);
+  wasmtime_pooling_allocation_strategy_set((wasm_config_t *)config, pool);
+  wasmtime_pooling_allocation_config_delete(pool);
+}
+
+// fuscia_can_reserve reports whether bytes of address space can be reserved (not committed)
+// right now, as wasmtime's pool will reserve them when the engine is built.
+int fuscia_can_reserve(uint64_t bytes) {
+  void *p = mmap(NULL, (size_t)bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) {
+    return 0;
+  }
+  munmap(p, (size_t)bytes);
+  return 1;
 }

@@ -60,6 +60,15 @@ func commands() map[string]command {
 }
 
 func main() {
+	// A guest trap is a Rust error inside wasmtime. With RUST_BACKTRACE=1, which developers
+	// commonly set, the anyhow crate captures a native backtrace for every one, which we never
+	// show: it nearly doubles the cost of a trap (docs/performance.md) and appends a "Stack
+	// backtrace:" to the error's text. anyhow reads RUST_LIB_BACKTRACE before RUST_BACKTRACE,
+	// so this turns off only those captures; Rust panics keep their backtraces. A user's own
+	// RUST_LIB_BACKTRACE wins.
+	if _, ok := os.LookupEnv("RUST_LIB_BACKTRACE"); !ok {
+		os.Setenv("RUST_LIB_BACKTRACE", "0")
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	c := &cli{stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, environ: os.Environ}
