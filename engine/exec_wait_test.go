@@ -206,12 +206,14 @@ wait "approve" {
 			t.Fatal(err)
 		}
 		start := time.Now()
+		// The bounds only need to tell "ended" from "waited for the 30s timer"; they are loose
+		// so that a loaded CI machine does not fail them.
 		select {
 		case <-r.Done():
-		case <-time.After(2 * time.Second):
+		case <-time.After(10 * time.Second):
 			t.Fatal("the run waits for the timeout of an answered approval")
 		}
-		within(t, "the end", time.Since(start), time.Second)
+		within(t, "the end", time.Since(start), 10*time.Second)
 		wantRun(t, te.wait(r), "succeeded")
 	})
 	t.Run("duration cancelled by a join", func(t *testing.T) {
@@ -231,7 +233,7 @@ join "j" {
   m        = 1
 }
 `, StartOptions{})
-		within(t, "the run", time.Since(start), 2*time.Second)
+		within(t, "the run", time.Since(start), 10*time.Second) // well below the 30s timer
 		wantRun(t, ex, "succeeded")
 		wantNode(t, ex, "wait.long", "cancelled")
 	})
