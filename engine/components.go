@@ -11,6 +11,7 @@ import (
 	"github.com/fuscia/fuscia/engine/artifact"
 	"github.com/fuscia/fuscia/engine/journal"
 	"github.com/fuscia/fuscia/engine/outcome"
+	"github.com/fuscia/fuscia/engine/plan"
 	"github.com/fuscia/fuscia/hostabi"
 	"github.com/fuscia/fuscia/hostabi/registry"
 	"github.com/fuscia/fuscia/lang"
@@ -34,8 +35,6 @@ type ComponentCall struct {
 // Components runs the tasks and triggers of installed Wasm components. Its Wasm host starts
 // on first use, so a run without components never pays for one.
 type Components struct {
-	// Host, when set, is used instead of starting one from HostOptions.
-	Host        *hostabi.Host
 	HostOptions hostabi.Options
 	// Dir is $FUSCIA_HOME/components.
 	Dir string
@@ -46,7 +45,7 @@ type Components struct {
 
 	mu       sync.Mutex
 	resolved map[string]*installedComponent
-	ownHost  bool
+	wasm     *hostabi.Host // started by the first call
 	hostErr  error
 }
 
@@ -54,22 +53,22 @@ type Components struct {
 func (c *Components) host() (*hostabi.Host, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.Host == nil && c.hostErr == nil {
-		c.Host, c.hostErr = hostabi.New(c.HostOptions)
-		c.ownHost = c.hostErr == nil
+	if c.wasm == nil && c.hostErr == nil {
+		c.wasm, c.hostErr = hostabi.New(c.HostOptions)
 	}
-	return c.Host, c.hostErr
+	return c.wasm, c.hostErr
 }
 
-// Close stops the Wasm host if Components started it. Every call must have returned.
+// Close stops the Wasm host, if a call started it. Every call must have returned.
 func (c *Components) Close() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.ownHost {
-		c.ownHost = false
-		return c.Host.Close()
+	if c.wasm == nil {
+		return nil
 	}
-	return nil
+	err := c.wasm.Close()
+	c.wasm = nil
+	return err
 }
 
 // NeedsFuel reports whether any of the workflows' component blocks, or any installed
@@ -238,24 +237,17 @@ func (c *Components) Dispatch(ctx context.Context, call TaskCall) outcome.Result
 
 // env is what a call of ic may reach: the manifest's grants narrowed by the block.
 func (c *Components) env(host *hostabi.Host, ic *installedComponent, cc *ComponentCall, scope, execution string, logf func(level, msg string)) (*hostabi.Env, error) {
-	m := ic.inst.Parsed
-	hosts, paths := m.Capabilities.AllowedHosts, m.Capabilities.AllowedPaths
-	if cc.Block.AllowedHosts != nil {
-		hosts = cc.Block.AllowedHosts
-	}
-	if cc.Block.AllowedPaths != nil {
-		paths = cc.Block.AllowedPaths
-	}
-	httpx, err := host.HTTPFor(hosts)
+	g := plan.Grants(ic.inst.Parsed, cc.Block)
+	httpx, err := host.HTTPFor(g.AllowedHosts)
 	if err != nil {
 		return nil, fmt.Errorf("component %s: %w", ic.ref(), err)
 	}
 	env := &hostabi.Env{
 		Config:       cc.Config,
 		HTTP:         httpx,
-		AllowedPaths: paths,
-		MaxMemory:    narrower(m.MaxMemoryBytes(), cc.Block.MaxMemory),
-		MaxFuel:      uint64(narrower(int64(m.Limits.MaxFuel), int64(cc.Block.MaxFuel))),
+		AllowedPaths: g.AllowedPaths,
+		MaxMemory:    g.MaxMemory,
+		MaxFuel:      g.MaxFuel,
 	}
 	if c.Store != nil && scope != "" {
 		env.KV = kvScope{store: c.Store, scope: scope}
@@ -267,14 +259,6 @@ func (c *Components) env(host *hostabi.Host, ic *installedComponent, cc *Compone
 		env.Log = func(level hostabi.Level, msg string) { logf(level.String(), msg) }
 	}
 	return env, nil
-}
-
-// narrower is the smaller of two limits, 0 meaning "none".
-func narrower(a, b int64) int64 {
-	if a == 0 || (b != 0 && b < a) {
-		return b
-	}
-	return a
 }
 
 func preview(b []byte) string {

@@ -13,8 +13,6 @@ import (
 // These tests run the example components, written with the Go guest SDK and built with the Go
 // toolchain alone (GOOS=wasip1), in the real host.
 
-func buildGuest(t testing.TB, name string) []byte { return guesttest.Wasm(t, name) }
-
 func taskRequest(name string, input any) []byte {
 	in, _ := json.Marshal(input)
 	b, _ := json.Marshal(map[string]any{
@@ -46,7 +44,7 @@ func invokeGuest(t *testing.T, h *testHost, m *Module, env *Env, ctx context.Con
 
 func TestGoGuestText(t *testing.T) {
 	h := newTestHost(t, Options{})
-	m := h.load(t, "fuscia/text@1.0.0", buildGuest(t, "text"))
+	m := h.load(t, "fuscia/text@1.0.0", guesttest.Wasm(t, "text"))
 	ctx := context.Background()
 
 	r, err := invokeGuest(t, h, m, nil, ctx, "upper", map[string]any{"text": "héllo"})
@@ -89,7 +87,7 @@ func TestGoGuestText(t *testing.T) {
 
 func TestGoGuestKV(t *testing.T) {
 	h := newTestHost(t, Options{})
-	m := h.load(t, "fuscia/kvcounter@1.0.0", buildGuest(t, "kvcounter"))
+	m := h.load(t, "fuscia/kvcounter@1.0.0", guesttest.Wasm(t, "kvcounter"))
 	kv := &memKV{m: map[string][]byte{}}
 	var logs logRec
 	env := &Env{KV: kv, Log: logs.log, Config: map[string][]byte{"prefix": []byte("p:")}}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/fuscia/fuscia/hostabi/netguard"
+	"github.com/fuscia/fuscia/lang/schema"
 )
 
 // MaxHTTPResponseBytes bounds the body http_request hands a guest.
@@ -220,7 +221,7 @@ func (x *HTTP) Do(ctx context.Context, reqJSON []byte) (resp []byte, violation s
 		return fail("network", "%s %s: reading the response: %v", method, q.URL, err)
 	}
 	if len(data) > MaxHTTPResponseBytes {
-		return fail("network", "%s %s: the response is larger than %s", method, q.URL, formatBytes(MaxHTTPResponseBytes))
+		return fail("network", "%s %s: the response is larger than %s", method, q.URL, schema.FormatSize(MaxHTTPResponseBytes))
 	}
 	out := httpResponse{Status: r.StatusCode, Headers: make(map[string]string, len(r.Header)), BodyBase64: base64.StdEncoding.EncodeToString(data)}
 	for k, vs := range r.Header {

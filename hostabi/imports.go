@@ -6,6 +6,8 @@ import (
 	"os"
 
 	"github.com/bytecodealliance/wasmtime-go/v39"
+
+	"github.com/fuscia/fuscia/lang/schema"
 )
 
 // Limits on what a guest hands the host in one import call: a guest bug or a hostile guest
@@ -60,7 +62,7 @@ func (cl *call) fault(format string, args ...any) *wasmtime.Trap {
 // read copies (ptr, n) out of guest memory.
 func read(c *wasmtime.Caller, cl *call, fn, what string, ptr, n int32, max int) ([]byte, *wasmtime.Trap) {
 	if n < 0 || int(n) > max {
-		return nil, cl.fault("%s: %s is %d bytes; the limit is %s", fn, what, uint32(n), formatBytes(int64(max)))
+		return nil, cl.fault("%s: %s is %d bytes; the limit is %s", fn, what, uint32(n), schema.FormatSize(int64(max)))
 	}
 	data := c.GetExport("memory").Memory().UnsafeData(c)
 	p := uint64(uint32(ptr))

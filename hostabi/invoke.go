@@ -10,6 +10,8 @@ import (
 	"sync"
 
 	"github.com/bytecodealliance/wasmtime-go/v39"
+
+	"github.com/fuscia/fuscia/lang/schema"
 )
 
 // Level is a log level of the `log` import.
@@ -245,7 +247,7 @@ func (c *call) failure(store *wasmtime.Store, mem *wasmtime.Memory, stage string
 }
 
 func (c *call) outOfMemory(limit int64) *Error {
-	return errorf(Fatal, "component %s: the guest ran out of memory: its linear memory is capped at %s (max_memory); raise max_memory or use less", c.module.Name, formatBytes(limit))
+	return errorf(Fatal, "component %s: the guest ran out of memory: its linear memory is capped at %s (max_memory); raise max_memory or use less", c.module.Name, schema.FormatSize(limit))
 }
 
 func (c *call) memoryLimit() int64 {
@@ -298,18 +300,6 @@ func firstLine(s string) string {
 	return s
 }
 
-func formatBytes(n int64) string {
-	switch {
-	case n%(1<<30) == 0:
-		return fmt.Sprintf("%d GiB", n>>30)
-	case n%(1<<20) == 0:
-		return fmt.Sprintf("%d MiB", n>>20)
-	case n%(1<<10) == 0:
-		return fmt.Sprintf("%d KiB", n>>10)
-	}
-	return fmt.Sprintf("%d bytes", n)
-}
-
 // lineWriter turns a WASI stream into log lines, keeping at most limit bytes.
 type lineWriter struct {
 	mu      sync.Mutex
@@ -318,8 +308,7 @@ type lineWriter struct {
 	limit   int
 	written int
 	partial []byte
-	last    string
-	seen    []string // lines kept for saw(), at most a few
+	seen    []string // the first lines, and the last one in the final slot: for messages
 	cut     bool
 	log     func(Level, string)
 }
@@ -331,7 +320,7 @@ func (w *lineWriter) Write(p []byte) (int, error) {
 	if w.written >= w.limit {
 		if !w.cut {
 			w.cut = true
-			w.emit(fmt.Sprintf("[%s truncated after %s]", w.stream, formatBytes(int64(w.limit))))
+			w.emit(fmt.Sprintf("[%s truncated after %s]", w.stream, schema.FormatSize(int64(w.limit))))
 		}
 		return n, nil
 	}
@@ -353,7 +342,6 @@ func (w *lineWriter) Write(p []byte) (int, error) {
 
 func (w *lineWriter) emit(line string) {
 	line = strings.TrimRight(line, "\r")
-	w.last = line
 	if len(w.seen) < 8 {
 		w.seen = append(w.seen, line)
 	} else {
@@ -379,7 +367,10 @@ func (w *lineWriter) lastLine() string {
 	w.flush()
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	line := w.last
+	line := ""
+	if len(w.seen) > 0 {
+		line = w.seen[len(w.seen)-1]
+	}
 	for _, l := range w.seen {
 		if strings.HasPrefix(l, "panic: ") || strings.HasPrefix(l, "fatal error: ") {
 			line = l

@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/fuscia/fuscia/engine/outcome"
+	"github.com/fuscia/fuscia/lang/schema"
 )
 
 // snippetBytes is how much of an error response's body its message quotes.
@@ -52,7 +53,7 @@ func (c *call) response(ctx, reqCtx context.Context, start time.Time, resp *http
 	if err != nil {
 		return outcome.Fail(outcome.Fatal, "builtin.http: %s: encoding the output: %v", c.what, err)
 	}
-	limitMsg := fmt.Sprintf("response body is larger than max_response_bytes (%s)", formatSize(c.limit))
+	limitMsg := fmt.Sprintf("response body is larger than max_response_bytes (%s)", schema.FormatSize(c.limit))
 	code := resp.StatusCode
 	if code >= 200 && code <= 299 {
 		if tooBig {
@@ -210,22 +211,6 @@ func retryAfter(h string, now time.Time) (time.Duration, bool) {
 		return max(t.Sub(now), 0), true
 	}
 	return 0, false
-}
-
-// formatSize writes a byte count the way users write sizes.
-func formatSize(n int64) string {
-	for _, u := range []struct {
-		size int64
-		name string
-	}{{1 << 30, "GiB"}, {1 << 20, "MiB"}, {1 << 10, "KiB"}} {
-		if n > 0 && n%u.size == 0 {
-			return fmt.Sprintf("%d %s", n/u.size, u.name)
-		}
-	}
-	if n == 1 {
-		return "1 byte"
-	}
-	return fmt.Sprintf("%d bytes", n)
 }
 
 // readLimited reads r to its end, up to limit bytes. It reads at most one byte more than

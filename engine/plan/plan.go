@@ -217,25 +217,39 @@ func capabilities(w *lang.Workflow, res *Resolution, u lang.Uses) *Capabilities 
 		if c.Name != u.Local {
 			continue
 		}
-		caps := &Capabilities{AllowedHosts: c.AllowedHosts, AllowedPaths: c.AllowedPaths, MaxMemory: c.MaxMemory, MaxFuel: c.MaxFuel}
-		if caps.AllowedHosts == nil && m != nil {
-			caps.AllowedHosts = m.Capabilities.AllowedHosts
-		}
-		if caps.AllowedPaths == nil && m != nil {
-			caps.AllowedPaths = m.Capabilities.AllowedPaths
-		}
-		if m != nil {
-			if mm := m.MaxMemoryBytes(); mm > 0 && (caps.MaxMemory == 0 || mm < caps.MaxMemory) {
-				caps.MaxMemory = mm
-			}
-			if mf := m.Limits.MaxFuel; mf > 0 && (caps.MaxFuel == 0 || mf < caps.MaxFuel) {
-				caps.MaxFuel = mf
-			}
-		}
+		caps := Grants(m, c)
 		caps.AllowedHosts, caps.AllowedPaths = orEmpty(caps.AllowedHosts), orEmpty(caps.AllowedPaths)
 		return caps
 	}
 	return nil
+}
+
+// Grants is what a component block gets of what manifest m grants: the block's hosts and
+// paths where it narrows them, the manifest's otherwise, and the smaller of each limit (0 is
+// "none"). m may be nil when the component is not installed. The engine runs components with
+// exactly this.
+func Grants(m *registry.Manifest, c *lang.Component) *Capabilities {
+	caps := &Capabilities{AllowedHosts: c.AllowedHosts, AllowedPaths: c.AllowedPaths, MaxMemory: c.MaxMemory, MaxFuel: c.MaxFuel}
+	if m == nil {
+		return caps
+	}
+	if caps.AllowedHosts == nil {
+		caps.AllowedHosts = m.Capabilities.AllowedHosts
+	}
+	if caps.AllowedPaths == nil {
+		caps.AllowedPaths = m.Capabilities.AllowedPaths
+	}
+	caps.MaxMemory = smallerLimit(caps.MaxMemory, m.MaxMemoryBytes())
+	caps.MaxFuel = uint64(smallerLimit(int64(caps.MaxFuel), int64(m.Limits.MaxFuel)))
+	return caps
+}
+
+// smallerLimit is the smaller of two limits, 0 meaning "none".
+func smallerLimit(a, b int64) int64 {
+	if a == 0 || (b != 0 && b < a) {
+		return b
+	}
+	return a
 }
 
 func orEmpty(s []string) []string {

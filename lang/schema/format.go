@@ -154,3 +154,20 @@ func formatNoun(format string) string {
 		return format
 	}
 }
+
+// FormatSize writes a byte count the way ParseSize reads it and users write sizes: "64 MiB",
+// "16 KiB", "100 bytes".
+func FormatSize(n int64) string {
+	for _, u := range []struct {
+		size int64
+		name string
+	}{{1 << 30, "GiB"}, {1 << 20, "MiB"}, {1 << 10, "KiB"}} {
+		if n > 0 && n%u.size == 0 {
+			return fmt.Sprintf("%d %s", n/u.size, u.name)
+		}
+	}
+	if n == 1 {
+		return "1 byte"
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
