@@ -81,10 +81,19 @@ examples:
 	done
 
 # proto regenerates the gRPC code from proto/ (the plugin protocol arrives with the plugin issue).
+# proto regenerates proto/fuscia/plugin/v1's Go code (committed, so nothing else needs protoc).
+# It installs its tools: protoc from Debian, the Go generators pinned to the versions go.mod uses.
+PROTOC_GEN_GO_VERSION := v1.36.12
+PROTOC_GEN_GO_GRPC_VERSION := v1.6.2
+TOOLS := $(CURDIR)/bin/tools
 proto:
-	@if ls proto/fuscia/plugin/v1/*.proto >/dev/null 2>&1; then \
-		$(GO) run github.com/bufbuild/buf/cmd/buf@latest generate; \
-	else echo "no .proto files yet"; fi
+	@command -v protoc >/dev/null || (apt-get update -qq && apt-get install -y -qq protobuf-compiler)
+	GOBIN=$(TOOLS) $(GO) install google.golang.org/protobuf/cmd/protoc-gen-go@$(PROTOC_GEN_GO_VERSION)
+	GOBIN=$(TOOLS) $(GO) install google.golang.org/grpc/cmd/protoc-gen-go-grpc@$(PROTOC_GEN_GO_GRPC_VERSION)
+	PATH=$(TOOLS):$$PATH protoc -I proto \
+		--go_out=proto --go_opt=paths=source_relative \
+		--go-grpc_out=proto --go-grpc_opt=paths=source_relative \
+		proto/fuscia/plugin/v1/plugin.proto
 
 clean:
 	rm -rf bin

@@ -24,30 +24,32 @@ type TaskCall struct {
 	Attempt     int
 	Iteration   *int // 0-based; nil outside loops and for_each
 	Log         func(level, message string)
-	// Component is set for component tasks.
+	// Component is set for component tasks, Plugin for plugin tasks.
 	Component *ComponentCall
+	Plugin    *PluginCall
 }
 
 // Dispatcher runs tasks: builtins, Wasm components and plugins alike. Every kind answers with
 // an outcome.Result, which the engine alone interprets.
 type Dispatcher interface {
-	// InputSchema is the input schema of a task, or nil when it has none. comp is set for
-	// component tasks.
-	InputSchema(uses lang.Uses, comp *ComponentCall) *schema.Schema
+	// InputSchema is the input schema of call's task, or nil when it has none. Only Uses,
+	// Component and Plugin of call are set. It runs on the run's loop and must not block.
+	InputSchema(call TaskCall) *schema.Schema
 	// Dispatch performs one call. ctx carries the attempt's timeout and the run's cancellation.
 	Dispatch(ctx context.Context, call TaskCall) outcome.Result
 }
 
-// Tasks is the Dispatcher of this build: builtins and Wasm components (plugins join it with
-// the plugin host).
+// Tasks is the Dispatcher of this build: builtins, Wasm components and plugins.
 type Tasks struct {
 	Builtins *builtin.Runner
-	// Components is nil when the process runs no components.
+	// Components is nil when the process runs no components, Plugins when it runs no plugins.
 	Components *Components
+	Plugins    *Plugins
 }
 
-// InputSchema returns a builtin's or a component task's schema.
-func (t *Tasks) InputSchema(uses lang.Uses, comp *ComponentCall) *schema.Schema {
+// InputSchema returns a builtin's, a component task's or a plugin task's schema.
+func (t *Tasks) InputSchema(call TaskCall) *schema.Schema {
+	uses := call.Uses
 	switch uses.Kind {
 	case lang.UsesBuiltin:
 		if s, ok := schema.Builtin(uses.Name); ok {
@@ -55,7 +57,11 @@ func (t *Tasks) InputSchema(uses lang.Uses, comp *ComponentCall) *schema.Schema 
 		}
 	case lang.UsesComponent:
 		if t.Components != nil {
-			return t.Components.InputSchema(comp, uses.Name)
+			return t.Components.InputSchema(call.Component, uses.Name)
+		}
+	case lang.UsesPlugin:
+		if t.Plugins != nil {
+			return t.Plugins.InputSchema(call.Plugin, uses.Name)
 		}
 	}
 	return nil
@@ -69,6 +75,10 @@ func (t *Tasks) Dispatch(ctx context.Context, call TaskCall) outcome.Result {
 	case lang.UsesComponent:
 		if t.Components != nil {
 			return t.Components.Dispatch(ctx, call)
+		}
+	case lang.UsesPlugin:
+		if t.Plugins != nil {
+			return t.Plugins.Dispatch(ctx, call)
 		}
 	}
 	return outcome.Fail(outcome.Fatal, "%s: %s tasks cannot run in this build yet", call.Uses, call.Uses.Kind)

@@ -75,8 +75,9 @@ type Program struct {
 	Plan   []byte
 	Digest string
 
-	locksOnce sync.Once
-	locks     map[string]plan.ComponentLock
+	locksOnce   sync.Once
+	locks       map[string]plan.ComponentLock
+	pluginLocks map[string]plan.PluginLock
 }
 
 // componentLocks are the component versions the program's plan locked, by local name; nil
@@ -91,9 +92,16 @@ func (p *Program) componentLocks() map[string]plan.ComponentLock {
 		if err != nil || saved.Plan == nil || saved.Plan.Workflow != p.Workflow.Name {
 			return
 		}
-		p.locks = saved.Components
+		p.locks, p.pluginLocks = saved.Components, saved.Plugins
 	})
 	return p.locks
+}
+
+// lockedPlugins are the plugin binaries the program's plan locked, by local name; as
+// componentLocks.
+func (p *Program) lockedPlugins() map[string]plan.PluginLock {
+	p.componentLocks()
+	return p.pluginLocks
 }
 
 // NewProgram wraps a checked workflow and its saved-plan bytes.

@@ -171,7 +171,11 @@ func (r *Run) inputs(ns *nodeState, each cty.Value) (json.RawMessage, cty.Value,
 	if cc != nil && cc.Err != nil {
 		return nil, cty.NilVal, cc.Err
 	}
-	if sch := r.e.cfg.Tasks.InputSchema(n.Task.Uses, cc); sch != nil {
+	pc := r.pluginCall(n.Task.Uses)
+	if pc != nil && pc.Err != nil {
+		return nil, cty.NilVal, pc.Err
+	}
+	if sch := r.e.cfg.Tasks.InputSchema(TaskCall{Uses: n.Task.Uses, Component: cc, Plugin: pc}); sch != nil {
 		cv, problems := sch.Check(v)
 		if len(problems) > 0 {
 			expr := n.Task.Inputs
@@ -219,6 +223,7 @@ func (r *Run) dispatch(ti *taskInst) {
 	}
 	call.Log = r.nodeLogger(ns.addr, ti.index, ti.attempt)
 	call.Component = r.componentCall(ns.n.Task.Uses)
+	call.Plugin = r.pluginCall(ns.n.Task.Uses)
 	job := attemptJob{
 		r: r, call: call, timeout: ns.task.timeout, policy: ns.task.policy, calls: ti.calls + 1,
 		node: ns.addr, index: ti.index, key: ti.key,

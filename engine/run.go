@@ -47,6 +47,7 @@ type Run struct {
 	vars, secrets, trigger cty.Value
 	funcs                  map[string]function.Function
 	components             map[string]*ComponentCall // by local name, built on first use
+	plugins                map[string]*PluginCall    // by local name, built on first use
 	top                    *scope
 	slots, running         int
 	ready                  []*taskInst // FIFO of attempts waiting for a slot

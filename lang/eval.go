@@ -290,6 +290,10 @@ func inputName(path string) string {
 	return quote(path)
 }
 
+// InputRange is the range of the top-level attribute of a node's inputs that path (a problem
+// path such as "args[0]") starts with, or of the whole inputs expression.
+func InputRange(inputs hcl.Expression, path string) hcl.Range { return attrRange(inputs, path) }
+
 // attrRange finds the expression of the top-level attribute that path starts with.
 func attrRange(expr hcl.Expression, path string) hcl.Range {
 	obj, ok := expr.(*hclsyntax.ObjectConsExpr)

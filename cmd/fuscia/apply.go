@@ -13,6 +13,7 @@ import (
 	"github.com/fuscia/fuscia/engine/journal"
 	"github.com/fuscia/fuscia/engine/plan"
 	"github.com/fuscia/fuscia/lang"
+	"github.com/fuscia/fuscia/plugin"
 )
 
 func runApply(ctx context.Context, c *cli, args []string) int {
@@ -43,6 +44,8 @@ func runApply(ctx context.Context, c *cli, args []string) int {
 		return c.fail(*asJSON, "No workflow to apply", sentenceOf(err))
 	}
 	env := plan.Env{Home: fs.homeDir(), PluginDirs: pluginDirs}
+	// Plan-time checks start the workflow's plugins; the run reuses those processes.
+	plugins := c.pluginManager(fs.homeDir(), c.logger(*logFormat))
 	var prog *engine.Program
 	var parser *lang.Parser
 	var diags hcl.Diagnostics
@@ -56,13 +59,14 @@ func runApply(ctx context.Context, c *cli, args []string) int {
 			return c.fail(*asJSON, "Invalid plan file", sentenceOf(err))
 		}
 	} else {
-		prog, parser, diags = loadForApply(file, env, lang.VarInputs{Env: c.environ(), Files: varFiles, Flags: vars})
+		prog, parser, diags = loadForApply(ctx, file, env, plugins, lang.VarInputs{Env: c.environ(), Files: varFiles, Flags: vars})
 	}
 	if code, stop := c.reportDiags(*asJSON, parser, diags); stop {
+		_ = plugins.Close()
 		return code
 	}
 
-	h, err := c.openRunHost(ctx, fs.homeDir(), *logFormat, prog.Workflow)
+	h, err := c.openRunHost(ctx, runHostOptions{home: fs.homeDir(), logFormat: *logFormat, plugins: plugins, pluginDirs: pluginDirs, workflows: []*lang.Workflow{prog.Workflow}})
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
 			return exitFailed
@@ -72,6 +76,7 @@ func runApply(ctx context.Context, c *cli, args []string) int {
 	// Compile the workflow's components before the run starts: a first compile takes seconds,
 	// which must not count against a task's timeout.
 	h.comps.Preload(prog.Workflow)
+	h.plugins.Preload(ctx, prog)
 	pr := newProgress(c.stdout, *asJSON)
 	trigger := journal.Trigger{}
 	if *payload != "" {
@@ -87,7 +92,7 @@ func runApply(ctx context.Context, c *cli, args []string) int {
 
 // loadForApply loads, checks and resolves a workflow file and snapshots it as a plan, the way
 // `fuscia plan -out` would.
-func loadForApply(file string, env plan.Env, vars lang.VarInputs) (*engine.Program, *lang.Parser, hcl.Diagnostics) {
+func loadForApply(ctx context.Context, file string, env plan.Env, plugins *plugin.Manager, vars lang.VarInputs) (*engine.Program, *lang.Parser, hcl.Diagnostics) {
 	parser := lang.NewParser()
 	w, diags := parser.Load(file, lang.Options{Planning: true, Vars: vars})
 	if w == nil || diags.HasErrors() {
@@ -95,6 +100,10 @@ func loadForApply(file string, env plan.Env, vars lang.VarInputs) (*engine.Progr
 	}
 	res, rdiags := plan.Resolve(w, env, hcl.DiagError)
 	diags = append(diags, rdiags...)
+	if diags.HasErrors() {
+		return nil, parser, diags
+	}
+	diags = append(diags, plan.CheckPlugins(ctx, w, res, plugins, plan.FullChecks)...)
 	if diags.HasErrors() {
 		return nil, parser, diags
 	}

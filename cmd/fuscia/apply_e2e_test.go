@@ -320,7 +320,7 @@ task "a" {
 // exit 2 and a named error, before anything runs.
 func TestStalePlan(t *testing.T) {
 	h := newHarness(t)
-	bin := installEchoPlugin(t, filepath.Join(h.dir, "plugins"), echoScript)
+	bin := installEchoPlugin(t, filepath.Join(h.dir, "plugins"))
 	h.write("w.fsc.hcl", `workflow "w" {}
 plugin "echo" {
   source = "echo"
@@ -330,7 +330,7 @@ task "a" {
   inputs = { x = 1 }
 }`)
 	wantCode(t, h.run("plan", "w.fsc.hcl", "-out", "w.fsplan"), 0)
-	writeFile(t, bin, []byte(echoScript+"# changed\n"), 0o755)
+	rebuildPlugin(t, bin, "# changed\n")
 	r := h.run("apply", "w.fsplan")
 	wantCode(t, r, 2)
 	wantContains(t, "stderr", r.stderr, "Invalid plan file", "stale", `plugin "echo"`)

@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/fuscia/fuscia/engine/version"
+	"github.com/fuscia/fuscia/plugin/plugintest"
 )
 
 // fusciaBin is the binary built by TestMain.
@@ -815,16 +816,27 @@ var ordersNodes = []string{"task.fetch", "task.double", "task.echo", "switch.tie
 
 const secretValue = "s3cr3t-value"
 
-// installEchoPlugin puts a plugin binary named fuscia-plugin-echo_v0.3.0 into dir (a shell
-// script: it is never started by these commands) and returns its path.
-func installEchoPlugin(t *testing.T, dir, content string) string {
+// installEchoPlugin puts the test plugin "echo" (testdata/echoplugin: version 0.3.0, task
+// `run`) into dir as fuscia-plugin-echo_v0.3.0 and returns its path.
+func installEchoPlugin(t *testing.T, dir string) string {
 	t.Helper()
-	path := filepath.Join(dir, "fuscia-plugin-echo_v0.3.0")
-	writeFile(t, path, []byte(content), 0o755)
-	return path
+	bin := plugintest.Build(t, "cmd/fuscia/testdata/echoplugin", "echo")
+	return plugintest.Install(t, bin, dir, "fuscia-plugin-echo_v0.3.0")
 }
 
-const echoScript = "#!/bin/sh\necho 'fuscia test plugin'\nexit 1\n"
+// rebuildPlugin changes the binary at path without changing what it does (bytes appended to an
+// executable are ignored): another digest, the same plugin.
+func rebuildPlugin(t *testing.T, path, note string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(note); err != nil {
+		t.Fatal(err)
+	}
+}
 
 func TestGraph(t *testing.T) {
 	t.Parallel()
@@ -887,7 +899,7 @@ func TestPlanHuman(t *testing.T) {
 	h := newHarness(t)
 	h.env = []string{"ORDERS_TOKEN=" + secretValue}
 	f := h.write("orders.fsc.hcl", ordersWorkflow)
-	installEchoPlugin(t, filepath.Join(h.dir, "plugins"), echoScript)
+	installEchoPlugin(t, filepath.Join(h.dir, "plugins"))
 
 	r := h.run("plan", f)
 	wantCode(t, r, 0)
@@ -1227,7 +1239,7 @@ func TestPlanSavedPlan(t *testing.T) {
 	h := newHarness(t)
 	h.env = []string{"ORDERS_TOKEN=" + secretValue}
 	f := h.write("orders.fsc.hcl", ordersWorkflow)
-	installEchoPlugin(t, filepath.Join(h.dir, "plugins"), echoScript)
+	installEchoPlugin(t, filepath.Join(h.dir, "plugins"))
 
 	for _, extra := range [][]string{nil, {"-json"}, {"-var", "n=3"}} {
 		args := append([]string{"plan", f, "-out", "orders.fsplan"}, extra...)
@@ -1297,7 +1309,7 @@ func TestPlanPluginLock(t *testing.T) {
 	h.env = []string{"ORDERS_TOKEN=" + secretValue}
 	// The workflow is not in the working directory: ./plugins and the lock file are beside it.
 	f := h.write("flows/orders.fsc.hcl", ordersWorkflow)
-	bin := installEchoPlugin(t, filepath.Join(h.dir, "flows", "plugins"), echoScript)
+	bin := installEchoPlugin(t, filepath.Join(h.dir, "flows", "plugins"))
 	lockPath := filepath.Join("flows", ".fuscia.lock.hcl")
 
 	// Readonly with no lock file yet: it would have to be written.
@@ -1337,7 +1349,7 @@ func TestPlanPluginLock(t *testing.T) {
 	}
 
 	// The binary changes: readonly refuses and leaves the lock file alone.
-	writeFile(t, bin, []byte(echoScript+"# rebuilt\n"), 0o755)
+	rebuildPlugin(t, bin, "# rebuilt\n")
 	r = h.run("plan", f, "-lockfile=readonly")
 	wantCode(t, r, 2)
 	wantContains(t, "stderr", r.stderr, "Lock file would change")
@@ -1382,20 +1394,20 @@ func TestPluginSearchPath(t *testing.T) {
 		setup func(t *testing.T, h *harness) []string // installs the plugin, returns extra args
 	}{
 		{"beside the workflow", func(t *testing.T, h *harness) []string {
-			installEchoPlugin(t, filepath.Join(h.dir, "plugins"), echoScript)
+			installEchoPlugin(t, filepath.Join(h.dir, "plugins"))
 			return nil
 		}},
 		{"-plugin-dir", func(t *testing.T, h *harness) []string {
-			installEchoPlugin(t, filepath.Join(h.dir, "elsewhere"), echoScript)
+			installEchoPlugin(t, filepath.Join(h.dir, "elsewhere"))
 			return []string{"-plugin-dir", "elsewhere"}
 		}},
 		{"FUSCIA_HOME", func(t *testing.T, h *harness) []string {
-			installEchoPlugin(t, filepath.Join(h.home, "plugins"), echoScript)
+			installEchoPlugin(t, filepath.Join(h.home, "plugins"))
 			return nil
 		}},
 		{"-home", func(t *testing.T, h *harness) []string {
 			other := t.TempDir()
-			installEchoPlugin(t, filepath.Join(other, "plugins"), echoScript)
+			installEchoPlugin(t, filepath.Join(other, "plugins"))
 			return []string{"-home", other}
 		}},
 	}

@@ -13,7 +13,9 @@ import (
 	"runtime/debug"
 	"sort"
 	"syscall"
-	_ "time/tzdata" // time zones for schedule triggers, even on machines without tzdata
+	_ "time/tzdata"
+
+	"github.com/fuscia/fuscia/plugin" // time zones for schedule triggers, even on machines without tzdata
 )
 
 // Exit codes of cli.md.
@@ -56,6 +58,7 @@ func commands() map[string]command {
 		"cancel":     {"Cancel a running or waiting execution", runCancel, false},
 
 		"component": {"Manage installed Wasm components: pack, install, list, remove", runComponent, true},
+		"plugin":    {"List the plugin binaries found, with their versions, tasks, triggers and checksums", runPlugin, true},
 	}
 }
 
@@ -72,7 +75,10 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	c := &cli{stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, environ: os.Environ}
-	os.Exit(c.main(ctx, os.Args[1:]))
+	code := c.main(ctx, os.Args[1:])
+	// Every command closes its plugin manager; this catches a path that did not (a panic).
+	plugin.CleanupClients()
+	os.Exit(code)
 }
 
 func (c *cli) main(ctx context.Context, args []string) (code int) {

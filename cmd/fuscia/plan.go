@@ -40,6 +40,11 @@ func runPlan(ctx context.Context, c *cli, args []string) int {
 		var rdiags hcl.Diagnostics
 		res, rdiags = plan.Resolve(w, plan.Env{Home: fs.homeDir(), PluginDirs: pluginDirs}, hcl.DiagError)
 		diags = append(diags, rdiags...)
+		if !diags.HasErrors() {
+			plugins := c.pluginManager(fs.homeDir(), c.logger(""))
+			diags = append(diags, plan.CheckPlugins(ctx, w, res, plugins, plan.FullChecks)...)
+			_ = plugins.Close()
+		}
 	}
 	if !diags.HasErrors() {
 		_, ldiags := plan.UpdateLock(file, res, *lockfile == "readonly")

@@ -13,6 +13,8 @@ func runResume(ctx context.Context, c *cli, args []string) int {
 	fs := newFlagSet(c, "resume", "resume EXECUTION [-json] [-parallelism N]")
 	asJSON := fs.Bool("json", false, "print events as JSON lines (NDJSON)")
 	parallelism := fs.Int("parallelism", 0, "run at most `N` task attempts at once")
+	var pluginDirs multiFlag
+	fs.Var(&pluginDirs, "plugin-dir", "also look for plugins in `DIR` (repeatable)")
 	logFormat := fs.String("log-format", "", "log format on stderr: `text` or json (default: text on a terminal)")
 	ids, code, ok := fs.parse(args)
 	if !ok {
@@ -21,7 +23,7 @@ func runResume(ctx context.Context, c *cli, args []string) int {
 	if len(ids) != 1 {
 		return c.fail(*asJSON, "Missing execution id", "Give the id of the execution to resume: fuscia resume EXECUTION. List them with fuscia executions list.")
 	}
-	h, err := c.openRunHost(ctx, fs.homeDir(), *logFormat)
+	h, err := c.openRunHost(ctx, runHostOptions{home: fs.homeDir(), logFormat: *logFormat, pluginDirs: pluginDirs})
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
 			return exitFailed

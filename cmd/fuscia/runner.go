@@ -17,36 +17,57 @@ import (
 	"github.com/fuscia/fuscia/engine/builtin"
 	"github.com/fuscia/fuscia/engine/journal"
 	"github.com/fuscia/fuscia/engine/local"
+	"github.com/fuscia/fuscia/engine/plan"
 	"github.com/fuscia/fuscia/engine/telemetry"
 	"github.com/fuscia/fuscia/engine/version"
 	"github.com/fuscia/fuscia/hostabi"
 	"github.com/fuscia/fuscia/lang"
+	"github.com/fuscia/fuscia/plugin"
 )
 
 // runHost is what apply and resume share: telemetry, the owned store, and an engine on it.
 type runHost struct {
-	tel    *telemetry.Telemetry
-	owner  *local.Owner
-	runner *builtin.Runner
-	comps  *engine.Components
-	engine *engine.Engine
-	logger *slog.Logger
+	tel     *telemetry.Telemetry
+	owner   *local.Owner
+	runner  *builtin.Runner
+	comps   *engine.Components
+	plugins *engine.Plugins
+	engine  *engine.Engine
+	logger  *slog.Logger
+}
+
+// runHostOptions are what apply and resume choose for openRunHost.
+type runHostOptions struct {
+	home, logFormat string
+	// plugins is the manager that plan-time checks already started plugins in; nil for a new
+	// one. The run host owns it either way.
+	plugins    *plugin.Manager
+	pluginDirs []string
+	workflows  []*lang.Workflow
 }
 
 // openRunHost sets up telemetry and takes ownership of the store, waiting (with a message) while
 // another process holds it.
-func (c *cli) openRunHost(ctx context.Context, home, logFormat string, workflows ...*lang.Workflow) (*runHost, error) {
+func (c *cli) openRunHost(ctx context.Context, o runHostOptions) (*runHost, error) {
+	home, logFormat, workflows := o.home, o.logFormat, o.workflows
 	tel, err := telemetry.Setup(ctx, telemetry.Config{
 		Getenv: c.getenv, Stderr: c.stderr, LogFormat: logFormat, LogLevel: slog.LevelWarn,
 		ServiceName: "fuscia", Version: version.Fuscia,
 	})
 	if err != nil {
+		if o.plugins != nil {
+			_ = o.plugins.Close()
+		}
 		return nil, err
+	}
+	if o.plugins == nil {
+		o.plugins = c.pluginManager(home, tel.Logger)
 	}
 	h := &runHost{tel: tel, logger: tel.Logger, runner: builtin.New(builtin.Options{}), comps: &engine.Components{
 		Dir:         filepath.Join(home, "components"),
 		HostOptions: hostabi.Options{CacheDir: filepath.Join(home, "cache"), Fuel: engine.NeedsFuel(filepath.Join(home, "components"), workflows...)},
 	}}
+	h.plugins = &engine.Plugins{Manager: o.plugins, Env: plan.Env{Home: home, PluginDirs: o.pluginDirs}}
 	owner, err := c.ownStore(ctx, local.OwnerConfig{
 		Home:   home,
 		Logger: tel.Logger,
@@ -55,8 +76,9 @@ func (c *cli) openRunHost(ctx context.Context, home, logFormat string, workflows
 		},
 		NewEngine: func(st *journal.Store, arts artifact.Dir) *engine.Engine {
 			h.comps.Store, h.comps.Artifacts = st, arts
+			h.plugins.Store, h.plugins.Artifacts = st, arts
 			return engine.New(engine.Config{
-				Store: st, Tasks: &engine.Tasks{Builtins: h.runner, Components: h.comps}, Artifacts: arts,
+				Store: st, Tasks: &engine.Tasks{Builtins: h.runner, Components: h.comps, Plugins: h.plugins}, Artifacts: arts,
 				Tracer: tel.Tracer, Logger: tel.Logger, Getenv: c.getenv,
 			})
 		},
@@ -64,6 +86,7 @@ func (c *cli) openRunHost(ctx context.Context, home, logFormat string, workflows
 	if err != nil {
 		h.runner.Close()
 		_ = h.comps.Close()
+		_ = o.plugins.Close()
 		_ = tel.Shutdown(context.Background())
 		return nil, err
 	}
@@ -101,6 +124,9 @@ func (h *runHost) close() error {
 	if cerr := h.comps.Close(); err == nil {
 		err = cerr
 	}
+	if perr := h.plugins.Manager.Close(); err == nil {
+		err = perr
+	}
 	if terr := h.tel.Shutdown(context.Background()); err == nil {
 		err = terr
 	}
@@ -124,6 +150,7 @@ func (c *cli) watchSecondInterrupt(ctx context.Context, id func() string) (stop 
 		select {
 		case <-sigs:
 			fmt.Fprintf(c.stderr, "Exiting at once. The journal keeps what happened; continue with: fuscia resume %s\n", id())
+			plugin.CleanupClients()
 			os.Exit(exitFailed)
 		case <-done:
 		}

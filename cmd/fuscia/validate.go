@@ -27,14 +27,17 @@ func runValidate(ctx context.Context, c *cli, args []string) int {
 	parser := lang.NewParser()
 	env := plan.Env{Home: fs.homeDir(), PluginDirs: pluginDirs}
 	var diags hcl.Diagnostics
+	plugins := c.pluginManager(fs.homeDir(), c.logger(""))
 	for _, f := range files {
 		w, fdiags := parser.Load(f, lang.Options{})
 		diags = append(diags, fdiags...)
 		if w != nil && !fdiags.HasErrors() {
-			_, rdiags := plan.Resolve(w, env, hcl.DiagWarning)
+			res, rdiags := plan.Resolve(w, env, hcl.DiagWarning)
 			diags = append(diags, rdiags...)
+			diags = append(diags, plan.CheckPlugins(ctx, w, res, plugins, plan.SchemaChecks)...)
 		}
 	}
+	_ = plugins.Close()
 	errs, warns := countDiags(diags)
 	if *asJSON {
 		_ = writeJSON(c.stdout, map[string]any{

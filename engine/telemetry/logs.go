@@ -4,9 +4,19 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 
 	"golang.org/x/term"
 )
+
+// NewLogger builds the slog logger for cfg.LogFormat and cfg.LogLevel on cfg.Stderr, the one
+// Setup makes, for commands that need a logger before (or without) telemetry.
+func NewLogger(cfg Config) (*slog.Logger, error) {
+	if cfg.Stderr == nil {
+		cfg.Stderr = os.Stderr
+	}
+	return newLogger(cfg)
+}
 
 // newLogger builds the slog logger for cfg.LogFormat on cfg.Stderr.
 func newLogger(cfg Config) (*slog.Logger, error) {

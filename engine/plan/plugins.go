@@ -1,0 +1,283 @@
+package plan
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
+
+	"github.com/fuscia/fuscia/lang"
+	"github.com/fuscia/fuscia/lang/schema"
+	"github.com/fuscia/fuscia/plugin"
+	pluginv1 "github.com/fuscia/fuscia/proto/fuscia/plugin/v1"
+)
+
+// PluginChecks says how far CheckPlugins goes.
+type PluginChecks int
+
+const (
+	// SchemaChecks uses only GetSchema (cached per binary digest): task and trigger names and
+	// the JSON Schemas of known inputs. `validate` stops here.
+	SchemaChecks PluginChecks = iota
+	// FullChecks also asks the plugin: Configure with each block's config and ValidateInput
+	// with each task's input, unknown parts marked. `plan` and `apply` do this.
+	FullChecks
+)
+
+// PluginTarget is the binary a resolved plugin block runs.
+func PluginTarget(local string, lock *PluginLock) plugin.Target {
+	return plugin.Target{Name: local, Path: lock.Path, Digest: lock.Digest, Version: lock.Version}
+}
+
+// CheckPlugins checks a workflow's use of its resolved plugins. A plugin that cannot be
+// started or asked is an error on its block.
+func CheckPlugins(ctx context.Context, w *lang.Workflow, res *Resolution, m *plugin.Manager, depth PluginChecks) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	schemas := map[string]*plugin.Schema{}
+	configs := map[string][]byte{}
+	for _, p := range w.Plugins {
+		lock := res.Plugins[p.Name]
+		if lock == nil || lock.Path == "" {
+			continue
+		}
+		t := PluginTarget(p.Name, lock)
+		s, err := m.Schema(ctx, t)
+		if err != nil {
+			diags = append(diags, missing(p.DeclRange, hcl.DiagError, "Cannot use plugin", sentence(err.Error())))
+			continue
+		}
+		schemas[p.Name] = s
+		if depth < FullChecks {
+			continue
+		}
+		cfg, unknown, cdiags := pluginConfig(w, p)
+		diags = append(diags, cdiags...)
+		if cdiags.HasErrors() {
+			continue
+		}
+		configs[p.Name] = cfg
+		pd, err := m.Configure(ctx, t, cfg, unknown)
+		if err != nil {
+			diags = append(diags, missing(p.DeclRange, hcl.DiagError, "Cannot configure plugin", sentence(err.Error())))
+			continue
+		}
+		rng := p.DeclRange
+		if p.Config != nil {
+			rng = p.Config.Range()
+		}
+		for _, d := range pd {
+			diags = append(diags, pluginDiag(d, rng, fmt.Sprintf("Config of plugin %q", p.Name), pointerPath(d.Path)))
+		}
+	}
+
+	compiled := map[string]*schema.Schema{}
+	for _, n := range w.Nodes {
+		if n.Task == nil || n.Task.Uses.Kind != lang.UsesPlugin {
+			continue
+		}
+		u := n.Task.Uses
+		s := schemas[u.Local]
+		if s == nil {
+			continue
+		}
+		task, ok := s.Tasks[u.Name]
+		if !ok {
+			diags = append(diags, missing(u.Range, hcl.DiagError, "Unknown plugin task",
+				fmt.Sprintf("Plugin %s@%s has no task %q; its tasks are %s.", s.Name, s.Version, u.Name, listOrNone(sortedKeys(s.Tasks)))))
+			continue
+		}
+		vals := w.Values[n.Addr]
+		if vals == nil || vals.Inputs == cty.NilVal {
+			continue
+		}
+		inputs := n.Task.Inputs
+		if inputs == nil {
+			inputs = hcl.StaticExpr(vals.Inputs, n.DeclRange)
+		}
+		if len(task.Input) > 0 {
+			key := u.Local + "." + u.Name
+			cs, ok := compiled[key]
+			if !ok {
+				var err error
+				if cs, err = schema.Compile("plugin "+s.Name+" task "+u.Name, task.Input); err != nil {
+					diags = append(diags, missing(u.Range, hcl.DiagError, "Invalid plugin schema",
+						fmt.Sprintf("The input schema of plugin %s@%s task %q does not compile: %s. The plugin is broken; fix or replace it.", s.Name, s.Version, u.Name, err)))
+				}
+				compiled[key] = cs
+			}
+			if cs != nil {
+				_, problems := cs.Check(vals.Inputs)
+				if len(problems) > 0 {
+					diags = append(diags, lang.InputProblems(n, inputs, problems)...)
+					continue
+				}
+			}
+		}
+		if depth < FullChecks {
+			continue
+		}
+		input, unknown, err := UnknownJSON(vals.Inputs)
+		if err != nil {
+			continue
+		}
+		cfg, ok := configs[u.Local]
+		if !ok {
+			continue
+		}
+		pd, err := m.ValidateInput(ctx, PluginTarget(u.Local, res.Plugins[u.Local]), u.Name, input, cfg, unknown)
+		if err != nil {
+			diags = append(diags, missing(u.Range, hcl.DiagError, "Cannot validate input", sentence(err.Error())))
+			continue
+		}
+		for _, d := range pd {
+			path := pointerPath(d.Path)
+			diags = append(diags, pluginDiag(d, lang.InputRange(inputs, path), "Invalid input for "+n.Addr.String(), path))
+		}
+	}
+
+	for _, t := range w.Triggers {
+		if t.Uses == nil || t.Uses.Kind != lang.UsesPlugin {
+			continue
+		}
+		s := schemas[t.Uses.Local]
+		if s == nil {
+			continue
+		}
+		if _, ok := s.Triggers[t.Uses.Name]; !ok {
+			diags = append(diags, missing(t.Uses.Range, hcl.DiagError, "Unknown plugin trigger",
+				fmt.Sprintf("Plugin %s@%s has no trigger %q; its triggers are %s.", s.Name, s.Version, t.Uses.Name, listOrNone(sortedKeys(s.Triggers)))))
+		}
+	}
+	return diags
+}
+
+// pluginConfig evaluates a plugin block's config with what plan knows: variables; secrets and
+// anything else are unknown.
+func pluginConfig(w *lang.Workflow, p *lang.Plugin) ([]byte, []string, hcl.Diagnostics) {
+	if p.Config == nil {
+		return []byte("{}"), nil, nil
+	}
+	ectx := lang.NewEvalContext(p.Config, lang.Scope{Vars: w.VarValues(), Secrets: cty.DynamicVal, Trigger: cty.DynamicVal,
+		Node: func(lang.NodeKind, string) cty.Value { return cty.DynamicVal }})
+	v, diags := p.Config.Value(ectx)
+	if diags.HasErrors() {
+		return nil, nil, diags
+	}
+	if v.IsKnown() && !v.IsNull() && !v.Type().IsObjectType() && !v.Type().IsMapType() {
+		return nil, nil, hcl.Diagnostics{missing(p.Config.Range(), hcl.DiagError, "Invalid plugin config",
+			fmt.Sprintf("The config of plugin %q must be an object; got %s.", p.Name, v.Type().FriendlyName()))}
+	}
+	b, unknown, err := UnknownJSON(v)
+	if err != nil {
+		return nil, nil, hcl.Diagnostics{missing(p.Config.Range(), hcl.DiagError, "Invalid plugin config", sentence(err.Error()))}
+	}
+	if string(b) == "null" {
+		b = []byte("{}")
+	}
+	return b, unknown, nil
+}
+
+func pluginDiag(d *pluginv1.Diagnostic, rng hcl.Range, what, path string) *hcl.Diagnostic {
+	sev := hcl.DiagError
+	if d.Severity == pluginv1.Diagnostic_SEVERITY_WARNING {
+		sev = hcl.DiagWarning
+	}
+	detail := d.Detail
+	if detail == "" {
+		detail = d.Summary
+	}
+	if path != "" {
+		detail = fmt.Sprintf("%s, %q: %s", what, path, sentence(detail))
+	} else {
+		detail = fmt.Sprintf("%s: %s", what, sentence(detail))
+	}
+	summary := d.Summary
+	if summary == "" {
+		summary = what
+	}
+	return missing(rng, sev, summary, detail)
+}
+
+// pointerPath turns a JSON Pointer ("/args/0") into the path form of input diagnostics
+// ("args[0]").
+func pointerPath(ptr string) string {
+	if ptr == "" || ptr == "/" {
+		return ""
+	}
+	var b strings.Builder
+	for i, seg := range strings.Split(strings.TrimPrefix(ptr, "/"), "/") {
+		seg = strings.ReplaceAll(strings.ReplaceAll(seg, "~1", "/"), "~0", "~")
+		if _, err := strconv.Atoi(seg); err == nil && i > 0 {
+			b.WriteString("[" + seg + "]")
+			continue
+		}
+		if i > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(seg)
+	}
+	return b.String()
+}
+
+// UnknownJSON encodes a plan-time value as JSON for a plugin: unknown and sensitive parts
+// become null (a secret never leaves Fuscia at plan time), and their JSON Pointers are
+// returned.
+func UnknownJSON(v cty.Value) ([]byte, []string, error) {
+	var unknown []string
+	var walk func(v cty.Value, ptr string) any
+	walk = func(v cty.Value, ptr string) any {
+		if v.HasMark(lang.Sensitive) || !v.IsKnown() {
+			unknown = append(unknown, ptr)
+			return nil
+		}
+		v, _ = v.Unmark()
+		if v.IsNull() {
+			return nil
+		}
+		ty := v.Type()
+		switch {
+		case ty == cty.String:
+			return v.AsString()
+		case ty == cty.Number:
+			return json.Number(formatNumber(v))
+		case ty == cty.Bool:
+			return v.True()
+		case ty.IsListType() || ty.IsTupleType() || ty.IsSetType():
+			out := make([]any, 0, v.LengthInt())
+			i := 0
+			for it := v.ElementIterator(); it.Next(); i++ {
+				_, e := it.Element()
+				out = append(out, walk(e, ptr+"/"+strconv.Itoa(i)))
+			}
+			return out
+		case ty.IsMapType() || ty.IsObjectType():
+			out := make(map[string]any, v.LengthInt())
+			for it := v.ElementIterator(); it.Next(); {
+				k, e := it.Element()
+				key := k.AsString()
+				out[key] = walk(e, ptr+"/"+strings.ReplaceAll(strings.ReplaceAll(key, "~", "~0"), "/", "~1"))
+			}
+			return out
+		}
+		unknown = append(unknown, ptr)
+		return nil
+	}
+	b, err := json.Marshal(walk(v, ""))
+	return b, unknown, err
+}
+
+func sentence(s string) string {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return s
+	}
+	s = strings.ToUpper(s[:1]) + s[1:]
+	if !strings.HasSuffix(s, ".") {
+		s += "."
+	}
+	return s
+}

@@ -1,0 +1,333 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+
+	"github.com/fuscia/fuscia/engine/artifact"
+	"github.com/fuscia/fuscia/engine/journal"
+	"github.com/fuscia/fuscia/engine/outcome"
+	"github.com/fuscia/fuscia/engine/plan"
+	"github.com/fuscia/fuscia/hostabi"
+	"github.com/fuscia/fuscia/lang"
+	"github.com/fuscia/fuscia/lang/schema"
+	"github.com/fuscia/fuscia/plugin"
+	pluginv1 "github.com/fuscia/fuscia/proto/fuscia/plugin/v1"
+)
+
+// PluginCall is what a plugin task's calls carry besides their input: the workflow's plugin
+// block, the plan's lock for it and the block's evaluated config. One per run and block.
+type PluginCall struct {
+	Block *lang.Plugin
+	// Workflow is the file the block is in: `./plugins` beside it is searched first.
+	Workflow string
+	// Version and Digest are the plan's lock; empty when the run has none (then the binary
+	// found now is used).
+	Version, Digest string
+	// Config is the block's config as a JSON object.
+	Config []byte
+	// Err is set when the block's config cannot be evaluated; every call then fails with it.
+	Err *outcome.Error
+
+	mu         sync.Mutex // held while Configure runs: the block's first calls wait for it
+	configured bool
+	configErr  *outcome.Error
+}
+
+// Plugins runs the tasks and triggers of plugin binaries through a plugin.Manager.
+type Plugins struct {
+	Manager *plugin.Manager
+	// Env says where plugin binaries are found.
+	Env plan.Env
+	// Store keeps the plugins' key-value state; Artifacts their artifacts.
+	Store     *journal.Store
+	Artifacts artifact.Store
+
+	mu       sync.Mutex
+	resolved map[string]resolvedPlugin
+	inputs   map[string]*schema.Schema // by digest + task
+}
+
+type resolvedPlugin struct {
+	target plugin.Target
+	err    error
+}
+
+// target finds the binary of a plugin call: the locked version and digest when the plan has
+// them, the newest match of the block's constraint otherwise. Kept for the process.
+func (p *Plugins) target(pc *PluginCall) (plugin.Target, error) {
+	b := pc.Block
+	constraint := b.Version
+	if pc.Version != "" {
+		constraint = "= " + pc.Version
+	}
+	key := pc.Workflow + "\x00" + b.Name + "\x00" + b.Source + "\x00" + constraint + "\x00" + pc.Digest
+	p.mu.Lock()
+	r, ok := p.resolved[key]
+	p.mu.Unlock()
+	if ok {
+		return r.target, r.err
+	}
+	r = p.find(pc, constraint)
+	p.mu.Lock()
+	if p.resolved == nil {
+		p.resolved = map[string]resolvedPlugin{}
+	}
+	p.resolved[key] = r
+	p.mu.Unlock()
+	return r.target, r.err
+}
+
+func (p *Plugins) find(pc *PluginCall, constraint string) resolvedPlugin {
+	b := pc.Block
+	bin, err := plugin.Find(p.Env.PluginSearchPath(pc.Workflow), b.Source, constraint)
+	if err != nil {
+		return resolvedPlugin{err: fmt.Errorf("plugin %q: %w", b.Name, err)}
+	}
+	digest, err := plugin.Digest(bin.Path)
+	if err != nil {
+		return resolvedPlugin{err: fmt.Errorf("plugin %q: %w", b.Name, err)}
+	}
+	if pc.Digest != "" && digest != pc.Digest {
+		return resolvedPlugin{err: fmt.Errorf("plugin %q: %s has digest %s, but the plan locked %s; run `fuscia plan` again", b.Name, bin.Path, digest, pc.Digest)}
+	}
+	return resolvedPlugin{target: plugin.Target{Name: b.Name, Path: bin.Path, Digest: digest, Version: bin.Version}}
+}
+
+// Preload asks the plugins of prog's workflow for their schemas, starting them, so that input
+// coercion (on the run's loop, which must not wait for a process) finds them cached. A
+// plugin that cannot be found or started is left for its tasks to report.
+func (p *Plugins) Preload(ctx context.Context, prog *Program) {
+	var wg sync.WaitGroup
+	locks := prog.lockedPlugins()
+	for _, b := range prog.Workflow.Plugins {
+		pc := &PluginCall{Block: b, Workflow: prog.Workflow.Filename}
+		if lock, ok := locks[b.Name]; ok && lock.Source == b.Source {
+			pc.Version, pc.Digest = lock.Version, lock.Digest
+		}
+		t, err := p.target(pc)
+		if err != nil {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, _ = p.Manager.Schema(ctx, t)
+		}()
+	}
+	wg.Wait()
+}
+
+// InputSchema is a plugin task's input schema when the plugin's schema is known already (see
+// Preload), or nil.
+func (p *Plugins) InputSchema(pc *PluginCall, task string) *schema.Schema {
+	if pc == nil || pc.Block == nil || pc.Err != nil {
+		return nil
+	}
+	t, err := p.target(pc)
+	if err != nil {
+		return nil
+	}
+	s := p.Manager.CachedSchema(t)
+	if s == nil {
+		return nil
+	}
+	ts, ok := s.Tasks[task]
+	if !ok || len(ts.Input) == 0 {
+		return nil
+	}
+	key := t.Digest + "\x00" + task
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if cs, ok := p.inputs[key]; ok {
+		return cs
+	}
+	cs, err := schema.Compile("plugin "+s.Name+" task "+task, ts.Input)
+	if err != nil {
+		cs = nil // plan reports a schema that does not compile
+	}
+	if p.inputs == nil {
+		p.inputs = map[string]*schema.Schema{}
+	}
+	p.inputs[key] = cs
+	return cs
+}
+
+// configure runs the plugin's Configure once per run and block. A failure that is not the
+// config's fault (a crash, a timeout) is not kept: the next call tries again.
+func (p *Plugins) configure(ctx context.Context, pc *PluginCall, t plugin.Target) *outcome.Error {
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	if pc.configured {
+		return pc.configErr
+	}
+	diags, err := p.Manager.Configure(ctx, t, pc.Config, nil)
+	if err != nil {
+		kind := outcome.Kind(plugin.KindOf(err))
+		if kind == outcome.Fatal {
+			pc.configured, pc.configErr = true, &outcome.Error{Kind: kind, Message: err.Error()}
+			return pc.configErr
+		}
+		return &outcome.Error{Kind: kind, Message: err.Error()}
+	}
+	pc.configured = true
+	for _, d := range diags {
+		if d.Severity != pluginv1.Diagnostic_SEVERITY_ERROR {
+			continue
+		}
+		msg := d.Summary
+		if d.Detail != "" {
+			msg += ": " + d.Detail
+		}
+		if d.Path != "" {
+			msg = d.Path + ": " + msg
+		}
+		pc.configErr = outcome.Errorf(outcome.Validation, "%s refused its config: %s", t, msg)
+		break
+	}
+	return pc.configErr
+}
+
+// Dispatch runs one call of a plugin task.
+func (p *Plugins) Dispatch(ctx context.Context, call TaskCall) outcome.Result {
+	pc := call.Plugin
+	if pc == nil || pc.Block == nil {
+		return outcome.Fail(outcome.Fatal, "%s: the workflow has no plugin block %q", call.Uses, call.Uses.Local)
+	}
+	if pc.Err != nil {
+		return outcome.Result{Type: outcome.Failure, Kind: pc.Err.Kind, Message: pc.Err.Message}
+	}
+	t, err := p.target(pc)
+	if err != nil {
+		return outcome.Fail(outcome.Fatal, "%s", err)
+	}
+	if cerr := p.configure(ctx, pc, t); cerr != nil {
+		return outcome.Result{Type: outcome.Failure, Kind: cerr.Kind, Message: cerr.Message}
+	}
+	pctx := &pluginv1.CallContext{ExecutionId: call.ExecutionID, Workflow: call.Workflow, Node: call.Node,
+		TaskId: call.TaskID, Attempt: uint32(call.Attempt)}
+	if call.Iteration != nil {
+		it := uint32(*call.Iteration)
+		pctx.Iteration = &it
+	}
+	resp, err := p.Manager.Execute(ctx, t, plugin.Request{Task: call.Uses.Name, Input: call.Input, State: call.State, Config: pc.Config, Context: pctx},
+		p.env(journal.ExecutionScope(call.ExecutionID), call.ExecutionID, call.Log))
+	if err != nil {
+		return outcome.Fail(outcome.Kind(plugin.KindOf(err)), "%s", err)
+	}
+	res, perr := resultOf(resp)
+	if perr != nil {
+		return outcome.Fail(outcome.Fatal, "%s task %q answered with an invalid result: %v", t, call.Uses.Name, perr)
+	}
+	return res
+}
+
+// env is the Host service's view of a call.
+func (p *Plugins) env(scope, execution string, logf func(level, msg string)) *plugin.CallEnv {
+	env := &plugin.CallEnv{Log: logf}
+	if p.Store != nil && scope != "" {
+		env.KV = kvScope{store: p.Store, scope: scope}
+	}
+	if p.Artifacts != nil && execution != "" {
+		env.Artifacts = pluginArtifacts{artifactScope{store: p.Artifacts, execution: execution}}
+	}
+	return env
+}
+
+// pluginArtifacts maps the Wasm host's not-found error to the plugin host's.
+type pluginArtifacts struct{ artifactScope }
+
+func (a pluginArtifacts) Read(ctx context.Context, id string) ([]byte, error) {
+	b, err := a.artifactScope.Read(ctx, id)
+	if err == hostabi.ErrNotFound {
+		return nil, fmt.Errorf("artifact %q: %w", id, plugin.ErrArtifactNotFound)
+	}
+	return b, err
+}
+
+// resultOf turns Execute's response into the engine's result, checked like a component's.
+func resultOf(r *pluginv1.ExecuteResponse) (outcome.Result, error) {
+	res := outcome.Result{Output: rawOrNil(r.Output), Reason: r.Reason, Selected: r.Selected,
+		State: rawOrNil(r.State), Progress: r.Progress, DelayMs: r.DelayMs}
+	switch r.Type {
+	case pluginv1.ExecuteResponse_TYPE_SUCCESS:
+		res.Type = outcome.Success
+	case pluginv1.ExecuteResponse_TYPE_SKIP:
+		res.Type = outcome.Skip
+	case pluginv1.ExecuteResponse_TYPE_BRANCH:
+		res.Type = outcome.Branch
+	case pluginv1.ExecuteResponse_TYPE_CONTINUE:
+		res.Type = outcome.Continue
+	case pluginv1.ExecuteResponse_TYPE_ERROR:
+		res.Type, res.Kind, res.Message, res.BackoffHintMs = outcome.Failure, outcome.Kind(r.ErrorKind), r.Message, r.BackoffHintMs
+	default:
+		return outcome.Result{}, fmt.Errorf("result type %v is not one of success, skip, branch, continue, error", r.Type)
+	}
+	for what, b := range map[string][]byte{"output": r.Output, "state": r.State} {
+		if len(b) > 0 && !json.Valid(b) {
+			return outcome.Result{}, fmt.Errorf("the %s is not valid JSON: %s", what, preview(b))
+		}
+	}
+	return res, res.Check()
+}
+
+func rawOrNil(b []byte) json.RawMessage {
+	if len(b) == 0 {
+		return nil
+	}
+	return json.RawMessage(b)
+}
+
+// Trigger invokes trigger name of a plugin block, as Components.Trigger does for components:
+// the trigger's own KV scope, no artifacts.
+func (p *Plugins) Trigger(ctx context.Context, workflow, trigger string, pc *PluginCall, name string, ev TriggerEvent, logf func(level, msg string)) TriggerResult {
+	fail := func(kind outcome.Kind, format string, args ...any) TriggerResult {
+		return TriggerResult{Type: "error", Kind: kind, Message: fmt.Sprintf(format, args...)}
+	}
+	if pc == nil || pc.Block == nil {
+		return fail(outcome.Fatal, "trigger %s: no plugin block", trigger)
+	}
+	if pc.Err != nil {
+		return fail(pc.Err.Kind, "%s", pc.Err.Message)
+	}
+	t, err := p.target(pc)
+	if err != nil {
+		return fail(outcome.Fatal, "%s", err)
+	}
+	if cerr := p.configure(ctx, pc, t); cerr != nil {
+		return fail(cerr.Kind, "%s", cerr.Message)
+	}
+	event, err := json.Marshal(ev)
+	if err != nil {
+		return fail(outcome.Fatal, "encode the event: %v", err)
+	}
+	resp, err := p.Manager.HandleTrigger(ctx, t, plugin.TriggerRequest{Trigger: name, Event: event, Config: pc.Config,
+		Context: &pluginv1.CallContext{Workflow: workflow, Node: "trigger." + trigger}},
+		p.env(journal.TriggerScope(workflow, trigger), "", logf))
+	if err != nil {
+		return fail(outcome.Kind(plugin.KindOf(err)), "%s", err)
+	}
+	switch resp.Type {
+	case pluginv1.HandleTriggerResponse_TYPE_COMPLETED:
+		payload := json.RawMessage(resp.Payload)
+		if len(payload) == 0 || string(payload) == "null" {
+			payload = json.RawMessage("{}")
+		}
+		if !json.Valid(payload) {
+			return fail(outcome.Fatal, "%s trigger %q answered a payload that is not valid JSON: %s", t, name, preview(payload))
+		}
+		return TriggerResult{Type: "completed", Payload: payload}
+	case pluginv1.HandleTriggerResponse_TYPE_PENDING:
+		return TriggerResult{Type: "pending"}
+	case pluginv1.HandleTriggerResponse_TYPE_ERROR:
+		switch k := outcome.Kind(resp.ErrorKind); k {
+		case outcome.Retryable, outcome.Fatal, outcome.Validation:
+			return TriggerResult{Type: "error", Kind: k, Message: resp.Message}
+		default:
+			return fail(outcome.Fatal, "%s trigger %q answered error kind %q; it must be retryable, fatal or validation", t, name, resp.ErrorKind)
+		}
+	}
+	return fail(outcome.Fatal, "%s trigger %q answered type %v; a trigger answers completed, pending or error", t, name, resp.Type)
+}

@@ -1,0 +1,161 @@
+package plugin
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/hashicorp/go-version"
+
+	"github.com/fuscia/fuscia/plugin/sdk"
+	pluginv1 "github.com/fuscia/fuscia/proto/fuscia/plugin/v1"
+)
+
+// Schema is a plugin's GetSchema answer.
+type Schema struct {
+	Name            string                   `json:"name"`
+	Version         string                   `json:"version"`
+	ProtocolVersion int                      `json:"protocol_version"`
+	Tasks           map[string]TaskSchema    `json:"tasks"`
+	Triggers        map[string]TriggerSchema `json:"triggers"`
+	// Config is the JSON Schema of the plugin block's config; nil accepts anything.
+	Config json.RawMessage `json:"config_schema,omitempty"`
+}
+
+// TaskSchema describes one task; nil schemas mean none.
+type TaskSchema struct {
+	Description string          `json:"description,omitempty"`
+	Input       json.RawMessage `json:"input_schema,omitempty"`
+	Output      json.RawMessage `json:"output_schema,omitempty"`
+}
+
+// TriggerSchema describes one trigger.
+type TriggerSchema struct {
+	Description string          `json:"description,omitempty"`
+	Payload     json.RawMessage `json:"payload_schema,omitempty"`
+}
+
+func schemaFrom(r *pluginv1.GetSchemaResponse) *Schema {
+	s := &Schema{Name: r.Name, Version: r.Version, ProtocolVersion: int(r.ProtocolVersion),
+		Tasks: map[string]TaskSchema{}, Triggers: map[string]TriggerSchema{}, Config: raw(r.ConfigSchema)}
+	for name, t := range r.Tasks {
+		s.Tasks[name] = TaskSchema{Description: t.Description, Input: raw(t.InputSchema), Output: raw(t.OutputSchema)}
+	}
+	for name, t := range r.Triggers {
+		s.Triggers[name] = TriggerSchema{Description: t.Description, Payload: raw(t.PayloadSchema)}
+	}
+	return s
+}
+
+func raw(b []byte) json.RawMessage {
+	if len(b) == 0 {
+		return nil
+	}
+	return json.RawMessage(b)
+}
+
+// CachedSchema is t's schema when Schema has fetched it in this process or an earlier one
+// cached it on disk; nil otherwise. It never starts the plugin.
+func (m *Manager) CachedSchema(t Target) *Schema {
+	m.mu.Lock()
+	s, ok := m.schemas[t.Digest]
+	m.mu.Unlock()
+	if ok {
+		return s
+	}
+	s = m.readCache(t.Digest)
+	if s == nil || t.check(s) != nil {
+		return nil
+	}
+	m.mu.Lock()
+	m.schemas[t.Digest] = s
+	m.mu.Unlock()
+	return s
+}
+
+func (m *Manager) readCache(digest string) *Schema {
+	file := m.cacheFile(digest)
+	if file == "" {
+		return nil
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil
+	}
+	var s Schema
+	if json.Unmarshal(b, &s) != nil || s.Tasks == nil {
+		return nil
+	}
+	return &s
+}
+
+// cacheFile is where the schema of the binary with digest d is kept.
+func (m *Manager) cacheFile(d string) string {
+	if m.opts.CacheDir == "" {
+		return ""
+	}
+	return filepath.Join(m.opts.CacheDir, "plugins", strings.ReplaceAll(d, ":", "-")+".json")
+}
+
+// Schema returns t's GetSchema answer. It is kept by binary digest, in memory and in the
+// cache directory, so that `validate` needs to start a plugin only the first time it sees a
+// binary. The plugin's reported protocol version and, when the file name has one, version are
+// checked.
+func (m *Manager) Schema(ctx context.Context, t Target) (*Schema, error) {
+	m.mu.Lock()
+	s, ok := m.schemas[t.Digest]
+	m.mu.Unlock()
+	if ok {
+		return s, t.check(s)
+	}
+	file := m.cacheFile(t.Digest)
+	s = m.readCache(t.Digest)
+	if s == nil {
+		var resp *pluginv1.GetSchemaResponse
+		err := m.call(ctx, t, "GetSchema", nil, func(ctx context.Context, p *process, _ string, _ int64) error {
+			var err error
+			resp, err = p.provider.GetSchema(ctx, &pluginv1.GetSchemaRequest{})
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		s = schemaFrom(resp)
+		if err := t.check(s); err != nil {
+			return nil, err
+		}
+		if file != "" {
+			// The cache only saves a start; failing to write it is not worth failing the call.
+			if b, err := json.Marshal(s); err == nil && os.MkdirAll(filepath.Dir(file), 0o755) == nil {
+				tmp := file + ".tmp"
+				if os.WriteFile(tmp, b, 0o644) == nil {
+					_ = os.Rename(tmp, file)
+				}
+			}
+		}
+	}
+	m.mu.Lock()
+	m.schemas[t.Digest] = s
+	m.mu.Unlock()
+	return s, t.check(s)
+}
+
+// check compares what a plugin reports with what its file says (plugins.md, "Discovery").
+func (t Target) check(s *Schema) error {
+	if s.ProtocolVersion != 0 && s.ProtocolVersion != int(sdk.Handshake.ProtocolVersion) {
+		return &Error{Kind: Fatal, Message: fmt.Sprintf("%s speaks plugin protocol %d; Fuscia speaks %d", t, s.ProtocolVersion, sdk.Handshake.ProtocolVersion)}
+	}
+	if t.Version == "" {
+		return nil
+	}
+	want, err1 := version.NewSemver(t.Version)
+	got, err2 := version.NewSemver(s.Version)
+	if err := errors.Join(err1, err2); err != nil || !want.Equal(got) {
+		return &Error{Kind: Fatal, Message: fmt.Sprintf("%s reports version %q, but its file name says %s; rename the binary or rebuild it", t, s.Version, t.Version)}
+	}
+	return nil
+}

@@ -1,0 +1,72 @@
+package sdk
+
+import (
+	"context"
+	"strconv"
+	"time"
+
+	pluginv1 "github.com/fuscia/fuscia/proto/fuscia/plugin/v1"
+)
+
+// Execute runs one call of a task attempt. Whatever goes wrong, including a panic, is an error
+// response; the RPC itself fails only when gRPC does.
+func (p *provider) Execute(ctx context.Context, req *pluginv1.ExecuteRequest) (*pluginv1.ExecuteResponse, error) {
+	t, ok := p.tasks[req.Task]
+	if !ok {
+		return errorResponse(&Error{Kind: KindValidation, Message: unknownName("task", req.Task, p.tasks)}), nil
+	}
+	cfg, err := parseConfig(req.Config)
+	if err != nil {
+		return fatalResponse("task " + strconv.Quote(req.Task) + ": " + err.Error()), nil
+	}
+	ctx, cancel := withDeadline(ctx, req.DeadlineUnixNano)
+	defer cancel()
+	deadline, _ := ctx.Deadline()
+	call := callFromRequest(req.Context, cfg, deadline, p.hosts.ref(req.HostBrokerId, req.CallId))
+	if !isNull(req.State) {
+		call.State = req.State
+	}
+
+	defer p.running.start(req.CallId)()
+	res, err := protect("task "+strconv.Quote(req.Task), func() (Result, error) { return t.run(ctx, call, req.Input) })
+	if err != nil {
+		return errorResponse(err), nil
+	}
+	return res.response(), nil
+}
+
+// HandleTrigger runs one invocation of a trigger, as Execute runs a task.
+func (p *provider) HandleTrigger(ctx context.Context, req *pluginv1.HandleTriggerRequest) (*pluginv1.HandleTriggerResponse, error) {
+	t, ok := p.triggers[req.Trigger]
+	if !ok {
+		return triggerErrorResponse(&Error{Kind: KindValidation, Message: unknownName("trigger", req.Trigger, p.triggers)}), nil
+	}
+	cfg, err := parseConfig(req.Config)
+	if err != nil {
+		return triggerErrorResponse(Fatal("trigger %s: %v", strconv.Quote(req.Trigger), err)), nil
+	}
+	ev, err := parseEvent(req.Event)
+	if err != nil {
+		return triggerErrorResponse(Fatal("trigger %s: %v", strconv.Quote(req.Trigger), err)), nil
+	}
+	ctx, cancel := withDeadline(ctx, req.DeadlineUnixNano)
+	defer cancel()
+	deadline, _ := ctx.Deadline()
+	call := callFromRequest(req.Context, cfg, deadline, p.hosts.ref(req.HostBrokerId, req.CallId))
+
+	defer p.running.start(req.CallId)()
+	res, err := protect("trigger "+strconv.Quote(req.Trigger), func() (TriggerResult, error) { return t.run(ctx, call, ev) })
+	if err != nil {
+		return triggerErrorResponse(err), nil
+	}
+	return res.response(), nil
+}
+
+// withDeadline adds the request's deadline to ctx. gRPC carries it too, but rounded and only
+// when the host set one on the RPC; the request's field is the attempt's own.
+func withDeadline(ctx context.Context, unixNano int64) (context.Context, context.CancelFunc) {
+	if unixNano == 0 {
+		return context.WithCancel(ctx)
+	}
+	return context.WithDeadline(ctx, time.Unix(0, unixNano))
+}
