@@ -5,8 +5,11 @@ FUZZTIME ?= 20s
 
 .PHONY: build test vet fmt-check fuzz demo bench examples proto clean
 
+# build builds the CLI and the first-party plugins (bin/plugins/fuscia-plugin-shell, -ssh).
 build:
 	$(GO) build -o $(BIN) ./cmd/fuscia
+	$(GO) build -o bin/plugins/fuscia-plugin-shell ./plugins/shell
+	$(GO) build -o bin/plugins/fuscia-plugin-ssh ./plugins/ssh
 
 # test is what CI runs (.ci/run): formatting, vet, every test with the race detector, the
 # examples through the real binary, and a short fuzz run of the workflow loader.
@@ -45,6 +48,9 @@ demo: build
 	FUSCIA_HOME=$(DEMO_HOME) ./$(BIN) component list
 	FUSCIA_HOME=$(DEMO_HOME) ./$(BIN) plan examples/text.fsc.hcl
 	FUSCIA_HOME=$(DEMO_HOME) ./$(BIN) apply examples/text.fsc.hcl -var title="Hello Wasm hello world"
+	@echo "--- Plugins: the shell plugin and the greeter example, from -plugin-dir bin/plugins"
+	FUSCIA_HOME=$(DEMO_HOME) ./$(BIN) plugin list -plugin-dir bin/plugins
+	FUSCIA_HOME=$(DEMO_HOME) ./$(BIN) apply examples/plugins.fsc.hcl -plugin-dir bin/plugins
 
 # bench prints parse+decode+graph+plan time and allocations for generated workflows of
 # 100, 1,000 and 10,000 nodes, then the engine's figures: per-node overhead on a 1,000-node
@@ -65,6 +71,9 @@ bench:
 	$(GO) test ./hostabi -run '^$$' -bench 'InterruptLatency' -benchtime 50x
 	$(GO) test ./hostabi -run '^$$' -bench 'ModuleLoad' -benchtime 3x
 	$(GO) test ./engine -run '^$$' -bench 'ComponentForEach1000' -benchtime 3x
+	$(GO) test ./plugin -run '^$$' -bench 'PluginStart' -benchtime 20x
+	$(GO) test ./plugin -run '^$$' -bench 'PluginExecute' -benchtime 5000x
+	$(GO) test ./engine -run '^$$' -bench 'ShellForEach1000|SpawnTrue1000' -benchtime 3x
 
 # examples builds the example Wasm components (GOOS=wasip1, a WASI reactor) and plugins with
 # the Go toolchain alone; each component.wasm lands beside its manifest.json, ready for
@@ -77,10 +86,9 @@ examples:
 	done
 	@for d in examples/plugins/*/; do \
 		[ -f "$$d/main.go" ] || continue; \
-		echo "plugin $$d"; $(GO) build -o bin/plugins/ "./$$d" || exit 1; \
+		echo "plugin $$d"; $(GO) build -o "bin/plugins/fuscia-plugin-$$(basename $$d)" "./$$d" || exit 1; \
 	done
 
-# proto regenerates the gRPC code from proto/ (the plugin protocol arrives with the plugin issue).
 # proto regenerates proto/fuscia/plugin/v1's Go code (committed, so nothing else needs protoc).
 # It installs its tools: protoc from Debian, the Go generators pinned to the versions go.mod uses.
 PROTOC_GEN_GO_VERSION := v1.36.12

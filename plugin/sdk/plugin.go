@@ -26,8 +26,10 @@ var Handshake = goplugin.HandshakeConfig{
 const PluginKey = "provider"
 
 // MaxMessageSize caps a gRPC message in both directions, on both ends: inputs, outputs and
-// artifacts travel in one message each.
-const MaxMessageSize = 64 << 20
+// artifacts travel in one message each. It is far above the 10 MiB output caps of the
+// first-party plugins because JSON can escape a byte into six (\u0000): 2 x 10 MiB of raw
+// output may become 120 MiB of JSON.
+const MaxMessageSize = 256 << 20
 
 // Plugin describes a plugin: what it is called, what it serves and how its config is checked.
 type Plugin struct {

@@ -1,0 +1,117 @@
+package execcore
+
+import (
+	"sync"
+	"unicode/utf8"
+)
+
+// MaxOutput is how much of each of stdout and stderr an exec task keeps (plugins.md: 10 MiB).
+const MaxOutput = 10 << 20
+
+// tailSize bounds the end of a stream Capture remembers for error messages, independently of
+// the limit, so an exit error can quote the last lines of stderr even when stderr was cut.
+const tailSize = 4 << 10
+
+// Output is an exec task's output, the same for shell and ssh.
+type Output struct {
+	// ExitCode is the command's exit status, or -1 when it did not exit normally (killed by a
+	// signal, timed out, cancelled, or the connection was lost).
+	ExitCode int `json:"exit_code" jsonschema_description:"Exit status; -1 when the command did not exit normally (signal, timeout, cancellation)."`
+	// Stdout and Stderr hold at most MaxOutput bytes each.
+	Stdout string `json:"stdout" jsonschema_description:"Standard output, at most 10 MiB."`
+	Stderr string `json:"stderr" jsonschema_description:"Standard error, at most 10 MiB."`
+	// Truncated is true when stdout or stderr was longer than MaxOutput and was cut.
+	Truncated bool `json:"truncated" jsonschema_description:"True when stdout or stderr was longer than 10 MiB and was cut."`
+}
+
+// Capture is an io.Writer that keeps the first limit bytes written to it and discards the rest
+// while still accepting it: the producer (a child process's pipe, an SSH channel) is drained to
+// the end, so it never blocks on a full pipe and memory stays bounded.
+//
+// Write may be called from one goroutine while another reads the results; mu makes that safe,
+// though callers normally read only after the writer is done.
+type Capture struct {
+	limit int
+
+	mu    sync.Mutex
+	buf   []byte // guarded by mu: the first limit bytes
+	total int64  // guarded by mu: every byte written, kept or not
+	tail  []byte // guarded by mu: the last tailSize bytes written
+}
+
+// NewCapture returns a Capture that keeps at most limit bytes.
+func NewCapture(limit int) *Capture {
+	return &Capture{limit: limit}
+}
+
+// Write keeps what fits under the limit and drops the rest. It never fails, so an io.Copy
+// into it always runs to the producer's end.
+func (c *Capture) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if room := c.limit - len(c.buf); room > 0 {
+		c.buf = append(c.buf, p[:min(room, len(p))]...)
+	}
+	c.total += int64(len(p))
+	if len(p) >= tailSize {
+		c.tail = append(c.tail[:0], p[len(p)-tailSize:]...)
+	} else {
+		if over := len(c.tail) + len(p) - tailSize; over > 0 {
+			c.tail = append(c.tail[:0], c.tail[over:]...)
+		}
+		c.tail = append(c.tail, p...)
+	}
+	return len(p), nil
+}
+
+// Truncated reports whether more than limit bytes were written.
+func (c *Capture) Truncated() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.total > int64(len(c.buf))
+}
+
+// String returns the kept bytes. When the cut fell inside a multi-byte UTF-8 sequence, the
+// incomplete sequence is dropped, so the output does not end in a replacement character that
+// the command never wrote.
+func (c *Capture) String() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	b := c.buf
+	if c.total > int64(len(b)) {
+		b = trimPartialRune(b)
+	}
+	return string(b)
+}
+
+// Tail returns the last (up to 4 KiB) bytes written, cut or not.
+func (c *Capture) Tail() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return string(c.tail)
+}
+
+// trimPartialRune drops an incomplete UTF-8 sequence at the end of b. Invalid bytes that are
+// not a cut sequence are left alone: they are the command's.
+func trimPartialRune(b []byte) []byte {
+	for i := 1; i <= utf8.UTFMax-1 && i <= len(b); i++ {
+		if !utf8.RuneStart(b[len(b)-i]) {
+			continue
+		}
+		if r, size := utf8.DecodeRune(b[len(b)-i:]); r == utf8.RuneError && size <= 1 && !utf8.FullRune(b[len(b)-i:]) {
+			return b[:len(b)-i]
+		}
+		break
+	}
+	return b
+}
+
+// Collect builds an Output from the two captures and an exit code.
+func Collect(exitCode int, stdout, stderr *Capture) Output {
+	return Output{
+		ExitCode:  exitCode,
+		Stdout:    stdout.String(),
+		Stderr:    stderr.String(),
+		Truncated: stdout.Truncated() || stderr.Truncated(),
+	}
+}
