@@ -1,0 +1,77 @@
+package engine
+
+import (
+	"context"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/fuscia/fuscia/engine/plan"
+	"github.com/fuscia/fuscia/plugin"
+	"github.com/fuscia/fuscia/plugin/plugintest"
+)
+
+// Benchmarks of issue 5 (plugins) through the real engine and the real shell plugin; `make
+// bench` runs them and docs/performance.md records the figures. plugin/bench_test.go measures
+// the plugin host alone.
+
+const shellForEach = `workflow "shell" {}
+plugin "shell" { source = "shell" }
+task "true" {
+  uses        = plugin.shell.exec
+  for_each    = range(1000)
+  concurrency = 8
+  inputs      = { command = "/bin/true", args = [] }
+}
+`
+
+// BenchmarkShellForEach1000 runs 1,000 `shell exec /bin/true` nodes (one for_each, 8 at a
+// time) through the engine, the plugin host and the shell plugin, and reports nodes per
+// second. The plugin is started before the timer starts.
+func BenchmarkShellForEach1000(b *testing.B) {
+	be := newBenchEnv(b)
+	bin := plugintest.Build(b, "plugins/shell", "shell")
+	plugintest.Install(b, bin, filepath.Join(be.dir, "plugins"), "fuscia-plugin-shell")
+	m := plugin.NewManager(plugin.Options{})
+	pl := &Plugins{Manager: m, Env: plan.Env{Home: be.dir}, Store: be.store}
+	be.engine.cfg.Tasks.(*Tasks).Plugins = pl
+	b.Cleanup(func() {
+		be.engine.Wait()
+		m.Close()
+	})
+	prog := be.program(b, "shell.fsc.hcl", shellForEach)
+	pl.Preload(context.Background(), prog)
+	b.ResetTimer()
+	for range b.N {
+		runOnce(b, be, prog)
+	}
+	b.ReportMetric(float64(1000*b.N)/b.Elapsed().Seconds(), "nodes/s")
+}
+
+// BenchmarkSpawnTrue1000 is the baseline: 1,000 fork/exec/wait of /bin/true from Go, 8 at a
+// time, with nothing else.
+func BenchmarkSpawnTrue1000(b *testing.B) {
+	for range b.N {
+		var wg sync.WaitGroup
+		next := make(chan struct{}, 1000)
+		for range 1000 {
+			next <- struct{}{}
+		}
+		close(next)
+		for range 8 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for range next {
+					if err := exec.Command("/bin/true").Run(); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			}()
+		}
+		wg.Wait()
+	}
+	b.ReportMetric(float64(1000*b.N)/b.Elapsed().Seconds(), "spawns/s")
+}
