@@ -103,6 +103,10 @@ func loadForApply(ctx context.Context, file string, env plan.Env, plugins *plugi
 	if diags.HasErrors() {
 		return nil, parser, diags
 	}
+	diags = append(diags, plan.CheckPluginLock(w, res)...)
+	if diags.HasErrors() {
+		return nil, parser, diags
+	}
 	diags = append(diags, plan.CheckPlugins(ctx, w, res, plugins, plan.FullChecks)...)
 	if diags.HasErrors() {
 		return nil, parser, diags

@@ -43,9 +43,10 @@ const (
 	Rejected Kind = "rejected"
 )
 
-// Retried reports whether an attempt that failed with k may be tried again (language.md: only
-// retryable and timeout are).
-func (k Kind) Retried() bool { return k == Retryable || k == Timeout }
+// Retried reports whether an attempt that failed with k may be tried again: retryable and
+// timeout (language.md), and plugin_crashed, which plugins.md calls retryable (the next attempt
+// runs on a restarted plugin process).
+func (k Kind) Retried() bool { return k == Retryable || k == Timeout || k == PluginCrashed }
 
 // Error is a failed attempt or node: cli.md's `"error": {"kind", "message"}`.
 type Error struct {

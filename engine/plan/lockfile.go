@@ -13,6 +13,8 @@ import (
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/hashicorp/hcl/v2/hclwrite"
 	"github.com/zclconf/go-cty/cty"
+
+	"github.com/fuscia/fuscia/lang"
 )
 
 // LockFileName is the lock file written beside a workflow by `fuscia plan`.
@@ -143,4 +145,34 @@ func joinSentence(items []string) string {
 		out += s
 	}
 	return out
+}
+
+// CheckPluginLock refuses plugin binaries that differ from what the lock file beside the
+// workflow records (plugins.md: "integrity is checked with the digest in the lock file before
+// a binary is started"), for `apply PATH`, which plans without writing the lock file. A
+// source the lock file does not name yet is not checked: `plan` records it.
+func CheckPluginLock(w *lang.Workflow, res *Resolution) hcl.Diagnostics {
+	path := filepath.Join(filepath.Dir(w.Filename), LockFileName)
+	lock, diags := ReadLock(path)
+	if diags.HasErrors() {
+		return diags
+	}
+	for _, p := range w.Plugins {
+		got := res.Plugins[p.Name]
+		want, ok := lock.Plugins[p.Source]
+		if got == nil || !ok || (got.Digest == want.Digest && got.Version == want.Version) {
+			continue
+		}
+		diags = append(diags, missing(p.DeclRange, hcl.DiagError, "Plugin does not match the lock file",
+			fmt.Sprintf("%s records plugin %s %s (%s), but %s is %s (%s). If the new binary is intended, run `fuscia plan` to lock it; otherwise restore the locked one.",
+				path, p.Source, orUnversioned(want.Version), want.Digest, got.Path, orUnversioned(got.Version), got.Digest)))
+	}
+	return diags
+}
+
+func orUnversioned(v string) string {
+	if v == "" {
+		return "(unversioned)"
+	}
+	return v
 }
