@@ -30,29 +30,9 @@ func execTask(ctx context.Context, call *sdk.Call, in Input) (execcore.Output, e
 	out, err := run(ctx, in)
 	// Arguments and environment are not logged: they may carry secrets.
 	call.Debug("exec %s: exit code %d after %s", in.Command, out.ExitCode, time.Since(start).Round(time.Millisecond))
-	return out, sdkError(err, out)
+	return out, execcore.SDKError(err, out)
 }
 
 func validateExec(_ context.Context, in Input, unknown sdk.Unknowns) []sdk.Diagnostic {
-	return diagnostics(checkInput(in, func(p string) bool { return !unknown.Within(p) }))
-}
-
-// sdkError maps the core's error kinds onto the SDK's; the output goes along as partial output
-// so that a failed node keeps what the command wrote.
-func sdkError(err error, out execcore.Output) error {
-	switch execcore.KindOf(err) {
-	case execcore.Invalid:
-		return sdk.Validation("%s", err)
-	case execcore.Fatal:
-		err = sdk.Fatal("%s", err)
-	}
-	return sdk.WithPartialOutput(err, out) // nil stays nil; a plain error is retryable
-}
-
-func diagnostics(ps []execcore.Problem) []sdk.Diagnostic {
-	ds := make([]sdk.Diagnostic, len(ps))
-	for i, p := range ps {
-		ds[i] = sdk.Diagnostic{Summary: p.Summary, Detail: p.Detail, Path: p.Path}
-	}
-	return ds
+	return execcore.Diagnostics(checkInput(in, func(p string) bool { return !unknown.Within(p) }))
 }

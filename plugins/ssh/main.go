@@ -30,11 +30,11 @@ func main() {
 					return execcore.Output{ExitCode: -1}, sdk.Validation("plugin block config: %v", err)
 				}
 				out, err := r.Run(ctx, in, cfg)
-				return out, sdkError(err, out)
+				return out, execcore.SDKError(err, out)
 			},
 			sdk.Description("Runs a command line on a remote host over SSH (key auth, known_hosts checked, pooled connections)."),
 			sdk.Validate(func(_ context.Context, in Input, unknown sdk.Unknowns) []sdk.Diagnostic {
-				return diagnostics(checkInput(in, func(p string) bool { return !unknown.Within(p) }))
+				return execcore.Diagnostics(checkInput(in, func(p string) bool { return !unknown.Within(p) }))
 			}))},
 	})
 }
@@ -46,24 +46,4 @@ func configure(_ context.Context, cfg sdk.Config, _ sdk.Unknowns) []sdk.Diagnost
 		return []sdk.Diagnostic{{Summary: "invalid ssh plugin config", Detail: err.Error()}}
 	}
 	return nil
-}
-
-// sdkError maps the core's error kinds onto the SDK's; the output goes along as partial output
-// so that a failed node keeps what the command wrote.
-func sdkError(err error, out execcore.Output) error {
-	switch execcore.KindOf(err) {
-	case execcore.Invalid:
-		return sdk.Validation("%s", err)
-	case execcore.Fatal:
-		err = sdk.Fatal("%s", err)
-	}
-	return sdk.WithPartialOutput(err, out) // nil stays nil; a plain error is retryable
-}
-
-func diagnostics(ps []execcore.Problem) []sdk.Diagnostic {
-	ds := make([]sdk.Diagnostic, len(ps))
-	for i, p := range ps {
-		ds[i] = sdk.Diagnostic{Summary: p.Summary, Detail: p.Detail, Path: p.Path}
-	}
-	return ds
 }
