@@ -2,7 +2,6 @@
 // the output shape {exit_code, stdout, stderr, truncated}, capped capture of a stream, the
 // exit-code policy (allow_exit_codes) and a small error classification.
 //
-// It deliberately does not import plugin/sdk: the plugins' core logic returns these plain values
-// and errors, is tested without the SDK, and each plugin's main.go maps them onto sdk results
-// in a few lines (KindOf tells it which SDK error to build).
+// The plugins' core logic returns these plain values and errors and is tested without the SDK;
+// only sdk.go (SDKError, Diagnostics) maps them onto plugin/sdk for the plugins' main.go.
 package execcore
