@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -241,7 +242,7 @@ type pluginArtifacts struct{ artifactScope }
 
 func (a pluginArtifacts) Read(ctx context.Context, id string) ([]byte, error) {
 	b, err := a.artifactScope.Read(ctx, id)
-	if err == hostabi.ErrNotFound {
+	if errors.Is(err, hostabi.ErrNotFound) {
 		return nil, fmt.Errorf("artifact %q: %w", id, plugin.ErrArtifactNotFound)
 	}
 	return b, err

@@ -278,7 +278,7 @@ func InputProblems(n *Node, expr hcl.Expression, problems []schema.Problem) hcl.
 			uses = " (" + n.Task.Uses.String() + ")"
 		}
 		diags = append(diags, errorf(rng, "Invalid input for "+n.Addr.String(),
-			"Input %s of %s%s: %s", inputName(p.Path), n.Addr, uses, sentence(p.Message)))
+			"Input %s of %s%s: %s", inputName(p.Path), n.Addr, uses, Sentence(p.Message)))
 	}
 	return diags
 }

@@ -122,7 +122,7 @@ func (s *staticEval) duration(attr *hcl.Attribute) (time.Duration, bool) {
 	}
 	d, err := schema.ParseDuration(str)
 	if err != nil {
-		s.add(errorf(attr.Expr.Range(), "Invalid duration for "+attr.Name, "%s", sentence(err.Error())))
+		s.add(errorf(attr.Expr.Range(), "Invalid duration for "+attr.Name, "%s", Sentence(err.Error())))
 		return 0, false
 	}
 	return d, true
@@ -156,7 +156,7 @@ func (s *staticEval) size(attr *hcl.Attribute) (int64, bool) {
 	}
 	n, err := schema.ParseSize(str)
 	if err != nil {
-		s.add(errorf(attr.Expr.Range(), "Invalid size for "+attr.Name, "%s", sentence(err.Error())))
+		s.add(errorf(attr.Expr.Range(), "Invalid size for "+attr.Name, "%s", Sentence(err.Error())))
 		return 0, false
 	}
 	return n, true
@@ -203,8 +203,8 @@ func quoteList(items []string) string {
 	return strings.Join(q, ", ")
 }
 
-// sentence makes an error text a sentence: capitalised, ending with a period.
-func sentence(s string) string {
+// Sentence makes an error text a sentence: capitalised, ending with a period.
+func Sentence(s string) string {
 	if s == "" {
 		return s
 	}

@@ -95,8 +95,8 @@ func NewManager(opts Options) *Manager {
 		schemas: map[string]*Schema{}, done: make(chan struct{})}
 }
 
-// Restarts is how many times a plugin process was started again after one of the same binary
-// crashed or was killed.
+// Restarts is how many plugin processes were lost (crashed, or killed after a grace period)
+// while in use; the next call of each starts a new one.
 func (m *Manager) Restarts() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()

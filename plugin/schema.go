@@ -61,44 +61,11 @@ func raw(b []byte) json.RawMessage {
 // CachedSchema is t's schema when Schema has fetched it in this process or an earlier one
 // cached it on disk; nil otherwise. It never starts the plugin.
 func (m *Manager) CachedSchema(t Target) *Schema {
-	m.mu.Lock()
-	s, ok := m.schemas[t.Digest]
-	m.mu.Unlock()
-	if ok {
-		return s
-	}
-	s = m.readCache(t.Digest)
+	s := m.known(t.Digest)
 	if s == nil || t.check(s) != nil {
 		return nil
 	}
-	m.mu.Lock()
-	m.schemas[t.Digest] = s
-	m.mu.Unlock()
 	return s
-}
-
-func (m *Manager) readCache(digest string) *Schema {
-	file := m.cacheFile(digest)
-	if file == "" {
-		return nil
-	}
-	b, err := os.ReadFile(file)
-	if err != nil {
-		return nil
-	}
-	var s Schema
-	if json.Unmarshal(b, &s) != nil || s.Tasks == nil {
-		return nil
-	}
-	return &s
-}
-
-// cacheFile is where the schema of the binary with digest d is kept.
-func (m *Manager) cacheFile(d string) string {
-	if m.opts.CacheDir == "" {
-		return ""
-	}
-	return filepath.Join(m.opts.CacheDir, "plugins", strings.ReplaceAll(d, ":", "-")+".json")
 }
 
 // Schema returns t's GetSchema answer. It is kept by binary digest, in memory and in the
@@ -106,14 +73,7 @@ func (m *Manager) cacheFile(d string) string {
 // binary. The plugin's reported protocol version and, when the file name has one, version are
 // checked.
 func (m *Manager) Schema(ctx context.Context, t Target) (*Schema, error) {
-	m.mu.Lock()
-	s, ok := m.schemas[t.Digest]
-	m.mu.Unlock()
-	if ok {
-		return s, t.check(s)
-	}
-	file := m.cacheFile(t.Digest)
-	s = m.readCache(t.Digest)
+	s := m.known(t.Digest)
 	if s == nil {
 		var resp *pluginv1.GetSchemaResponse
 		err := m.call(ctx, t, "GetSchema", nil, func(ctx context.Context, p *process, _ string, _ int64) error {
@@ -125,23 +85,67 @@ func (m *Manager) Schema(ctx context.Context, t Target) (*Schema, error) {
 			return nil, err
 		}
 		s = schemaFrom(resp)
-		if err := t.check(s); err != nil {
-			return nil, err
-		}
-		if file != "" {
-			// The cache only saves a start; failing to write it is not worth failing the call.
-			if b, err := json.Marshal(s); err == nil && os.MkdirAll(filepath.Dir(file), 0o755) == nil {
-				tmp := file + ".tmp"
-				if os.WriteFile(tmp, b, 0o644) == nil {
-					_ = os.Rename(tmp, file)
-				}
-			}
-		}
+		m.remember(t.Digest, s)
+	}
+	if err := t.check(s); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// known is the schema of the binary with digest d from memory, else from the disk cache (then
+// kept in memory too); nil when neither has it.
+func (m *Manager) known(d string) *Schema {
+	m.mu.Lock()
+	s, ok := m.schemas[d]
+	m.mu.Unlock()
+	if ok {
+		return s
+	}
+	file := m.cacheFile(d)
+	if file == "" {
+		return nil
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil
+	}
+	var cached Schema
+	if json.Unmarshal(b, &cached) != nil || cached.Tasks == nil {
+		return nil
 	}
 	m.mu.Lock()
-	m.schemas[t.Digest] = s
+	m.schemas[d] = &cached
 	m.mu.Unlock()
-	return s, t.check(s)
+	return &cached
+}
+
+// remember keeps a fetched schema in memory and in the disk cache. The cache only saves a
+// start; failing to write it is not worth failing the call.
+func (m *Manager) remember(d string, s *Schema) {
+	m.mu.Lock()
+	m.schemas[d] = s
+	m.mu.Unlock()
+	file := m.cacheFile(d)
+	if file == "" {
+		return
+	}
+	b, err := json.Marshal(s)
+	if err != nil || os.MkdirAll(filepath.Dir(file), 0o755) != nil {
+		return
+	}
+	tmp := file + ".tmp"
+	if os.WriteFile(tmp, b, 0o644) == nil {
+		_ = os.Rename(tmp, file)
+	}
+}
+
+// cacheFile is where the schema of the binary with digest d is kept.
+func (m *Manager) cacheFile(d string) string {
+	if m.opts.CacheDir == "" {
+		return ""
+	}
+	return filepath.Join(m.opts.CacheDir, "plugins", strings.ReplaceAll(d, ":", "-")+".json")
 }
 
 // check compares what a plugin reports with what its file says (plugins.md, "Discovery").

@@ -61,7 +61,8 @@ func runPluginList(ctx context.Context, c *cli, args []string) int {
 	if len(rest) > 0 {
 		return c.fail(*asJSON, "Unexpected argument", fmt.Sprintf("fuscia plugin list takes no argument; got %q.", rest[0]))
 	}
-	dirs := plan.Env{Home: fs.homeDir(), PluginDirs: pluginDirs}.PluginSearchPath(filepath.Join(".", "workflow"))
+	// The search path of a workflow in the current directory: ./plugins, -plugin-dir, home.
+	dirs := plan.Env{Home: fs.homeDir(), PluginDirs: pluginDirs}.PluginSearchPath("workflow.fsc.hcl")
 	bins, err := plugin.Discover(dirs)
 	if err != nil {
 		return c.operationFailed("Cannot list the plugins", err)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
 
 	"github.com/fuscia/fuscia/hostabi"
 	"github.com/fuscia/fuscia/lang"
@@ -65,16 +66,7 @@ func checkComponents(w *lang.Workflow, res *Resolution) hcl.Diagnostics {
 			}
 			schemas[key] = s
 		}
-		vals := w.Values[n.Addr]
-		if s == nil || vals == nil {
-			continue
-		}
-		inputs := n.Task.Inputs
-		if inputs == nil {
-			inputs = hcl.StaticExpr(vals.Inputs, n.DeclRange)
-		}
-		_, problems := s.Check(vals.Inputs)
-		diags = append(diags, lang.InputProblems(n, inputs, problems)...)
+		diags = append(diags, knownInputProblems(w, n, s)...)
 	}
 	diags = append(diags, checkOutputRefs(w, res)...)
 	for _, t := range w.Triggers {
@@ -91,4 +83,28 @@ func checkComponents(w *lang.Workflow, res *Resolution) hcl.Diagnostics {
 		}
 	}
 	return diags
+}
+
+// knownInputs is a task node's inputs as plan knows them, and the expression to point
+// diagnostics at; a zero value when plan evaluated none.
+func knownInputs(w *lang.Workflow, n *lang.Node) (cty.Value, hcl.Expression) {
+	vals := w.Values[n.Addr]
+	if vals == nil || vals.Inputs == cty.NilVal {
+		return cty.NilVal, nil
+	}
+	inputs := n.Task.Inputs
+	if inputs == nil {
+		inputs = hcl.StaticExpr(vals.Inputs, n.DeclRange)
+	}
+	return vals.Inputs, inputs
+}
+
+// knownInputProblems checks a task node's known inputs against its input schema s (nil: none).
+func knownInputProblems(w *lang.Workflow, n *lang.Node, s *schema.Schema) hcl.Diagnostics {
+	v, inputs := knownInputs(w, n)
+	if s == nil || inputs == nil {
+		return nil
+	}
+	_, problems := s.Check(v)
+	return lang.InputProblems(n, inputs, problems)
 }

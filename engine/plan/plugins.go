@@ -47,7 +47,7 @@ func CheckPlugins(ctx context.Context, w *lang.Workflow, res *Resolution, m *plu
 		t := PluginTarget(p.Name, lock)
 		s, err := m.Schema(ctx, t)
 		if err != nil {
-			diags = append(diags, missing(p.DeclRange, hcl.DiagError, "Cannot use plugin", sentence(err.Error())))
+			diags = append(diags, missing(p.DeclRange, hcl.DiagError, "Cannot use plugin", lang.Sentence(err.Error())))
 			continue
 		}
 		schemas[p.Name] = s
@@ -62,7 +62,7 @@ func CheckPlugins(ctx context.Context, w *lang.Workflow, res *Resolution, m *plu
 		configs[p.Name] = cfg
 		pd, err := m.Configure(ctx, t, cfg, unknown)
 		if err != nil {
-			diags = append(diags, missing(p.DeclRange, hcl.DiagError, "Cannot configure plugin", sentence(err.Error())))
+			diags = append(diags, missing(p.DeclRange, hcl.DiagError, "Cannot configure plugin", lang.Sentence(err.Error())))
 			continue
 		}
 		rng := p.DeclRange
@@ -90,13 +90,9 @@ func CheckPlugins(ctx context.Context, w *lang.Workflow, res *Resolution, m *plu
 				fmt.Sprintf("Plugin %s@%s has no task %q; its tasks are %s.", s.Name, s.Version, u.Name, listOrNone(sortedKeys(s.Tasks)))))
 			continue
 		}
-		vals := w.Values[n.Addr]
-		if vals == nil || vals.Inputs == cty.NilVal {
-			continue
-		}
-		inputs := n.Task.Inputs
+		known, inputs := knownInputs(w, n)
 		if inputs == nil {
-			inputs = hcl.StaticExpr(vals.Inputs, n.DeclRange)
+			continue
 		}
 		if len(task.Input) > 0 {
 			key := u.Local + "." + u.Name
@@ -109,18 +105,15 @@ func CheckPlugins(ctx context.Context, w *lang.Workflow, res *Resolution, m *plu
 				}
 				compiled[key] = cs
 			}
-			if cs != nil {
-				_, problems := cs.Check(vals.Inputs)
-				if len(problems) > 0 {
-					diags = append(diags, lang.InputProblems(n, inputs, problems)...)
-					continue
-				}
+			if problems := knownInputProblems(w, n, cs); len(problems) > 0 {
+				diags = append(diags, problems...)
+				continue
 			}
 		}
 		if depth < FullChecks {
 			continue
 		}
-		input, unknown, err := UnknownJSON(vals.Inputs)
+		input, unknown, err := UnknownJSON(known)
 		if err != nil {
 			continue
 		}
@@ -130,7 +123,7 @@ func CheckPlugins(ctx context.Context, w *lang.Workflow, res *Resolution, m *plu
 		}
 		pd, err := m.ValidateInput(ctx, PluginTarget(u.Local, res.Plugins[u.Local]), u.Name, input, cfg, unknown)
 		if err != nil {
-			diags = append(diags, missing(u.Range, hcl.DiagError, "Cannot validate input", sentence(err.Error())))
+			diags = append(diags, missing(u.Range, hcl.DiagError, "Cannot validate input", lang.Sentence(err.Error())))
 			continue
 		}
 		for _, d := range pd {
@@ -173,7 +166,7 @@ func pluginConfig(w *lang.Workflow, p *lang.Plugin) ([]byte, []string, hcl.Diagn
 	}
 	b, unknown, err := UnknownJSON(v)
 	if err != nil {
-		return nil, nil, hcl.Diagnostics{missing(p.Config.Range(), hcl.DiagError, "Invalid plugin config", sentence(err.Error()))}
+		return nil, nil, hcl.Diagnostics{missing(p.Config.Range(), hcl.DiagError, "Invalid plugin config", lang.Sentence(err.Error()))}
 	}
 	if string(b) == "null" {
 		b = []byte("{}")
@@ -191,9 +184,9 @@ func pluginDiag(d *pluginv1.Diagnostic, rng hcl.Range, what, path string) *hcl.D
 		detail = d.Summary
 	}
 	if path != "" {
-		detail = fmt.Sprintf("%s, %q: %s", what, path, sentence(detail))
+		detail = fmt.Sprintf("%s, %q: %s", what, path, lang.Sentence(detail))
 	} else {
-		detail = fmt.Sprintf("%s: %s", what, sentence(detail))
+		detail = fmt.Sprintf("%s: %s", what, lang.Sentence(detail))
 	}
 	summary := d.Summary
 	if summary == "" {
@@ -228,56 +221,9 @@ func pointerPath(ptr string) string {
 // returned.
 func UnknownJSON(v cty.Value) ([]byte, []string, error) {
 	var unknown []string
-	var walk func(v cty.Value, ptr string) any
-	walk = func(v cty.Value, ptr string) any {
-		if v.HasMark(lang.Sensitive) || !v.IsKnown() {
-			unknown = append(unknown, ptr)
-			return nil
-		}
-		v, _ = v.Unmark()
-		if v.IsNull() {
-			return nil
-		}
-		ty := v.Type()
-		switch {
-		case ty == cty.String:
-			return v.AsString()
-		case ty == cty.Number:
-			return json.Number(formatNumber(v))
-		case ty == cty.Bool:
-			return v.True()
-		case ty.IsListType() || ty.IsTupleType() || ty.IsSetType():
-			out := make([]any, 0, v.LengthInt())
-			i := 0
-			for it := v.ElementIterator(); it.Next(); i++ {
-				_, e := it.Element()
-				out = append(out, walk(e, ptr+"/"+strconv.Itoa(i)))
-			}
-			return out
-		case ty.IsMapType() || ty.IsObjectType():
-			out := make(map[string]any, v.LengthInt())
-			for it := v.ElementIterator(); it.Next(); {
-				k, e := it.Element()
-				key := k.AsString()
-				out[key] = walk(e, ptr+"/"+strings.ReplaceAll(strings.ReplaceAll(key, "~", "~0"), "/", "~1"))
-			}
-			return out
-		}
+	b, err := json.Marshal(walkJSON(v, "", func(ptr string, _ bool) any {
 		unknown = append(unknown, ptr)
 		return nil
-	}
-	b, err := json.Marshal(walk(v, ""))
+	}))
 	return b, unknown, err
-}
-
-func sentence(s string) string {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return s
-	}
-	s = strings.ToUpper(s[:1]) + s[1:]
-	if !strings.HasSuffix(s, ".") {
-		s += "."
-	}
-	return s
 }

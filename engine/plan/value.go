@@ -5,6 +5,7 @@ import (
 	"math/big"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/zclconf/go-cty/cty"
 
@@ -20,13 +21,24 @@ var (
 // ValueJSON converts a plan-time value to JSON-ready Go values: unknown parts become
 // {"unknown": true} and sensitive ones {"sensitive": true}, wherever they are nested.
 func ValueJSON(v cty.Value) any {
+	return walkJSON(v, "", func(_ string, sensitive bool) any {
+		if sensitive {
+			return sensitiveJSON
+		}
+		return unknownJSON
+	})
+}
+
+// walkJSON converts v to JSON-ready Go values; a sensitive or unknown part (at JSON Pointer
+// ptr) becomes what hidden returns.
+func walkJSON(v cty.Value, ptr string, hidden func(ptr string, sensitive bool) any) any {
 	if v.HasMark(lang.Sensitive) {
-		return sensitiveJSON
+		return hidden(ptr, true)
 	}
 	v, _ = v.Unmark()
 	switch {
 	case !v.IsKnown():
-		return unknownJSON
+		return hidden(ptr, false)
 	case v.IsNull():
 		return nil
 	}
@@ -40,21 +52,26 @@ func ValueJSON(v cty.Value) any {
 		return v.True()
 	case ty.IsListType() || ty.IsTupleType() || ty.IsSetType():
 		out := make([]any, 0, v.LengthInt())
-		for it := v.ElementIterator(); it.Next(); {
+		i := 0
+		for it := v.ElementIterator(); it.Next(); i++ {
 			_, e := it.Element()
-			out = append(out, ValueJSON(e))
+			out = append(out, walkJSON(e, ptr+"/"+strconv.Itoa(i), hidden))
 		}
 		return out
 	case ty.IsMapType() || ty.IsObjectType():
 		out := make(map[string]any, v.LengthInt())
 		for it := v.ElementIterator(); it.Next(); {
 			k, e := it.Element()
-			out[k.AsString()] = ValueJSON(e)
+			key := k.AsString()
+			out[key] = walkJSON(e, ptr+"/"+pointerEscaper.Replace(key), hidden)
 		}
 		return out
 	}
-	return unknownJSON
+	return hidden(ptr, false)
 }
+
+// pointerEscaper escapes a key for a JSON Pointer (RFC 6901).
+var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")
 
 func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
