@@ -1,9 +1,10 @@
 # Fuscia's build. Everything here needs only the Go toolchain.
 GO       ?= go
 BIN      := bin/fuscia
+LOAD     := bin/fuscia-load
 FUZZTIME ?= 20s
 
-.PHONY: build test vet fmt-check fuzz demo bench examples proto clean
+.PHONY: build test vet fmt-check fuzz demo bench soak load-tool examples proto clean
 
 # build builds the CLI and the first-party plugins (bin/plugins/fuscia-plugin-shell, -ssh).
 build:
@@ -58,8 +59,10 @@ demo: build
 # second with peak RSS, a 100,000-item for_each, and the journal's appends; then the Wasm
 # host's: per-attempt p50/p99 (a tiny module, a Go component), trap cost with and without
 # RUST_BACKTRACE, interrupt latency, module load (compile, disk cache, memory) and 1,000
-# component tasks through the engine (docs/performance.md).
-bench:
+# component tasks through the engine; finally `fuscia serve` itself through bin/fuscia-load:
+# webhook throughput (accepted and webhook-to-finished runs/s, 202 latency, peak RSS) and the
+# idle RSS of 10 loaded workflows (docs/performance.md).
+bench: build load-tool
 	$(GO) test ./engine/plan -run '^$$' -bench 'BenchmarkPipeline' -benchmem -benchtime 2s
 	$(GO) test ./lang/dag -run '^$$' -bench . -benchmem
 	$(GO) test ./engine -run '^$$' -bench 'Chain1000|FanOut1000|ThreeStepLatency' -benchtime 5x
@@ -74,6 +77,18 @@ bench:
 	$(GO) test ./plugin -run '^$$' -bench 'PluginStart' -benchtime 20x
 	$(GO) test ./plugin -run '^$$' -bench 'PluginExecute' -benchtime 5000x
 	$(GO) test ./engine -run '^$$' -bench 'ShellForEach1000|SpawnTrue1000' -benchtime 3x
+	$(LOAD) -fuscia $(BIN) -mode bench -duration 20s
+	$(LOAD) -fuscia $(BIN) -mode idle
+
+# load-tool builds bin/fuscia-load, the load generator and measurer for `fuscia serve`.
+load-tool:
+	$(GO) build -o $(LOAD) ./cmd/fuscia-load
+
+# soak drives `fuscia serve` at a fixed 100 webhooks/s for 10 minutes: webhook-to-finished
+# latency, RSS over time (flat or growing) and no accepted run lost or duplicated (it fails if
+# one is). Not part of `make test`.
+soak: build load-tool
+	$(LOAD) -fuscia $(BIN) -mode soak -duration 10m -rate 100
 
 # examples builds the example Wasm components (GOOS=wasip1, a WASI reactor) and plugins with
 # the Go toolchain alone; each component.wasm lands beside its manifest.json, ready for

@@ -16,6 +16,7 @@ import (
 	"go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/fuscia/fuscia/engine/journal"
+	"github.com/fuscia/fuscia/engine/metrics"
 	"github.com/fuscia/fuscia/engine/outcome"
 	"github.com/fuscia/fuscia/engine/plan"
 	"github.com/fuscia/fuscia/lang"
@@ -33,15 +34,30 @@ type Config struct {
 	Getenv func(string) string
 	// ReadFile reads secrets from files; nil means os.ReadFile.
 	ReadFile func(string) ([]byte, error)
+	// ParkWaits lets a top-level run whose only unfinished work is waits leave memory: its loop
+	// ends without finishing the run (Run.Detached is DetachedParked, Run.Due its earliest
+	// deadline), and whoever parked it resumes it when a deadline or a signal comes (serve).
+	// Off, a waiting run keeps its loop until the waits end (apply).
+	ParkWaits bool
+	// Metrics records task attempts (nil: none).
+	Metrics *metrics.Recorder
+	// OnRunEnd, when set, is called once per run (child runs included) after its loop ended,
+	// finished or detached, from the run's goroutine.
+	OnRunEnd func(*Run)
 }
 
 // Engine runs workflows against one store. It is safe for concurrent use.
 type Engine struct {
 	cfg Config
 
-	mu   sync.Mutex
-	runs map[string]*Run // active runs by id; guarded by mu
-	wg   sync.WaitGroup  // one per active run
+	mu       sync.Mutex
+	runs     map[string]*Run // active runs by id; guarded by mu
+	draining bool            // Drain began: no run starts; guarded by mu
+	wg       sync.WaitGroup  // one per active run
+
+	// drainCtx ends when Drain begins: runs queued for admission stop waiting.
+	drainCtx  context.Context
+	drainStop context.CancelFunc
 }
 
 // New returns an Engine.
@@ -58,7 +74,9 @@ func New(cfg Config) *Engine {
 	if cfg.ReadFile == nil {
 		cfg.ReadFile = os.ReadFile
 	}
-	return &Engine{cfg: cfg, runs: map[string]*Run{}}
+	e := &Engine{cfg: cfg, runs: map[string]*Run{}}
+	e.drainCtx, e.drainStop = context.WithCancel(context.Background())
+	return e
 }
 
 // Store is the engine's journal.
@@ -120,6 +138,11 @@ type StartOptions struct {
 	// Observer receives progress events; it is called from the run's goroutines one at a time
 	// and must not block for long.
 	Observer func(Event)
+	// Admit, when set, is called on the run's goroutine before it schedules anything, and
+	// blocks until the run may go on (max_concurrent_runs). Its ctx ends when the run is
+	// cancelled or the engine drains; the run then goes on to end at once. release is called
+	// when the run's loop has ended (finished or detached).
+	Admit func(ctx context.Context) (release func())
 
 	parent     *Run
 	parentNode string
@@ -131,6 +154,9 @@ var ErrUnknownExecution = journal.ErrNotFound
 // Start journals a new run of prog and starts it. The run goes on after ctx is done only if ctx
 // is not cancelled: cancelling ctx cancels the run.
 func (e *Engine) Start(ctx context.Context, prog *Program, opts StartOptions) (*Run, error) {
+	if e.isDraining() {
+		return nil, ErrDraining
+	}
 	r, err := e.newRun(ctx, prog, opts, "")
 	if err != nil {
 		return nil, err
@@ -150,14 +176,84 @@ func (e *Engine) launch(r *Run) {
 	e.wg.Add(1)
 	go func() {
 		defer e.wg.Done()
+		var release func()
+		if r.opts.Admit != nil {
+			actx, stop := context.WithCancel(r.ctx)
+			r.admitMu.Lock()
+			r.admitStop = stop
+			r.admitMu.Unlock()
+			unwatch := context.AfterFunc(e.drainCtx, stop)
+			if r.cancelRequested.Load() {
+				stop()
+			}
+			release = r.opts.Admit(actx)
+			unwatch()
+			stop()
+		}
 		r.loop()
+		if release != nil {
+			release()
+		}
 		e.mu.Lock()
 		delete(e.runs, r.id)
 		e.mu.Unlock()
 		// Done closes only once the run is no longer active here, so that whoever waited for it
 		// finds it in the store, not in this engine (Cancel, Resume).
 		close(r.done)
+		if e.cfg.OnRunEnd != nil {
+			e.cfg.OnRunEnd(r)
+		}
 	}()
+}
+
+// ErrDraining is returned by Start and Resume once Drain began.
+var ErrDraining = errors.New("fuscia is shutting down: no run starts")
+
+func (e *Engine) isDraining() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.draining
+}
+
+// Drain prepares a shutdown: no run starts any more, and the active ones start no new task
+// attempt or sub-workflow; attempts under way may finish until ctx ends, after which they are
+// interrupted (journaled as such, not as failures). Every run then ends detached
+// (DetachedInterrupted) unless it finished first; resume continues them. Drain returns when
+// every run's loop has ended.
+func (e *Engine) Drain(ctx context.Context) {
+	e.mu.Lock()
+	e.draining = true
+	runs := e.activeLocked()
+	e.mu.Unlock()
+	e.drainStop()
+	for _, r := range runs {
+		r.post(r.drain)
+	}
+	done := make(chan struct{})
+	go func() {
+		e.wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return
+	case <-ctx.Done():
+	}
+	e.mu.Lock()
+	runs = e.activeLocked()
+	e.mu.Unlock()
+	for _, r := range runs {
+		r.post(r.interrupt)
+	}
+	<-done
+}
+
+func (e *Engine) activeLocked() []*Run {
+	runs := make([]*Run, 0, len(e.runs))
+	for _, r := range e.runs {
+		runs = append(runs, r)
+	}
+	return runs
 }
 
 // Active returns the run with id if this engine is running it.
@@ -198,3 +294,10 @@ func marshal(v any) json.RawMessage {
 }
 
 var errStopped = errors.New("run stopped")
+
+// ActiveCount is the number of runs this engine is running.
+func (e *Engine) ActiveCount() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return len(e.runs)
+}

@@ -269,10 +269,12 @@ type attemptJob struct {
 
 // attemptResult is what a worker reports to the loop.
 type attemptResult struct {
-	res      outcome.Result
-	decision outcome.Decision
-	output   cty.Value
-	journal  error
+	// interrupted: a shutdown cut the attempt short; nothing was journaled about its end.
+	interrupted bool
+	res         outcome.Result
+	decision    outcome.Decision
+	output      cty.Value
+	journal     error
 }
 
 // run performs one call of the task, decides what it means, and journals it before reporting.
@@ -284,8 +286,14 @@ func (j attemptJob) run(ctx context.Context) attemptResult {
 		attribute.Int("fuscia.attempt", j.call.Attempt)))
 	defer span.End()
 	actx, cancel := context.WithTimeout(ctx, j.timeout)
+	began := time.Now()
 	res := r.e.cfg.Tasks.Dispatch(actx, j.call)
+	took := time.Since(began)
 	cancel()
+	if res.Type == outcome.Failure && errors.Is(context.Cause(ctx), errInterrupted) {
+		span.SetAttributes(attribute.String("fuscia.outcome", DetachedInterrupted))
+		return attemptResult{interrupted: true}
+	}
 	res = j.contextOutcome(ctx, actx, res)
 	out := cty.NilVal
 	spilled := false
@@ -315,6 +323,7 @@ func (j attemptJob) run(ctx context.Context) attemptResult {
 	}
 	dec := outcome.Decide(res, j.policy, j.call.Attempt-j.interrupted, j.calls)
 	span.SetAttributes(attribute.String("fuscia.outcome", outcomeName(res, dec)))
+	r.e.cfg.Metrics.Attempt(ctx, r.wf.Name, string(j.call.Uses.Kind), attemptOutcome(res), took)
 	if dec.Err != nil {
 		span.SetStatus(codes.Error, dec.Err.Message)
 	}
@@ -326,6 +335,14 @@ func (j attemptJob) run(ctx context.Context) attemptResult {
 		err = r.e.cfg.Store.Append(context.WithoutCancel(ctx), r.id, durable, entry)
 	}
 	return attemptResult{res: res, decision: dec, output: out, journal: err}
+}
+
+// attemptOutcome is the metrics' outcome of a call: "succeeded", or its error kind.
+func attemptOutcome(res outcome.Result) string {
+	if res.Type == outcome.Failure {
+		return string(res.Kind)
+	}
+	return "succeeded"
 }
 
 func outcomeName(res outcome.Result, dec outcome.Decision) string {
@@ -410,6 +427,11 @@ func (r *Run) limitOutput(ctx context.Context, node string, out json.RawMessage,
 
 // attemptDone acts on a worker's report, on the loop.
 func (r *Run) attemptDone(ti *taskInst, ar attemptResult) {
+	if ar.interrupted {
+		// The instance stays in flight; resume runs it again with the next attempt number.
+		r.note(journal.Entry{Type: journal.AttemptInterrupted, Node: ti.ns.addr, Index: ti.index, Key: ti.key, Attempt: ti.attempt})
+		return
+	}
 	if ar.journal != nil {
 		r.journalFailed(ar.journal)
 		r.instDone(ti, journal.StatusFailed, nullValue, outcome.Errorf(outcome.Fatal, "journal: %v", ar.journal), "", false)

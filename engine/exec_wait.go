@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -25,6 +26,7 @@ type waitState struct {
 func (r *Run) stopTimer(ws *waitState) {
 	if ws.timer != nil && ws.timer.Stop() {
 		r.inflight--
+		r.armedWaits--
 	}
 	ws.timer = nil
 }
@@ -74,6 +76,10 @@ func (r *Run) startWait(ns *nodeState) {
 		}
 	}
 	r.parkedWaits++
+	if r.waiting == nil {
+		r.waiting = map[*nodeState]struct{}{}
+	}
+	r.waiting[ns] = struct{}{}
 	ws.p = ns.s.park(func(cause *outcome.Error) { r.endWait(ns, journal.StatusCancelled, nullValue, cancelledBy(cause)) })
 	entry := journal.Entry{Type: journal.NodeWaiting, Node: ns.addr, Deadline: ws.deadline, WaitKind: spec.Kind, Reason: ws.message}
 	ev := Event{Type: EventNodeWaiting, Node: ns.addr, Kind: "wait", Message: ws.message, Reason: spec.Kind}
@@ -87,9 +93,11 @@ func (r *Run) startWait(ns *nodeState) {
 			return
 		}
 		r.inflight++
+		r.armedWaits++
 		ws.timer = time.AfterFunc(time.Until(ws.deadline), func() {
 			r.post(func() {
 				r.inflight--
+				r.armedWaits--
 				ws.timer = nil
 				if ns.status != journal.StatusWaiting {
 					return
@@ -115,13 +123,17 @@ func (r *Run) endWait(ns *nodeState, status string, out cty.Value, err *outcome.
 	}
 	r.stopTimer(ns.wait)
 	r.parkedWaits--
+	delete(r.waiting, ns)
 	ns.status = journal.StatusRunning
 	r.finishNode(ns, status, out, err, "")
 }
 
 // ErrNotWaiting is returned by Signal for a node that is not an approval or callback waiting
 // for an answer.
-var ErrNotWaiting = fmt.Errorf("the node is not waiting for a signal")
+var ErrNotWaiting = errors.New("the node is not waiting for a signal")
+
+// ErrInvalidSignal is returned by Signal for a node the workflow has no wait of, or data that is not JSON.
+var ErrInvalidSignal = errors.New("invalid signal")
 
 // Signal answers an approval or callback wait of a run this engine is running. node is the
 // wait's address (`wait.approve`) or bare name.
@@ -145,7 +157,7 @@ func (r *Run) signal(node string, data json.RawMessage, reject bool) error {
 	}
 	ns := r.top.byName[name]
 	if ns == nil || ns.n.Wait == nil {
-		return fmt.Errorf("%s has no wait node %q", r.wf.Name, node)
+		return fmt.Errorf("%w: %s has no wait node %q", ErrInvalidSignal, r.wf.Name, node)
 	}
 	if ns.status != journal.StatusWaiting || (ns.n.Wait.Kind != lang.WaitApproval && ns.n.Wait.Kind != lang.WaitCallback) {
 		return fmt.Errorf("%s: %w", ns.addr, ErrNotWaiting)
@@ -165,4 +177,64 @@ func (r *Run) signal(node string, data json.RawMessage, reject bool) error {
 	}
 	r.endWait(ns, journal.StatusSucceeded, out, nil)
 	return nil
+}
+
+// Signal answers an approval or callback wait of run id. A run this engine is running gets the
+// answer at once (queued is false). For a run no process runs (parked at its waits, or
+// interrupted) the answer is journaled and queued is true: it applies when the run is resumed.
+// node is the wait's address (`wait.approve`) or bare name. Errors wrap journal.ErrNotFound
+// for an unknown run, ErrFinished for one that ended and ErrNotWaiting for a node that is not
+// an approval or callback waiting for an answer.
+func (e *Engine) Signal(ctx context.Context, id, node string, data json.RawMessage, reject bool) (queued bool, err error) {
+	if len(data) > 0 && !json.Valid(data) {
+		return false, fmt.Errorf("%w: the signal data is not JSON", ErrInvalidSignal)
+	}
+	if r := e.Active(id); r != nil {
+		return false, r.Signal(ctx, node, data, reject)
+	}
+	sum, err := e.cfg.Store.Summary(id)
+	if err != nil {
+		return false, err
+	}
+	if journal.Finished(sum.Status) {
+		return false, fmt.Errorf("%w: %s is %s", ErrFinished, id, sum.Status)
+	}
+	name := node
+	if a, ok := lang.ParseAddr(node); ok {
+		name = a.Name
+	}
+	addr := lang.Addr{Kind: lang.KindWait, Name: name}.String()
+	var kind string
+	waiting, known := false, false
+	err = e.cfg.Store.Entries(id, 0, func(en journal.Entry) error {
+		if en.Type == journal.RunStarted && en.Run != nil {
+			for _, n := range en.Run.Nodes {
+				known = known || n == addr
+			}
+		}
+		if en.Node != addr || len(en.Index) > 0 {
+			return nil
+		}
+		switch en.Type {
+		case journal.NodeWaiting:
+			waiting, kind = true, en.WaitKind
+		case journal.WaitResolved, journal.NodeFinished:
+			waiting = false
+		}
+		return nil
+	})
+	if err != nil {
+		return false, fmt.Errorf("read the journal of %s: %w", id, err)
+	}
+	if !known {
+		return false, fmt.Errorf("%w: %s has no wait node %q", ErrInvalidSignal, sum.Workflow, node)
+	}
+	if !waiting || (kind != lang.WaitApproval && kind != lang.WaitCallback) {
+		return false, fmt.Errorf("%s: %w", addr, ErrNotWaiting)
+	}
+	entry := journal.Entry{Type: journal.WaitResolved, Node: addr, Output: data, Rejected: reject}
+	if err := e.cfg.Store.Append(ctx, id, true, entry); err != nil {
+		return false, fmt.Errorf("journal the signal: %w", err)
+	}
+	return true, nil
 }

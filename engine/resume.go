@@ -103,6 +103,11 @@ func buildReplay(entries []journal.Entry, w *lang.Workflow) *replay {
 			ri.attempt, ri.inflight, ri.retryAt = e.Attempt, true, time.Time{}
 		case journal.AttemptContinued:
 			ri.state = e.State
+		case journal.AttemptInterrupted:
+			if ri.inflight {
+				ri.inflight = false
+				ri.interrupted++
+			}
 		case journal.AttemptFailed:
 			ri.inflight, ri.retryAt, ri.state = false, e.RetryAt, nil
 		case journal.NodeStarted:
@@ -190,12 +195,17 @@ var ErrFinished = errors.New("the execution already ended")
 type ResumeOptions struct {
 	Parallelism int
 	Observer    func(Event)
+	// Admit is StartOptions.Admit.
+	Admit func(ctx context.Context) (release func())
 }
 
 // Resume continues an interrupted run (or one parked at a wait) from its journal: finished
 // nodes keep their outputs and are not run again; attempts that were in flight run again with
 // the same task_id and the next attempt number.
 func (e *Engine) Resume(ctx context.Context, id string, opts ResumeOptions) (*Run, error) {
+	if e.isDraining() {
+		return nil, ErrDraining
+	}
 	if r := e.Active(id); r != nil {
 		return nil, fmt.Errorf("execution %s is already running in this process", id)
 	}
@@ -225,7 +235,7 @@ func (e *Engine) Resume(ctx context.Context, id string, opts ResumeOptions) (*Ru
 	if opts.Parallelism > 0 {
 		par = opts.Parallelism
 	}
-	r, err := e.newRun(ctx, prog, StartOptions{Trigger: info.Trigger, Parallelism: par, Observer: opts.Observer}, id)
+	r, err := e.newRun(ctx, prog, StartOptions{Trigger: info.Trigger, Parallelism: par, Observer: opts.Observer, Admit: opts.Admit}, id)
 	if err != nil {
 		return nil, err
 	}

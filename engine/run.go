@@ -3,9 +3,11 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/zclconf/go-cty/cty"
@@ -43,6 +45,12 @@ type Run struct {
 
 	emitMu sync.Mutex // serializes Observer calls
 
+	// cancelRequested is set by Cancel; admitStop (set before Admit is called) ends the wait
+	// for admission, so that a queued run can be cancelled.
+	cancelRequested atomic.Bool
+	admitStop       context.CancelFunc
+	admitMu         sync.Mutex
+
 	// Everything below is owned by the loop goroutine.
 	vars, secrets, trigger cty.Value
 	funcs                  map[string]function.Function
@@ -54,6 +62,12 @@ type Run struct {
 	inflight               int         // goroutines that will post back: workers, commits, children, timers
 	timers                 int         // attempts waiting for a retry or a `continue` delay
 	parkedWaits            int
+	armedWaits             int                     // wait deadline timers armed (counted in inflight)
+	commits                int                     // durable journal writes under way (counted in inflight)
+	waiting                map[*nodeState]struct{} // wait nodes parked
+	draining               bool                    // a shutdown: no new attempt or sub-workflow starts
+	detached               string                  // why the loop ended without finishing the run
+	due                    time.Time               // a parked run's earliest wait deadline
 	status                 string
 	stopping               string // final status once the run was stopped; "" while it goes on
 	stopErr                *outcome.Error
@@ -106,6 +120,12 @@ func (r *Run) Status() (string, *outcome.Error, error) {
 
 // Cancel cancels the run: running attempts are interrupted and nothing new starts.
 func (r *Run) Cancel() {
+	r.cancelRequested.Store(true)
+	r.admitMu.Lock()
+	if r.admitStop != nil {
+		r.admitStop()
+	}
+	r.admitMu.Unlock()
 	r.post(func() {
 		r.stop(journal.StatusCancelled, outcome.Errorf(outcome.Cancelled, "the run was cancelled"))
 	})
@@ -274,9 +294,11 @@ func (r *Run) commit(then func(), entries ...journal.Entry) {
 		}
 		return
 	}
+	r.commits++
 	r.goAsync(func() {
 		err := r.e.cfg.Store.Append(context.WithoutCancel(r.ctx), r.id, true, entries...)
 		r.back(func() {
+			r.commits--
 			if err != nil {
 				r.journalFailed(err)
 			}
@@ -368,7 +390,12 @@ func (r *Run) emit(ev Event) {
 
 // loop is the run's scheduler.
 func (r *Run) loop() {
-	defer r.cancel(errStopped)
+	defer func() {
+		if r.detached == DetachedInterrupted {
+			return // cancelled with errInterrupted already
+		}
+		r.cancel(errStopped)
+	}()
 	_, r.span = r.e.cfg.Tracer.Start(context.Background(), "run "+r.wf.Name, trace.WithAttributes(
 		attribute.String("fuscia.workflow", r.wf.Name), attribute.String("fuscia.execution_id", r.id)))
 	r.emit(Event{Type: EventExecutionStarted, Workflow: r.wf.Name})
@@ -382,10 +409,15 @@ func (r *Run) loop() {
 	}
 	r.top = r.newScope(nil, flatten(r.wf.Graph.Stages), cty.NilVal, nil, nil, r.ctx)
 	r.top.onDone = func() {}
+	r.draining = r.e.isDraining()
 	r.top.start()
 	r.pump()
 	r.updateStatus()
 	for !(r.top.open == 0 && r.inflight == 0) {
+		if why := r.detachReason(); why != "" {
+			r.detach(why)
+			return
+		}
 		f := <-r.inbox
 		f()
 		r.pump()
@@ -395,6 +427,108 @@ func (r *Run) loop() {
 		r.deadline.Stop()
 	}
 	r.finish()
+}
+
+// Why a run's loop ended without finishing it (Run.Detached).
+const (
+	// DetachedParked: only waits were left; the run is resumed when one is due or answered.
+	DetachedParked = "parked"
+	// DetachedInterrupted: a shutdown (Engine.Drain) stopped it; resume continues it.
+	DetachedInterrupted = "interrupted"
+)
+
+// errInterrupted is the cause of the contexts a shutdown cancels: attempts that end with it
+// are journaled as interrupted, not as failed or cancelled.
+var errInterrupted = errors.New("interrupted by a shutdown")
+
+// Detached says why the run's loop ended without finishing the run ("" when it finished).
+// Call after Done.
+func (r *Run) Detached() string { return r.detached }
+
+// Due is a parked run's earliest wait deadline; zero when its waits have none (approvals and
+// callbacks without timeout). Call after Done.
+func (r *Run) Due() time.Time { return r.due }
+
+// Workflow is the name of the run's workflow.
+func (r *Run) Workflow() string { return r.wf.Name }
+
+// Parent is the id of the run that started this one as a sub-workflow, or "".
+func (r *Run) Parent() string { return r.info.Parent }
+
+// detachReason says whether the loop may end now without finishing the run.
+func (r *Run) detachReason() string {
+	if r.stopping != "" || r.journalErr != nil || r.commits > 0 {
+		return "" // a stopping run finishes; journal writes under way land first
+	}
+	if r.draining && r.running == 0 {
+		return DetachedInterrupted
+	}
+	if r.e.cfg.ParkWaits && r.opts.parent == nil && r.status == journal.StatusWaiting &&
+		r.inflight == r.armedWaits && len(r.ready) == 0 && !r.dueSoon() {
+		return DetachedParked
+	}
+	return ""
+}
+
+// parkMinimum is the least time to a wait's deadline for which a run leaves memory: parking
+// and resuming cost a journal read, and a deadline already past must fire here (its timer's
+// report may be on its way).
+const parkMinimum = time.Second
+
+// dueSoon reports whether a parked wait's deadline is less than parkMinimum away.
+func (r *Run) dueSoon() bool {
+	for ns := range r.waiting {
+		if d := ns.wait.deadline; !d.IsZero() && time.Until(d) < parkMinimum {
+			return true
+		}
+	}
+	return false
+}
+
+// drain starts no new attempt or sub-workflow from now on (Engine.Drain).
+func (r *Run) drain() { r.draining = true }
+
+// interrupt cuts the attempts under way short (Engine.Drain after its grace).
+func (r *Run) interrupt() {
+	r.draining = true
+	r.cancel(errInterrupted)
+}
+
+// detach ends the loop without finishing the run: its wait timers are stopped (a parked run
+// holds no memory but its index entry elsewhere), and a durable entry says why.
+func (r *Run) detach(why string) {
+	if r.deadline != nil {
+		r.deadline.Stop()
+	}
+	for ns := range r.waiting {
+		if ws := ns.wait; ws != nil {
+			if !ws.deadline.IsZero() && (r.due.IsZero() || ws.deadline.Before(r.due)) {
+				r.due = ws.deadline
+			}
+			r.stopTimer(ws)
+		}
+	}
+	r.detached = why
+	entry := journal.Entry{Type: journal.RunStatus, Status: journal.StatusWaiting, Reason: "parked"}
+	if why == DetachedInterrupted {
+		entry = journal.Entry{Type: journal.RunStatus, Status: journal.StatusRunning, Reason: "interrupted by a shutdown"}
+		// Children started through calls derive their contexts from this one: they are
+		// interrupted too (they drain on their own), never cancelled.
+		r.cancel(errInterrupted)
+	}
+	if err := r.e.cfg.Store.Append(context.Background(), r.id, true, entry); err != nil {
+		r.finalErr = fmt.Errorf("journal that execution %s stopped: %w", r.id, boundErr(err))
+	}
+	if r.span != nil {
+		r.span.SetAttributes(attribute.String("fuscia.outcome", why))
+		r.span.End()
+	}
+	r.e.cfg.Store.Forget(r.id)
+	r.finalStatus = journal.StatusRunning
+	if why == DetachedParked {
+		r.finalStatus = journal.StatusWaiting
+	}
+	r.log.Info("run left memory", "why", why)
 }
 
 // updateStatus keeps the journal's run status in step: `waiting` while only waits are left
@@ -492,7 +626,7 @@ func (r *Run) evalOutputs() cty.Value {
 
 // pump starts queued attempts while slots are free.
 func (r *Run) pump() {
-	for r.running < r.slots && len(r.ready) > 0 {
+	for !r.draining && r.running < r.slots && len(r.ready) > 0 {
 		ti := r.ready[0]
 		r.ready[0] = nil
 		r.ready = r.ready[1:]

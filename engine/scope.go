@@ -196,6 +196,10 @@ func (r *Run) evaluate(ns *nodeState) {
 			return
 		}
 	}
+	if r.draining && ns.n.Call != nil {
+		// A shutdown starts no sub-workflow: the call stays pending and starts on resume.
+		return
+	}
 	ns.startedAt = time.Now()
 	if (ns.n.Switch != nil || ns.n.Join != nil || ns.n.Wait != nil) && len(ns.s.index) == 0 {
 		// Tasks, loops and calls report their own start (with attempt or item counts).

@@ -162,19 +162,9 @@ func (e *Engine) readSecrets(w *lang.Workflow) (cty.Value, []string, error) {
 	vals := make(map[string]cty.Value, len(w.Secrets))
 	var plain []string
 	for _, s := range w.Secrets {
-		var v string
-		switch {
-		case s.Env != "":
-			v = e.cfg.Getenv(s.Env)
-			if v == "" {
-				return cty.NilVal, nil, fmt.Errorf("secret %q: the environment variable %s is not set; set it, or remove the secret from the workflow", s.Name, s.Env)
-			}
-		case s.File != "":
-			b, err := e.cfg.ReadFile(s.File)
-			if err != nil {
-				return cty.NilVal, nil, fmt.Errorf("secret %q: cannot read %s: %w", s.Name, s.File, err)
-			}
-			v = strings.TrimSuffix(string(b), "\n")
+		v, err := e.readSecret(s)
+		if err != nil {
+			return cty.NilVal, nil, err
 		}
 		vals[s.Name] = cty.StringVal(v).Mark(lang.Sensitive)
 		plain = append(plain, v)
@@ -183,6 +173,24 @@ func (e *Engine) readSecrets(w *lang.Workflow) (cty.Value, []string, error) {
 		return cty.EmptyObjectVal, nil, nil
 	}
 	return cty.ObjectVal(vals), plain, nil
+}
+
+func (e *Engine) readSecret(s *lang.Secret) (string, error) {
+	switch {
+	case s.Env != "":
+		v := e.cfg.Getenv(s.Env)
+		if v == "" {
+			return "", fmt.Errorf("secret %q: the environment variable %s is not set; set it, or remove the secret from the workflow", s.Name, s.Env)
+		}
+		return v, nil
+	case s.File != "":
+		b, err := e.cfg.ReadFile(s.File)
+		if err != nil {
+			return "", fmt.Errorf("secret %q: cannot read %s: %w", s.Name, s.File, err)
+		}
+		return strings.TrimSuffix(string(b), "\n"), nil
+	}
+	return "", nil
 }
 
 // keyJSON is the JSON of an iteration key: a number for lists, a string for maps.

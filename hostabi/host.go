@@ -42,6 +42,8 @@ type Options struct {
 	Fuel bool
 	// EpochTick overrides DefaultEpochTick.
 	EpochTick time.Duration
+	// OnInstantiate, when set, is told how long each instantiation took (serve's metrics).
+	OnInstantiate func(time.Duration)
 }
 
 // Host runs components. It is safe for concurrent use; Close it when done.
@@ -50,7 +52,9 @@ type Host struct {
 	linker   *wasmtime.Linker
 	cacheDir string
 	fuel     bool
-	configID string // what besides the wasm decides compiled code: part of the cache key
+	configID string
+	// onInstantiate is Options.OnInstantiate.
+	onInstantiate func(time.Duration) // what besides the wasm decides compiled code: part of the cache key
 
 	mu            sync.Mutex
 	modules       map[string]*moduleSlot // by digest
@@ -80,8 +84,10 @@ func New(opts Options) (*Host, error) {
 		engine:   engine,
 		cacheDir: opts.CacheDir,
 		fuel:     opts.Fuel,
-		configID: fmt.Sprintf("wasmtime=%s;epoch=1;fuel=%t", WasmtimeVersion, opts.Fuel),
-		modules:  map[string]*moduleSlot{},
+
+		onInstantiate: opts.OnInstantiate,
+		configID:      fmt.Sprintf("wasmtime=%s;epoch=1;fuel=%t", WasmtimeVersion, opts.Fuel),
+		modules:       map[string]*moduleSlot{},
 	}
 	if pooled {
 		// An attempt beyond the pool would fail to instantiate; it waits for a slot instead.

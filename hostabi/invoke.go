@@ -1,6 +1,8 @@
 package hostabi
 
 import (
+	"time"
+
 	"bytes"
 	"context"
 	"errors"
@@ -161,7 +163,11 @@ func (h *Host) Invoke(ctx context.Context, m *Module, env *Env, request []byte) 
 	h.ticker.enter()
 	defer h.ticker.leave()
 
+	began := time.Now()
 	inst, err := h.linker.Instantiate(store, m.mod)
+	if h.onInstantiate != nil {
+		h.onInstantiate(time.Since(began))
+	}
 	if err != nil {
 		return nil, c.failure(store, nil, "instantiate", err, flag)
 	}

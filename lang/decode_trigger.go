@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
+
+	"github.com/fuscia/fuscia/lang/schedule"
 )
 
 var triggerTypes = []string{TriggerManual, TriggerSchedule, TriggerWebhook, TriggerPoll}
@@ -25,18 +27,25 @@ func (d *decoder) decodeTrigger(b *hcl.Block, names *nameSet) *Trigger {
 	switch t.Type {
 	case TriggerSchedule:
 		t.Timezone = "UTC"
-		if v, ok := st.str(a["cron"]); ok {
-			t.Cron = v
-			if n := len(strings.Fields(v)); n != 5 {
-				d.add(errorf(a["cron"].Expr.Range(), "Invalid cron expression",
-					"A schedule's cron has 5 fields (minute hour day-of-month month day-of-week), e.g. \"0 9 * * 1-5\"; %q has %d.", v, n))
-			}
-		}
+		zoneOK := true
 		if v, ok := st.str(a["timezone"]); ok {
 			t.Timezone = v
 			if _, err := time.LoadLocation(v); err != nil {
+				zoneOK = false
 				d.add(errorf(a["timezone"].Expr.Range(), "Unknown time zone",
 					"%q is not an IANA time zone name such as \"UTC\" or \"Europe/Berlin\".", v))
+			}
+		}
+		if v, ok := st.str(a["cron"]); ok {
+			t.Cron = v
+			tz := t.Timezone
+			if !zoneOK {
+				tz = "" // reported above; check the expression on its own
+			}
+			if _, err := schedule.Parse(v, tz); err != nil {
+				d.add(errorf(a["cron"].Expr.Range(), "Invalid cron expression",
+					"%s. A schedule's cron has 5 fields (minute hour day-of-month month day-of-week), e.g. \"0 9 * * 1-5\".",
+					capitalize(err.Error())))
 			}
 		}
 	case TriggerWebhook:
@@ -136,4 +145,12 @@ func (d *decoder) checkRoots(expr hcl.Expression, attr string, allowed ...string
 		d.add(errorf(tr.SourceRange(), "Invalid reference",
 			"%q can only refer to %s here, not %s.", attr, strings.Join(allowed, " and "), tr.RootName()))
 	}
+}
+
+// capitalize upper-cases the first letter of a message that is used to start a sentence.
+func capitalize(s string) string {
+	if s != "" && s[0] >= 'a' && s[0] <= 'z' {
+		return string(s[0]-'a'+'A') + s[1:]
+	}
+	return s
 }

@@ -56,6 +56,8 @@ func commands() map[string]command {
 		"show":       {"Show one execution: status, nodes, timings, outputs, errors", runShow, false},
 		"logs":       {"Print the logs the nodes of an execution wrote", runLogs, false},
 		"cancel":     {"Cancel a running or waiting execution", runCancel, false},
+		"signal":     {"Answer an approval or callback wait of an execution", runSignal, false},
+		"serve":      {"Run the daemon: triggers, durable waits, crash recovery, HTTP API, metrics", runServe, false},
 
 		"component": {"Manage installed Wasm components: pack, install, list, remove", runComponent, true},
 		"plugin":    {"List the plugin binaries found, with their versions, tasks, triggers and checksums", runPlugin, true},

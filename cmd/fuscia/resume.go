@@ -7,6 +7,7 @@ import (
 
 	"github.com/fuscia/fuscia/engine"
 	"github.com/fuscia/fuscia/engine/journal"
+	"github.com/fuscia/fuscia/engine/local"
 )
 
 func runResume(ctx context.Context, c *cli, args []string) int {
@@ -22,6 +23,18 @@ func runResume(ctx context.Context, c *cli, args []string) int {
 	}
 	if len(ids) != 1 {
 		return c.fail(*asJSON, "Missing execution id", "Give the id of the execution to resume: fuscia resume EXECUTION. List them with fuscia executions list.")
+	}
+	// While `fuscia serve` owns the store, it is the one to resume the run.
+	switch id, err := local.ResumeRemote(ctx, fs.homeDir(), ids[0]); {
+	case err == nil:
+		fmt.Fprintf(c.stdout, "Execution %s resumed by the fuscia serve that owns the state store. Follow it with: fuscia logs %s -follow\n", id, id)
+		return exitOK
+	case isNotFound(err):
+		return c.fail(*asJSON, "Unknown execution", fmt.Sprintf("There is no execution %q. List executions with: fuscia executions list.", ids[0]))
+	case errors.Is(err, local.ErrFinished):
+		return c.fail(*asJSON, "Execution already ended", sentenceOf(err)+" Only an interrupted or waiting run can be resumed.")
+	case !errors.Is(err, local.ErrNoServer):
+		return c.operationFailed("Cannot resume the execution", err)
 	}
 	h, err := c.openRunHost(ctx, runHostOptions{home: fs.homeDir(), logFormat: *logFormat, pluginDirs: pluginDirs})
 	if err != nil {

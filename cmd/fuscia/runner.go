@@ -44,14 +44,25 @@ type runHostOptions struct {
 	plugins    *plugin.Manager
 	pluginDirs []string
 	workflows  []*lang.Workflow
+	// serve's additions: its log level (nil: warnings), and changes to the engine's, the
+	// owner's and the Wasm host's configuration.
+	logLevel   *slog.Level
+	tuneEngine func(*engine.Config)
+	tuneOwner  func(*local.OwnerConfig)
+	tuneHost   func(*hostabi.Options)
+	onEngine   func(*engine.Engine, *journal.Store)
 }
 
 // openRunHost sets up telemetry and takes ownership of the store, waiting (with a message) while
 // another process holds it.
 func (c *cli) openRunHost(ctx context.Context, o runHostOptions) (*runHost, error) {
 	home, logFormat, workflows := o.home, o.logFormat, o.workflows
+	level := slog.LevelWarn
+	if o.logLevel != nil {
+		level = *o.logLevel
+	}
 	tel, err := telemetry.Setup(ctx, telemetry.Config{
-		Getenv: c.getenv, Stderr: c.stderr, LogFormat: logFormat, LogLevel: slog.LevelWarn,
+		Getenv: c.getenv, Stderr: c.stderr, LogFormat: logFormat, LogLevel: level,
 		ServiceName: "fuscia", Version: version.Fuscia,
 	})
 	if err != nil {
@@ -63,12 +74,16 @@ func (c *cli) openRunHost(ctx context.Context, o runHostOptions) (*runHost, erro
 	if o.plugins == nil {
 		o.plugins = c.pluginManager(home, tel.Logger)
 	}
+	hostOpts := hostabi.Options{CacheDir: filepath.Join(home, "cache"), Fuel: engine.NeedsFuel(filepath.Join(home, "components"), workflows...)}
+	if o.tuneHost != nil {
+		o.tuneHost(&hostOpts)
+	}
 	h := &runHost{tel: tel, logger: tel.Logger, runner: builtin.New(builtin.Options{}), comps: &engine.Components{
 		Dir:         filepath.Join(home, "components"),
-		HostOptions: hostabi.Options{CacheDir: filepath.Join(home, "cache"), Fuel: engine.NeedsFuel(filepath.Join(home, "components"), workflows...)},
+		HostOptions: hostOpts,
 	}}
 	h.plugins = &engine.Plugins{Manager: o.plugins, Env: plan.Env{Home: home, PluginDirs: o.pluginDirs}}
-	owner, err := c.ownStore(ctx, local.OwnerConfig{
+	ocfg := local.OwnerConfig{
 		Home:   home,
 		Logger: tel.Logger,
 		OnWait: func(by string) {
@@ -77,12 +92,24 @@ func (c *cli) openRunHost(ctx context.Context, o runHostOptions) (*runHost, erro
 		NewEngine: func(st *journal.Store, arts artifact.Dir) *engine.Engine {
 			h.comps.Store, h.comps.Artifacts = st, arts
 			h.plugins.Store, h.plugins.Artifacts = st, arts
-			return engine.New(engine.Config{
+			cfg := engine.Config{
 				Store: st, Tasks: &engine.Tasks{Builtins: h.runner, Components: h.comps, Plugins: h.plugins}, Artifacts: arts,
 				Tracer: tel.Tracer, Logger: tel.Logger, Getenv: c.getenv,
-			})
+			}
+			if o.tuneEngine != nil {
+				o.tuneEngine(&cfg)
+			}
+			eng := engine.New(cfg)
+			if o.onEngine != nil {
+				o.onEngine(eng, st)
+			}
+			return eng
 		},
-	})
+	}
+	if o.tuneOwner != nil {
+		o.tuneOwner(&ocfg)
+	}
+	owner, err := c.ownStore(ctx, ocfg)
 	if err != nil {
 		h.runner.Close()
 		_ = h.comps.Close()

@@ -28,6 +28,10 @@ const (
 	// AttemptFailed: the attempt failed and the node will be retried at RetryAt (Error says why).
 	// An attempt that ends its instance is recorded by NodeFinished alone.
 	AttemptFailed EntryType = "attempt_failed"
+	// AttemptInterrupted: a shutdown cut the attempt short (its result was not waited for). It
+	// runs again on resume with the next attempt number and does not count against
+	// retry.attempts.
+	AttemptInterrupted EntryType = "attempt_interrupted"
 	// NodeWaiting: a wait instance is parked until Deadline (zero for approval/callback without
 	// timeout); WaitKind says which kind.
 	NodeWaiting EntryType = "node_waiting"

@@ -107,7 +107,7 @@ func (r *replay) apply(e *Entry) {
 		}
 		x.Error = e.Error
 		x.FinishedAt = timePtr(e.Time)
-	case NodeStarted, AttemptStarted, AttemptContinued, AttemptFailed, NodeWaiting, WaitResolved, NodeFinished:
+	case NodeStarted, AttemptStarted, AttemptContinued, AttemptFailed, AttemptInterrupted, NodeWaiting, WaitResolved, NodeFinished:
 		if t := r.locate(e); t != nil {
 			r.update(t, e)
 		}
@@ -213,6 +213,9 @@ func (r *replay) update(t *target, e *Entry) {
 		*t.err = e.Error
 	case AttemptContinued:
 		*t.status = StatusRunning
+	case AttemptInterrupted:
+		// Nobody runs it until the run is resumed.
+		*t.status = StatusPending
 	case NodeWaiting:
 		*t.status = StatusWaiting
 		if t.deadline != nil {

@@ -7,6 +7,7 @@ package local
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -62,6 +63,9 @@ type Backend interface {
 	// when nobody was running it; still "running" while an active run winds down). For a run
 	// that already ended it returns its status and an error wrapping ErrFinished.
 	Cancel(ctx context.Context, id string) (status string, err error)
+	// Signal answers an approval or callback wait of run id (see SignalResult.Status for
+	// what it came to). Errors wrap ErrFinished, ErrNotWaiting or ErrInvalidSignal.
+	Signal(ctx context.Context, id, node string, data json.RawMessage, reject bool) (SignalResult, error)
 	// Prune deletes the runs that finished before before, with their artifacts, and returns
 	// their ids (on an error, those it did delete).
 	Prune(ctx context.Context, before time.Time) ([]string, error)

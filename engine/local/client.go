@@ -56,8 +56,9 @@ func (c *client) Close() error {
 
 // apiError is an error answer of the API; it unwraps to the sentinel its code stands for.
 type apiError struct {
-	msg      string
-	sentinel error
+	msg        string
+	sentinel   error
+	noEndpoint bool
 }
 
 func (e *apiError) Error() string { return e.msg }
@@ -108,6 +109,12 @@ func (c *client) request(ctx context.Context, method, path string, body any) (*h
 		e.sentinel = journal.ErrAmbiguous
 	case codeFinished:
 		e.sentinel = ErrFinished
+	case codeNotWaiting:
+		e.sentinel = ErrNotWaiting
+	case codeInvalidSignal:
+		e.sentinel = ErrInvalidSignal
+	case codeNoEndpoint:
+		e.noEndpoint = true
 	}
 	if eb.Code == codeFinished {
 		return nil, &finishedError{apiError: e, status: eb.Status}

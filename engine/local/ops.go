@@ -32,6 +32,9 @@ type ops struct {
 	eng     *engine.Engine // the owner's engine; else built on first Cancel
 	// stop, when not nil, ends follows: it is closed when the owner shuts down.
 	stop <-chan struct{}
+	// signaled, when not nil, is told about a signal journaled for a run nobody runs (serve
+	// resumes it).
+	signaled func(id string)
 }
 
 func (o *ops) List(_ context.Context, f journal.Filter) ([]journal.Summary, error) {

@@ -32,6 +32,11 @@ type OwnerConfig struct {
 	// NewEngine builds the engine on the opened store (the caller wires dispatchers, tracer…).
 	// Nil builds one that can only cancel runs.
 	NewEngine func(st *journal.Store, artifacts artifact.Dir) *engine.Engine
+	// Extend adds endpoints to the API (serve's start, resume, health).
+	Extend func(mux *http.ServeMux)
+	// Signaled is told about a signal journaled for a run no process runs (serve resumes it).
+	// Nil: the run waits for `fuscia resume`.
+	Signaled func(id string)
 }
 
 // Owner is the process's ownership of the store under a home directory: the open store, the
@@ -48,6 +53,7 @@ type Owner struct {
 	logger    *slog.Logger
 	srv       *http.Server
 	api       *server
+	handler   http.Handler
 	stop      chan struct{} // closed by Close: follows end
 	served    chan struct{} // closed when Serve has returned
 
@@ -104,7 +110,7 @@ func Own(ctx context.Context, cfg OwnerConfig) (*Owner, error) {
 	} else {
 		o.Engine = engine.New(engine.Config{Store: st, Artifacts: o.Artifacts, Logger: logger})
 	}
-	if err := o.serve(); err != nil {
+	if err := o.serve(cfg); err != nil {
 		_ = os.Remove(o.ownerFile)
 		return nil, errors.Join(err, st.Close())
 	}
@@ -142,7 +148,7 @@ func lock(ctx context.Context, cfg OwnerConfig, logger *slog.Logger, sock string
 }
 
 // serve writes the owner file and starts the API on the socket.
-func (o *Owner) serve() error {
+func (o *Owner) serve(cfg OwnerConfig) error {
 	if err := os.WriteFile(o.ownerFile, []byte(o.ownerLine), 0o644); err != nil {
 		return fmt.Errorf("write %s: %w", o.ownerFile, err)
 	}
@@ -166,11 +172,13 @@ func (o *Owner) serve() error {
 		return fmt.Errorf("serve the API: %w", err)
 	}
 	o.api = &server{
-		ops:    &ops{st: o.Store, artifacts: o.Artifacts, eng: o.Engine, stop: o.stop},
+		ops:    &ops{st: o.Store, artifacts: o.Artifacts, eng: o.Engine, stop: o.stop, signaled: cfg.Signaled},
 		logger: o.logger,
+		extend: cfg.Extend,
 	}
+	o.handler = o.api.routes()
 	o.srv = &http.Server{
-		Handler:           o.api.routes(),
+		Handler:           o.handler,
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          slog.NewLogLogger(o.logger.Handler(), slog.LevelWarn),
 	}
@@ -182,6 +190,9 @@ func (o *Owner) serve() error {
 	}()
 	return nil
 }
+
+// Handler is the API, to serve on another listener too (serve's -listen).
+func (o *Owner) Handler() http.Handler { return o.handler }
 
 // Home is the home directory the owner owns.
 func (o *Owner) Home() string { return o.home }

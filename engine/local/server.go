@@ -22,6 +22,11 @@ const (
 	codeFinished  = "finished"
 	codeInvalid   = "invalid"
 	codeInternal  = "internal"
+	// codeNotWaiting: a signal for a wait that is not waiting; codeInvalidSignal: for a node
+	// that is no wait; codeNoEndpoint: this owner has no such endpoint (an apply has no resume).
+	codeNotWaiting    = "not_waiting"
+	codeInvalidSignal = "invalid_signal"
+	codeNoEndpoint    = "no_endpoint"
 )
 
 // streamErrorTrailer is the HTTP trailer a follow sets when its stream ended early (the owner
@@ -32,6 +37,7 @@ const streamErrorTrailer = "Fuscia-Stream-Error"
 type server struct {
 	ops    *ops
 	logger *slog.Logger
+	extend func(*http.ServeMux)
 
 	// Close sets closing, then waits for the handlers under way: none runs on a closed store.
 	mu       sync.Mutex
@@ -46,8 +52,12 @@ func (s *server) routes() http.Handler {
 	mux.HandleFunc("GET /v1/executions/{id}/logs", s.logs)
 	mux.HandleFunc("POST /v1/executions/{id}/cancel", s.cancel)
 	mux.HandleFunc("POST /v1/prune", s.prune)
+	mux.HandleFunc("POST /v1/executions/{id}/signal", s.signal)
+	if s.extend != nil {
+		s.extend(mux)
+	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusNotFound, codeNotFound, fmt.Sprintf("no endpoint %s %s", r.Method, r.URL.Path))
+		writeError(w, http.StatusNotFound, codeNoEndpoint, fmt.Sprintf("no endpoint %s %s", r.Method, r.URL.Path))
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()

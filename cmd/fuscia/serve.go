@@ -1,0 +1,230 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+
+	"github.com/fuscia/fuscia/engine"
+	"github.com/fuscia/fuscia/engine/journal"
+	"github.com/fuscia/fuscia/engine/local"
+	"github.com/fuscia/fuscia/engine/metrics"
+	"github.com/fuscia/fuscia/engine/plan"
+	"github.com/fuscia/fuscia/engine/serve"
+	"github.com/fuscia/fuscia/engine/telemetry"
+	"github.com/fuscia/fuscia/engine/version"
+	"github.com/fuscia/fuscia/hostabi"
+	"github.com/fuscia/fuscia/lang"
+)
+
+func runServe(ctx context.Context, c *cli, args []string) int {
+	fs := newFlagSet(c, "serve", "serve [PATH…] [-listen ADDR] [-metrics-listen ADDR] [-shutdown-grace D] [-webhook-wait D]")
+	listen := fs.String("listen", "127.0.0.1:8080", "serve the HTTP API and the webhooks on `ADDR` (host:port; port 0 picks a free one)")
+	metricsListen := fs.String("metrics-listen", "", "serve Prometheus metrics at /metrics on `ADDR` (default: off)")
+	grace := fs.Duration("shutdown-grace", 30*time.Second, "on SIGTERM or SIGINT, let running attempts finish for up to `D`")
+	webhookWait := fs.Duration("webhook-wait", 60*time.Second, "how long a webhook's ?wait=true waits for its run (`D`)")
+	var pluginDirs multiFlag
+	fs.Var(&pluginDirs, "plugin-dir", "also look for plugins in `DIR` (repeatable)")
+	logFormat := fs.String("log-format", "", "log format on stderr: `text` or json (default: text on a terminal)")
+	paths, code, ok := fs.parse(args)
+	if !ok {
+		return code
+	}
+	if len(paths) == 0 {
+		paths = []string{"."}
+	}
+	for _, p := range paths {
+		if _, err := os.Stat(p); err != nil {
+			return c.fail(false, "Workflow path not found", fmt.Sprintf("%s does not exist. Give workflow files or directories: fuscia serve [PATH…].", p))
+		}
+	}
+	if *grace < 0 || *webhookWait <= 0 {
+		return c.fail(false, "Invalid duration", "-shutdown-grace must be 0 or more and -webhook-wait more than 0.")
+	}
+	now, err := c.serveClock()
+	if err != nil {
+		return c.fail(false, "Invalid FUSCIA_NOW", sentenceOf(err))
+	}
+	home := fs.homeDir()
+	level := slog.LevelInfo
+	if c.getenv("FUSCIA_LOG_LEVEL") != "" {
+		level = c.logLevel()
+	}
+	met, err := telemetry.NewMetrics(telemetry.Config{ServiceName: "fuscia", Version: version.Fuscia, Getenv: c.getenv})
+	if err != nil {
+		return c.operationFailed("Cannot set up metrics", err)
+	}
+	defer func() { _ = met.Shutdown(context.Background()) }()
+	rec, err := metrics.New(met.Meter)
+	if err != nil {
+		return c.operationFailed("Cannot set up metrics", err)
+	}
+
+	env := plan.Env{Home: home, PluginDirs: pluginDirs}
+	var h *runHost
+	var diagMu sync.Mutex
+	srv := serve.New(serve.Config{
+		Paths: paths, Metrics: rec, Now: now, WebhookWait: *webhookWait,
+		Load: func(ctx context.Context, file string) (*engine.Program, error) {
+			prog, parser, diags := loadForApply(ctx, file, env, h.plugins.Manager, lang.VarInputs{Env: c.environ()})
+			if !diags.HasErrors() {
+				return prog, nil
+			}
+			// The diagnostics go to stderr as validate shows them; the log gets their summary.
+			var b bytes.Buffer
+			writeDiags(&b, parser.Files(), diags)
+			diagMu.Lock()
+			_, _ = c.stderr.Write(b.Bytes())
+			diagMu.Unlock()
+			return nil, errors.New(diagSummary(diags))
+		},
+	})
+	h, err = c.openRunHost(ctx, runHostOptions{
+		home: home, logFormat: *logFormat, pluginDirs: pluginDirs, logLevel: &level,
+		tuneEngine: func(cfg *engine.Config) {
+			cfg.ParkWaits, cfg.OnRunEnd, cfg.Metrics = true, srv.RunEnded, rec
+		},
+		onEngine: func(eng *engine.Engine, st *journal.Store) { srv.Attach(eng, st) },
+		tuneOwner: func(cfg *local.OwnerConfig) {
+			cfg.Extend, cfg.Signaled = srv.RegisterAPI, srv.Signaled
+		},
+		tuneHost: func(o *hostabi.Options) {
+			o.OnInstantiate = func(d time.Duration) { rec.WasmInstantiate(context.Background(), d) }
+		},
+	})
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return exitFailed
+		}
+		return c.storeFailed("Cannot open the state store", home, err)
+	}
+	srv.SetLogger(h.logger)
+	_ = rec.ObservePluginRestarts(func() int64 { return int64(h.plugins.Manager.Restarts()) })
+
+	api, err := net.Listen("tcp", *listen)
+	if err != nil {
+		_ = h.close()
+		return c.operationFailed("Cannot listen for the API and webhooks", err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/v1/", h.owner.Handler())
+	mux.Handle("/", srv.Webhooks())
+	apiSrv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(h.logger.Handler(), slog.LevelWarn)}
+	servers := []*http.Server{apiSrv}
+	go func() { _ = apiSrv.Serve(api) }()
+	fmt.Fprintf(c.stdout, "API and webhooks on http://%s\n", api.Addr())
+	if *metricsListen != "" {
+		ml, err := net.Listen("tcp", *metricsListen)
+		if err != nil {
+			_ = apiSrv.Close()
+			_ = h.close()
+			return c.operationFailed("Cannot listen for metrics", err)
+		}
+		mm := http.NewServeMux()
+		mm.Handle("/metrics", met.Handler())
+		msrv := &http.Server{Handler: mm, ReadHeaderTimeout: 10 * time.Second}
+		servers = append(servers, msrv)
+		go func() { _ = msrv.Serve(ml) }()
+		fmt.Fprintf(c.stdout, "Metrics on http://%s/metrics\n", ml.Addr())
+	}
+
+	n, err := srv.Start(ctx)
+	if err != nil {
+		for _, s := range servers {
+			_ = s.Close()
+		}
+		_ = h.close()
+		return c.operationFailed("Cannot start serving", err)
+	}
+	fmt.Fprintf(c.stdout, "Serving %d workflow(s) from %s; state in %s. Stop with Ctrl-C or SIGTERM.\n", n, joinPaths(paths), home)
+
+	<-ctx.Done()
+	fmt.Fprintf(c.stdout, "Shutting down: no new runs; running attempts have %s to finish.\n", *grace)
+	graceCtx, cancel := context.WithTimeout(context.Background(), *grace)
+	defer cancel()
+	stopSecond := c.onSecondSignal(cancel)
+	defer stopSecond()
+	srv.Stop(graceCtx)
+	for _, s := range servers {
+		sctx, scancel := context.WithTimeout(context.Background(), 2*time.Second)
+		if err := s.Shutdown(sctx); err != nil {
+			_ = s.Close()
+		}
+		scancel()
+	}
+	if err := h.close(); err != nil {
+		fmt.Fprintf(c.stderr, "Warning: closing the state store: %v\n", err)
+	}
+	fmt.Fprintln(c.stdout, "Stopped. Unfinished runs resume at the next start.")
+	return exitOK
+}
+
+// onSecondSignal calls f when SIGINT or SIGTERM arrives again during the shutdown: the
+// attempts still running are interrupted at once (they are journaled as such).
+func (c *cli) onSecondSignal(f func()) (stop func()) {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-sigs:
+			fmt.Fprintln(c.stderr, "Interrupting the running attempts now.")
+			f()
+		case <-done:
+		}
+	}()
+	return func() {
+		signal.Stop(sigs)
+		close(done)
+	}
+}
+
+// serveClock is the schedules' clock: the real one, or with FUSCIA_NOW (RFC 3339) one that
+// starts at that instant and runs at the real pace — for testing schedules without waiting
+// for the wall clock.
+func (c *cli) serveClock() (func() time.Time, error) {
+	v := c.getenv("FUSCIA_NOW")
+	if v == "" {
+		return time.Now, nil
+	}
+	at, err := time.Parse(time.RFC3339, v)
+	if err != nil {
+		return nil, fmt.Errorf("FUSCIA_NOW=%q is not an RFC 3339 time such as 2026-11-21T09:59:58Z", v)
+	}
+	offset := time.Until(at)
+	return func() time.Time { return time.Now().Add(offset) }, nil
+}
+
+func diagSummary(diags hcl.Diagnostics) string {
+	for _, d := range diags {
+		if d.Severity == hcl.DiagError {
+			if d.Subject != nil {
+				return fmt.Sprintf("%s (%s line %d)", d.Summary, d.Subject.Filename, d.Subject.Start.Line)
+			}
+			return d.Summary
+		}
+	}
+	return "invalid workflow"
+}
+
+func joinPaths(paths []string) string {
+	var b bytes.Buffer
+	for i, p := range paths {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(p)
+	}
+	return b.String()
+}

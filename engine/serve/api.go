@@ -1,0 +1,154 @@
+package serve
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/fuscia/fuscia/engine"
+	"github.com/fuscia/fuscia/engine/journal"
+	"github.com/fuscia/fuscia/engine/version"
+	"github.com/fuscia/fuscia/lang"
+)
+
+// RegisterAPI adds serve's endpoints to the owner's API (docs/api.md): start a run, resume,
+// workflows, health. The same mux answers on the unix socket and on -listen.
+func (s *Server) RegisterAPI(mux *http.ServeMux) {
+	mux.HandleFunc("GET /v1/health", s.health)
+	mux.HandleFunc("GET /v1/workflows", s.listWorkflows)
+	mux.HandleFunc("POST /v1/workflows/{name}/runs", s.startRun)
+	mux.HandleFunc("POST /v1/executions/{id}/resume", s.resumeRun)
+}
+
+func (s *Server) health(w http.ResponseWriter, _ *http.Request) {
+	s.mu.Lock()
+	n := len(s.workflows)
+	started, stopped := s.started, s.stopped
+	s.mu.Unlock()
+	status, code := "ok", http.StatusOK
+	switch {
+	case stopped:
+		status, code = "stopping", http.StatusServiceUnavailable
+	case !started:
+		// Workflows are still loading: webhooks would answer 404.
+		status, code = "starting", http.StatusServiceUnavailable
+	}
+	writeJSON(w, code, map[string]any{
+		"status": status, "version": version.Fuscia, "workflows": n,
+		"active_runs": s.eng.ActiveCount(), "parked_runs": s.parked.len(), "webhooks": s.sortedPaths(),
+	})
+}
+
+type workflowInfo struct {
+	Name     string        `json:"name"`
+	File     string        `json:"file"`
+	Triggers []triggerInfo `json:"triggers"`
+}
+
+type triggerInfo struct {
+	Type     string `json:"type"`
+	Name     string `json:"name"`
+	Method   string `json:"method,omitempty"`
+	Path     string `json:"path,omitempty"`
+	Cron     string `json:"cron,omitempty"`
+	Timezone string `json:"timezone,omitempty"`
+	Interval string `json:"interval,omitempty"`
+}
+
+func (s *Server) listWorkflows(w http.ResponseWriter, _ *http.Request) {
+	s.mu.Lock()
+	out := make([]workflowInfo, 0, len(s.workflows))
+	for _, l := range s.workflows {
+		wf := l.prog.Workflow
+		info := workflowInfo{Name: wf.Name, File: l.file, Triggers: []triggerInfo{}}
+		for _, t := range wf.Triggers {
+			ti := triggerInfo{Type: t.Type, Name: t.Name}
+			switch t.Type {
+			case lang.TriggerWebhook:
+				ti.Method, ti.Path = t.Method, t.Path
+			case lang.TriggerSchedule:
+				ti.Cron, ti.Timezone = t.Cron, t.Timezone
+			case lang.TriggerPoll:
+				ti.Interval = t.Interval.String()
+			}
+			info.Triggers = append(info.Triggers, ti)
+		}
+		out = append(out, info)
+	}
+	s.mu.Unlock()
+	sortWorkflows(out)
+	writeJSON(w, http.StatusOK, map[string]any{"workflows": out})
+}
+
+func sortWorkflows(ws []workflowInfo) {
+	for i := 1; i < len(ws); i++ {
+		for j := i; j > 0 && ws[j].Name < ws[j-1].Name; j-- {
+			ws[j], ws[j-1] = ws[j-1], ws[j]
+		}
+	}
+}
+
+type startRequest struct {
+	Payload json.RawMessage `json:"payload"`
+	Trigger string          `json:"trigger"`
+}
+
+func (s *Server) startRun(w http.ResponseWriter, r *http.Request) {
+	var req startRequest
+	if r.ContentLength != 0 {
+		if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 16<<20)).Decode(&req); err != nil {
+			writeJSON(w, http.StatusBadRequest, map[string]string{"error": "the body is not a JSON object {\"payload\": …, \"trigger\": …}: " + err.Error(), "code": "invalid"})
+			return
+		}
+	}
+	st, err := s.startManual(r.PathValue("name"), req.Trigger, req.Payload)
+	switch {
+	case errors.Is(err, ErrSkipped):
+		writeJSON(w, http.StatusConflict, map[string]any{"skipped": true, "reason": st.Skip})
+		return
+	case errors.Is(err, errUnknownWorkflow), errors.Is(err, errNoTrigger):
+		writeJSON(w, http.StatusNotFound, map[string]string{"error": err.Error(), "code": "not_found"})
+		return
+	case errors.Is(err, engine.ErrDraining):
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"error": err.Error()})
+		return
+	case err != nil:
+		writeJSON(w, http.StatusInternalServerError, map[string]string{"error": err.Error(), "code": "internal"})
+		return
+	}
+	if wantWait(r) {
+		s.answerWhenDone(w, r, st.ID, s.cfg.WebhookWait)
+		return
+	}
+	resp := map[string]any{"execution_id": st.ID}
+	if st.Queued {
+		resp["queued"] = true
+	}
+	writeJSON(w, http.StatusAccepted, resp)
+}
+
+func (s *Server) resumeRun(w http.ResponseWriter, r *http.Request) {
+	id, err := s.store.ResolveID(r.PathValue("id"))
+	if err != nil {
+		code, status := "internal", http.StatusInternalServerError
+		switch {
+		case errors.Is(err, journal.ErrNotFound):
+			code, status = "not_found", http.StatusNotFound
+		case errors.Is(err, journal.ErrAmbiguous):
+			code, status = "ambiguous", http.StatusBadRequest
+		}
+		writeJSON(w, status, map[string]string{"error": err.Error(), "code": code})
+		return
+	}
+	if err := s.Resume(id); err != nil {
+		if errors.Is(err, engine.ErrFinished) {
+			sum, _ := s.store.Summary(id)
+			writeJSON(w, http.StatusConflict, map[string]string{"error": err.Error(), "code": "finished", "status": sum.Status})
+			return
+		}
+		writeJSON(w, http.StatusConflict, map[string]string{"error": fmt.Sprint(err), "code": "invalid"})
+		return
+	}
+	writeJSON(w, http.StatusAccepted, map[string]string{"execution_id": id, "status": journal.StatusRunning})
+}

@@ -1,0 +1,87 @@
+package serve
+
+import (
+	"context"
+	"sync"
+)
+
+// gate bounds the runs of one workflow going at once (max_concurrent_runs). Runs over the
+// bound wait in FIFO order; a released slot passes straight to the first of them.
+type gate struct {
+	mu      sync.Mutex
+	limit   int // 0: no bound
+	running int
+	queue   []chan struct{}
+}
+
+// busy reports whether a new run would have to wait.
+func (g *gate) busy() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.limit > 0 && (g.running >= g.limit || len(g.queue) > 0)
+}
+
+// setLimit changes the bound (a reload); waiters admitted by a larger bound go on at once.
+func (g *gate) setLimit(n int) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.limit = n
+	for len(g.queue) > 0 && (g.limit == 0 || g.running < g.limit) {
+		g.running++
+		close(g.queue[0])
+		g.queue = g.queue[1:]
+	}
+}
+
+// depth is the number of runs waiting for a slot.
+func (g *gate) depth() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return len(g.queue)
+}
+
+// admit blocks until the run may go on, or ctx ends (then the run goes on to end at once, and
+// holds no slot). It is engine.StartOptions.Admit.
+func (g *gate) admit(ctx context.Context) func() {
+	g.mu.Lock()
+	if g.limit == 0 || (g.running < g.limit && len(g.queue) == 0) {
+		g.running++
+		g.mu.Unlock()
+		return g.releaser()
+	}
+	ch := make(chan struct{})
+	g.queue = append(g.queue, ch)
+	g.mu.Unlock()
+	select {
+	case <-ch:
+		return g.releaser()
+	case <-ctx.Done():
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for i, c := range g.queue {
+		if c == ch {
+			g.queue = append(g.queue[:i], g.queue[i+1:]...)
+			return func() {}
+		}
+	}
+	// The slot was granted while ctx ended: it is this run's to give back.
+	return g.releaser()
+}
+
+func (g *gate) releaser() func() {
+	var once sync.Once
+	return func() { once.Do(g.release) }
+}
+
+// release gives a slot back: to the first waiter, else to the pool.
+func (g *gate) release() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if len(g.queue) > 0 && (g.limit == 0 || g.running <= g.limit) {
+		close(g.queue[0])
+		g.queue = g.queue[1:]
+		return
+	}
+	g.running--
+}

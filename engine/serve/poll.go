@@ -1,0 +1,97 @@
+package serve
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"time"
+
+	"github.com/fuscia/fuscia/engine"
+	"github.com/fuscia/fuscia/engine/journal"
+	"github.com/fuscia/fuscia/lang"
+)
+
+// dedupPrefix prefixes the keys of the events a poll trigger started runs for, in its KV scope.
+const dedupPrefix = "fuscia.dedup."
+
+// minPollTimeout bounds one poll call from below: a short interval still leaves a component or
+// plugin time to answer.
+const minPollTimeout = 10 * time.Second
+
+// runPoll calls t's component or plugin trigger at once and then every interval until ctx ends.
+// A call never overlaps the next: a slow poll delays it.
+func (s *Server) runPoll(ctx context.Context, l *loaded, t *lang.Trigger) {
+	tick := time.NewTicker(t.Interval)
+	defer tick.Stop()
+	for {
+		s.pollOnce(ctx, l, t)
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+func (s *Server) pollOnce(ctx context.Context, l *loaded, t *lang.Trigger) {
+	w := l.prog.Workflow
+	timeout := max(t.Interval, minPollTimeout)
+	cctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	log := s.logger.With("workflow", w.Name, "trigger", t.Type+"."+t.Name)
+	res := s.eng.InvokeTrigger(cctx, l.prog, t, engine.TriggerEvent{Type: "poll"}, func(level, msg string) {
+		log.Info(msg, "level", level)
+	})
+	if ctx.Err() != nil {
+		return
+	}
+	switch res.Type {
+	case "pending":
+		return
+	case "completed":
+	default:
+		s.cfg.Metrics.TriggerFired(s.ctx, w.Name, t.Name, t.Type, "error")
+		log.Warn("the poll trigger failed", "kind", res.Kind, "error", res.Message)
+		return
+	}
+	scope := journal.TriggerScope(w.Name, t.Name)
+	var dedupKey string
+	if t.DedupKey != nil {
+		key, err := engine.DedupKey(w, t.DedupKey, res.Payload)
+		if err != nil {
+			s.cfg.Metrics.TriggerFired(s.ctx, w.Name, t.Name, t.Type, "error")
+			log.Warn("no run started: the event's dedup_key cannot be evaluated", "error", err)
+			return
+		}
+		sum := sha256.Sum256([]byte(key))
+		dedupKey = dedupPrefix + hex.EncodeToString(sum[:])
+		_, seen, err := s.store.KVGet(scope, dedupKey)
+		if err != nil {
+			log.Error("no run started: the dedup state cannot be read", "error", err)
+			return
+		}
+		if seen {
+			s.cfg.Metrics.TriggerFired(s.ctx, w.Name, t.Name, t.Type, "deduplicated")
+			log.Debug("event already seen", "dedup_key", key)
+			return
+		}
+		// Recorded before the run starts: a crash in between loses this event's run rather
+		// than starting it twice; the same event never starts two runs.
+		if err := s.store.KVSet(scope, dedupKey, []byte(time.Now().UTC().Format(time.RFC3339))); err != nil {
+			log.Error("no run started: the dedup state cannot be saved", "error", err)
+			return
+		}
+	}
+	st, err := s.start(l, journal.Trigger{Type: lang.TriggerPoll, Name: t.Name, Payload: res.Payload})
+	switch {
+	case errors.Is(err, ErrSkipped):
+		log.Warn("poll event skipped", "reason", st.Skip)
+	case err != nil:
+		log.Error("the poll trigger could not start a run", "error", err)
+	}
+	if err != nil && !errors.Is(err, ErrSkipped) && dedupKey != "" {
+		// The event started nothing: let the next poll try it again.
+		_ = s.store.KVDelete(scope, dedupKey)
+	}
+}

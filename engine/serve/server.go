@@ -1,0 +1,369 @@
+// Package serve is `fuscia serve`: it keeps workflows loaded (reloading them when their files
+// change), fires their schedule, poll and webhook triggers, bounds their concurrent runs,
+// parks runs at their waits and resumes them when due or answered, and resumes unfinished runs
+// at start. The store and its API socket are engine/local's; the process wiring is cmd's.
+package serve
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/fuscia/fuscia/engine"
+	"github.com/fuscia/fuscia/engine/journal"
+	"github.com/fuscia/fuscia/engine/metrics"
+	"github.com/fuscia/fuscia/lang"
+)
+
+// Config is what a Server needs. Load is required.
+type Config struct {
+	// Load loads, checks and plans a workflow file; the error carries its diagnostics as text.
+	Load func(ctx context.Context, file string) (*engine.Program, error)
+	// Paths are the files and directories given to serve.
+	Paths   []string
+	Logger  *slog.Logger
+	Metrics *metrics.Recorder
+	// Now is the clock of schedules; nil means time.Now.
+	Now func() time.Time
+	// WebhookWait bounds a webhook's ?wait=true (default 60 s).
+	WebhookWait time.Duration
+	// ReloadInterval is how often files are looked at for changes (default 1 s).
+	ReloadInterval time.Duration
+	// MissedWindow is how late a schedule occurrence missed while serve was down may still fire
+	// at start (default 1 min).
+	MissedWindow time.Duration
+}
+
+// Server is a running `fuscia serve`.
+type Server struct {
+	cfg    Config
+	eng    *engine.Engine
+	store  *journal.Store
+	logger *slog.Logger
+
+	ctx    context.Context // ends at Stop: triggers, watcher and the wait index stop
+	cancel context.CancelFunc
+	bg     sync.WaitGroup // the watcher and the wait index
+
+	mu        sync.Mutex
+	files     map[string]*loaded // by file
+	workflows map[string]*loaded // by workflow name
+	gates     map[string]*gate   // by workflow name
+	hooks     map[string]*hook   // webhook routes by path
+	waiters   map[string][]chan struct{}
+	started   bool // Start loaded the workflows: health says ready
+	stopped   bool
+
+	parked *parkedIndex
+}
+
+// New returns a Server; Start starts it.
+func New(cfg Config) *Server {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.WebhookWait <= 0 {
+		cfg.WebhookWait = 60 * time.Second
+	}
+	if cfg.ReloadInterval <= 0 {
+		cfg.ReloadInterval = time.Second
+	}
+	if cfg.MissedWindow <= 0 {
+		cfg.MissedWindow = time.Minute
+	}
+	s := &Server{
+		cfg: cfg, logger: cfg.Logger,
+		files: map[string]*loaded{}, workflows: map[string]*loaded{}, gates: map[string]*gate{},
+		hooks: map[string]*hook{}, waiters: map[string][]chan struct{}{},
+	}
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s.parked = newParkedIndex(s.resumeParked)
+	return s
+}
+
+// Attach gives the server its engine and store, before its API is served. The engine must be
+// built with ParkWaits and with OnRunEnd calling RunEnded.
+func (s *Server) Attach(eng *engine.Engine, st *journal.Store) {
+	s.eng, s.store = eng, st
+}
+
+// Start loads the workflows, resumes the unfinished runs, and starts the triggers, the file
+// watcher and the wait index. It returns the number of workflows loaded; the files that failed
+// are logged (and retried when they change).
+func (s *Server) Start(ctx context.Context) (int, error) {
+	files, err := workflowFiles(s.cfg.Paths)
+	if err != nil {
+		return 0, err
+	}
+	for _, f := range files {
+		s.loadFile(ctx, f, true)
+	}
+	if s.cfg.Metrics != nil {
+		_ = s.cfg.Metrics.ObserveQueueDepth(s.queueDepths)
+	}
+	if err := s.resumeUnfinished(ctx); err != nil {
+		return 0, err
+	}
+	s.bg.Add(2)
+	go func() { defer s.bg.Done(); s.watch() }()
+	go func() { defer s.bg.Done(); s.parked.run(s.ctx) }()
+	s.mu.Lock()
+	n := len(s.workflows)
+	s.started = true
+	s.mu.Unlock()
+	return n, nil
+}
+
+// Stop stops the triggers, the watcher and the wait index, then drains the engine: running
+// attempts get until grace ends to finish, the rest is journaled as interrupted.
+func (s *Server) Stop(grace context.Context) {
+	s.mu.Lock()
+	s.stopped = true
+	all := make([]*loaded, 0, len(s.files))
+	for _, l := range s.files {
+		all = append(all, l)
+	}
+	s.mu.Unlock()
+	s.cancel()
+	for _, l := range all {
+		l.stopTriggers()
+	}
+	s.bg.Wait()
+	s.eng.Drain(grace)
+}
+
+// gateOf returns the concurrency gate of workflow name.
+func (s *Server) gateOf(name string) *gate {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g := s.gates[name]
+	if g == nil {
+		g = &gate{}
+		s.gates[name] = g
+	}
+	return g
+}
+
+func (s *Server) queueDepths() map[string]int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make(map[string]int64, len(s.gates))
+	for name, g := range s.gates {
+		out[name] = int64(g.depth())
+	}
+	return out
+}
+
+// Started is what a trigger's start of a run came to.
+type Started struct {
+	ID     string
+	Queued bool   // held back by max_concurrent_runs with on_overlap = "queue"
+	Skip   string // why on_overlap = "skip" refused it ("" when it started)
+}
+
+// ErrSkipped is the error start returns when on_overlap = "skip" refused a run.
+var ErrSkipped = errors.New("skipped")
+
+// start starts a run of l's program for trigger t with payload, under its workflow's
+// max_concurrent_runs.
+func (s *Server) start(l *loaded, t journal.Trigger) (Started, error) {
+	w := l.prog.Workflow
+	g := s.gateOf(w.Name)
+	busy := g.busy()
+	if busy && w.Settings.OnOverlap == "skip" {
+		reason := fmt.Sprintf("%s already has %d run(s) going (max_concurrent_runs = %d, on_overlap = \"skip\")", w.Name, w.Settings.MaxConcurrentRuns, w.Settings.MaxConcurrentRuns)
+		s.cfg.Metrics.TriggerFired(s.ctx, w.Name, t.Name, t.Type, "skipped")
+		return Started{Skip: reason}, ErrSkipped
+	}
+	r, err := s.eng.Start(context.Background(), l.prog, engine.StartOptions{Trigger: t, Admit: g.admit})
+	if err != nil {
+		s.cfg.Metrics.TriggerFired(s.ctx, w.Name, t.Name, t.Type, "error")
+		return Started{}, err
+	}
+	result := "started"
+	if busy {
+		result = "queued"
+	}
+	s.cfg.Metrics.TriggerFired(s.ctx, w.Name, t.Name, t.Type, result)
+	s.cfg.Metrics.RunStarted(s.ctx, w.Name)
+	s.logger.Info("run started", "execution_id", r.ID(), "workflow", w.Name, "trigger", t.Type+"."+t.Name, "queued", busy)
+	return Started{ID: r.ID(), Queued: busy}, nil
+}
+
+// RunEnded is the engine's OnRunEnd: a finished run wakes its waiters; a parked one goes to
+// the wait index.
+func (s *Server) RunEnded(r *engine.Run) {
+	if r.Parent() == "" {
+		status, _, _ := r.Status()
+		final := status
+		if r.Detached() != "" {
+			final = ""
+		}
+		s.cfg.Metrics.RunEnded(s.ctx, r.Workflow(), final)
+	}
+	switch r.Detached() {
+	case engine.DetachedParked:
+		s.parked.add(r.ID(), r.Workflow(), r.Due())
+		return
+	case engine.DetachedInterrupted:
+		return
+	}
+	s.mu.Lock()
+	ws := s.waiters[r.ID()]
+	delete(s.waiters, r.ID())
+	s.mu.Unlock()
+	for _, ch := range ws {
+		close(ch)
+	}
+}
+
+// awaitEnd returns a channel closed when run id finishes (not when it parks), and a func to
+// stop waiting.
+func (s *Server) awaitEnd(id string) (<-chan struct{}, func()) {
+	ch := make(chan struct{})
+	s.mu.Lock()
+	s.waiters[id] = append(s.waiters[id], ch)
+	s.mu.Unlock()
+	// It may have finished before the waiter was registered.
+	if sum, err := s.store.Summary(id); err == nil && journal.Finished(sum.Status) {
+		s.mu.Lock()
+		s.dropWaiterLocked(id, ch)
+		s.mu.Unlock()
+		closed := make(chan struct{})
+		close(closed)
+		return closed, func() {}
+	}
+	return ch, func() {
+		s.mu.Lock()
+		s.dropWaiterLocked(id, ch)
+		s.mu.Unlock()
+	}
+}
+
+func (s *Server) dropWaiterLocked(id string, ch chan struct{}) {
+	ws := s.waiters[id]
+	for i, c := range ws {
+		if c == ch {
+			ws = append(ws[:i], ws[i+1:]...)
+			break
+		}
+	}
+	if len(ws) == 0 {
+		delete(s.waiters, id)
+	} else {
+		s.waiters[id] = ws
+	}
+}
+
+// resume continues run id (parked, interrupted, or signalled while nobody ran it) under its
+// workflow's gate. A resumed run is never skipped: it was admitted once.
+func (s *Server) resume(id, workflow string) error {
+	r, err := s.eng.Resume(context.Background(), id, engine.ResumeOptions{Admit: s.gateOf(workflow).admit})
+	if err != nil {
+		return err
+	}
+	s.cfg.Metrics.RunStarted(s.ctx, workflow)
+	s.logger.Info("run resumed", "execution_id", r.ID(), "workflow", workflow)
+	return nil
+}
+
+func (s *Server) resumeParked(id, workflow string) {
+	if err := s.resume(id, workflow); err != nil && !errors.Is(err, engine.ErrDraining) {
+		s.logger.Error("a parked run could not be resumed", "execution_id", id, "workflow", workflow, "error", err)
+	}
+}
+
+// Resume continues run id on request (the API): a run parked at its waits, or one nobody runs.
+func (s *Server) Resume(id string) error {
+	sum, err := s.store.Summary(id)
+	if err != nil {
+		return err
+	}
+	if journal.Finished(sum.Status) {
+		return fmt.Errorf("%w: %s is %s", engine.ErrFinished, id, sum.Status)
+	}
+	if s.eng.Active(id) != nil {
+		return fmt.Errorf("execution %s is already running", id)
+	}
+	s.parked.remove(id)
+	return s.resume(id, sum.Workflow)
+}
+
+// Signaled is called when a signal was journaled for a run no process was running: the run
+// continues now.
+func (s *Server) Signaled(id string) {
+	sum, err := s.store.Summary(id)
+	if err != nil || journal.Finished(sum.Status) || s.eng.Active(id) != nil {
+		return
+	}
+	s.parked.remove(id)
+	if err := s.resume(id, sum.Workflow); err != nil && !errors.Is(err, engine.ErrDraining) {
+		s.logger.Error("a signalled run could not be resumed", "execution_id", id, "error", err)
+	}
+}
+
+// resumeUnfinished resumes, at start, every top-level run the journal has not seen finish:
+// interrupted ones go on, waiting ones park again with their original deadlines (and those
+// that fell due meanwhile fire at once). Sub-workflow runs are resumed by their parents.
+func (s *Server) resumeUnfinished(ctx context.Context) error {
+	var runs []journal.Summary
+	for _, st := range []string{journal.StatusRunning, journal.StatusWaiting} {
+		rs, err := s.store.List(journal.Filter{Status: st})
+		if err != nil {
+			return fmt.Errorf("list unfinished runs: %w", err)
+		}
+		runs = append(runs, rs...)
+	}
+	// Oldest first: they were admitted first.
+	for i := len(runs) - 1; i >= 0; i-- {
+		sum := runs[i]
+		if sum.Parent != nil && *sum.Parent != "" {
+			continue
+		}
+		if err := s.resume(sum.ID, sum.Workflow); err != nil {
+			s.logger.Error("an unfinished run could not be resumed", "execution_id", sum.ID, "workflow", sum.Workflow, "error", err)
+			continue
+		}
+	}
+	return nil
+}
+
+// startManual starts a run of workflow name from the API, with its manual trigger tname (""
+// for its first one).
+func (s *Server) startManual(name, tname string, payload json.RawMessage) (Started, error) {
+	s.mu.Lock()
+	l := s.workflows[name]
+	s.mu.Unlock()
+	if l == nil {
+		return Started{}, fmt.Errorf("%w: no workflow %q is loaded", errUnknownWorkflow, name)
+	}
+	var trig *lang.Trigger
+	for _, t := range l.prog.Workflow.Triggers {
+		if t.Type == lang.TriggerManual && (tname == "" || t.Name == tname) {
+			trig = t
+			break
+		}
+	}
+	if trig == nil {
+		if tname != "" {
+			return Started{}, fmt.Errorf("%w: workflow %s has no manual trigger %q", errNoTrigger, name, tname)
+		}
+		return Started{}, fmt.Errorf("%w: workflow %s has no manual trigger; add `trigger \"manual\" \"NAME\" {}` to start it from the API", errNoTrigger, name)
+	}
+	return s.start(l, journal.Trigger{Type: lang.TriggerManual, Name: trig.Name, Payload: payload})
+}
+
+var (
+	errUnknownWorkflow = errors.New("unknown workflow")
+	errNoTrigger       = errors.New("no such trigger")
+)
+
+// SetLogger replaces the logger (the process's telemetry exists only once the store is owned).
+func (s *Server) SetLogger(l *slog.Logger) { s.logger = l }

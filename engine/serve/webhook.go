@@ -1,0 +1,291 @@
+package serve
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/fuscia/fuscia/engine"
+	"github.com/fuscia/fuscia/engine/journal"
+	"github.com/fuscia/fuscia/lang"
+)
+
+// hook is a webhook route: the trigger and the loaded workflow version it starts.
+type hook struct {
+	l *loaded
+	t *lang.Trigger
+}
+
+// reservedPrefixes are the API's paths: a webhook cannot take them.
+var reservedPrefixes = []string{"/v1/", "/metrics"}
+
+// hookConflictsLocked lists the webhook paths of l that another workflow or the API holds.
+func (s *Server) hookConflictsLocked(l *loaded) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, t := range l.prog.Workflow.Triggers {
+		if t.Type != lang.TriggerWebhook {
+			continue
+		}
+		for _, p := range reservedPrefixes {
+			if strings.HasPrefix(t.Path, p) || t.Path == strings.TrimSuffix(p, "/") {
+				out = append(out, fmt.Sprintf("trigger %q: the path %s is the API's; choose another", t.Name, t.Path))
+			}
+		}
+		if seen[t.Path] {
+			out = append(out, fmt.Sprintf("trigger %q: the path %s is used by another webhook of the same workflow", t.Name, t.Path))
+		}
+		seen[t.Path] = true
+		if h := s.hooks[t.Path]; h != nil && h.l.file != l.file {
+			out = append(out, fmt.Sprintf("trigger %q: the path %s is already served for workflow %s (%s)", t.Name, t.Path, h.l.prog.Workflow.Name, h.l.file))
+		}
+	}
+	return out
+}
+
+// routeHooksLocked replaces old's webhook routes with l's (either may be nil).
+func (s *Server) routeHooksLocked(old, l *loaded) {
+	for path, h := range s.hooks {
+		if old != nil && h.l == old {
+			delete(s.hooks, path)
+		}
+	}
+	if l == nil {
+		return
+	}
+	for _, t := range l.prog.Workflow.Triggers {
+		if t.Type == lang.TriggerWebhook {
+			s.hooks[t.Path] = &hook{l: l, t: t}
+		}
+	}
+}
+
+// Webhooks serves the webhook triggers: engine.md's table of answers.
+func (s *Server) Webhooks() http.Handler { return http.HandlerFunc(s.serveWebhook) }
+
+func (s *Server) serveWebhook(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	h := s.hooks[r.URL.Path]
+	stopped := s.stopped
+	s.mu.Unlock()
+	if h == nil {
+		writeJSON(w, http.StatusNotFound, map[string]string{"error": fmt.Sprintf("no webhook at %s", r.URL.Path)})
+		return
+	}
+	wf, t := h.l.prog.Workflow, h.t
+	refuse := func(status int, body map[string]any) {
+		s.cfg.Metrics.TriggerFired(s.ctx, wf.Name, t.Name, t.Type, "refused")
+		writeJSON(w, status, body)
+	}
+	if stopped {
+		refuse(http.StatusServiceUnavailable, map[string]any{"error": "fuscia is shutting down"})
+		return
+	}
+	if r.Method != t.Method {
+		w.Header().Set("Allow", t.Method)
+		refuse(http.StatusMethodNotAllowed, map[string]any{"error": fmt.Sprintf("%s takes %s requests, not %s", t.Path, t.Method, r.Method)})
+		return
+	}
+	tooLarge := map[string]any{"error": fmt.Sprintf("the body is over max_body_bytes (%d bytes)", t.MaxBodyBytes)}
+	if r.ContentLength > t.MaxBodyBytes {
+		refuse(http.StatusRequestEntityTooLarge, tooLarge)
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, t.MaxBodyBytes))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			refuse(http.StatusRequestEntityTooLarge, tooLarge)
+			return
+		}
+		refuse(http.StatusBadRequest, map[string]any{"error": "cannot read the body: " + err.Error()})
+		return
+	}
+	if t.HMAC != nil {
+		secret, err := s.eng.Secret(wf, t.HMAC.Secret)
+		if err != nil {
+			s.logger.Error("webhook refused: its HMAC secret cannot be read", "workflow", wf.Name, "trigger", t.Name, "error", err)
+			refuse(http.StatusInternalServerError, map[string]any{"error": "the webhook's secret is not available on the server"})
+			return
+		}
+		if !validSignature(body, []byte(secret), r.Header.Get(t.HMAC.Header)) {
+			refuse(http.StatusUnauthorized, map[string]any{"error": fmt.Sprintf("missing or bad signature in %s", t.HMAC.Header)})
+			return
+		}
+	}
+	payload, err := webhookPayload(r, body)
+	if err != nil {
+		refuse(http.StatusBadRequest, map[string]any{"error": err.Error()})
+		return
+	}
+	if t.Uses != nil {
+		res := s.eng.InvokeTrigger(r.Context(), h.l.prog, t, engine.TriggerEvent{Type: "webhook", Request: webhookEvent(r, body)},
+			func(level, msg string) {
+				s.logger.Info(msg, "level", level, "workflow", wf.Name, "trigger", t.Type+"."+t.Name)
+			})
+		switch res.Type {
+		case "completed":
+			if len(res.Payload) > 0 {
+				payload = res.Payload
+			}
+		case "pending":
+			s.cfg.Metrics.TriggerFired(s.ctx, wf.Name, t.Name, t.Type, "pending")
+			writeJSON(w, http.StatusOK, map[string]any{"started": false, "reason": "the trigger answered pending"})
+			return
+		default:
+			if res.Kind == "validation" {
+				refuse(http.StatusUnprocessableEntity, map[string]any{"error": res.Message})
+				return
+			}
+			refuse(http.StatusInternalServerError, map[string]any{"error": res.Message})
+			return
+		}
+	}
+	st, err := s.start(h.l, journal.Trigger{Type: lang.TriggerWebhook, Name: t.Name, Payload: payload})
+	switch {
+	case errors.Is(err, ErrSkipped):
+		writeJSON(w, http.StatusConflict, map[string]any{"skipped": true, "reason": st.Skip})
+		return
+	case errors.Is(err, engine.ErrDraining):
+		writeJSON(w, http.StatusServiceUnavailable, map[string]any{"error": err.Error()})
+		return
+	case err != nil:
+		s.logger.Error("webhook could not start a run", "workflow", wf.Name, "trigger", t.Name, "error", err)
+		writeJSON(w, http.StatusInternalServerError, map[string]any{"error": err.Error()})
+		return
+	}
+	if wantWait(r) {
+		s.answerWhenDone(w, r, st.ID, s.cfg.WebhookWait)
+		return
+	}
+	resp := map[string]any{"execution_id": st.ID}
+	if st.Queued {
+		resp["queued"] = true
+	}
+	writeJSON(w, http.StatusAccepted, resp)
+}
+
+func wantWait(r *http.Request) bool {
+	v := r.URL.Query().Get("wait")
+	return v == "true" || v == "1"
+}
+
+// answerWhenDone answers 200 with the execution object once run id ends, or 504 with its id
+// after limit.
+func (s *Server) answerWhenDone(w http.ResponseWriter, r *http.Request, id string, limit time.Duration) {
+	done, stop := s.awaitEnd(id)
+	defer stop()
+	timer := time.NewTimer(limit)
+	defer timer.Stop()
+	select {
+	case <-done:
+	case <-timer.C:
+		writeJSON(w, http.StatusGatewayTimeout, map[string]any{"execution_id": id,
+			"error": fmt.Sprintf("the run did not end within %s; it goes on: fuscia show %s", limit, id)})
+		return
+	case <-r.Context().Done():
+		return
+	case <-s.ctx.Done():
+		writeJSON(w, http.StatusServiceUnavailable, map[string]any{"execution_id": id, "error": "fuscia is shutting down; the run resumes at the next start"})
+		return
+	}
+	ex, err := s.store.Execution(id)
+	if err != nil {
+		writeJSON(w, http.StatusInternalServerError, map[string]any{"execution_id": id, "error": err.Error()})
+		return
+	}
+	writeJSON(w, http.StatusOK, ex)
+}
+
+// validSignature checks an HMAC-SHA256 of body with secret, sent hex encoded with or without
+// a "sha256=" prefix, in constant time.
+func validSignature(body, secret []byte, header string) bool {
+	sig := strings.TrimSpace(header)
+	sig = strings.TrimPrefix(sig, "sha256=")
+	got, err := hex.DecodeString(sig)
+	if err != nil || len(got) != sha256.Size {
+		return false
+	}
+	mac := hmac.New(sha256.New, secret)
+	mac.Write(body)
+	return hmac.Equal(got, mac.Sum(nil))
+}
+
+// webhookPayload is the run's trigger.payload: method, path, query, headers and the body,
+// parsed when its media type is JSON.
+func webhookPayload(r *http.Request, body []byte) (json.RawMessage, error) {
+	p := struct {
+		Method  string            `json:"method"`
+		Path    string            `json:"path"`
+		Query   map[string]string `json:"query"`
+		Headers map[string]string `json:"headers"`
+		Body    any               `json:"body"`
+	}{Method: r.Method, Path: r.URL.Path, Query: joinValues(r.URL.Query()), Headers: joinValues(r.Header)}
+	if isJSON(r.Header.Get("Content-Type")) {
+		if len(strings.TrimSpace(string(body))) == 0 {
+			p.Body = nil
+		} else {
+			if !json.Valid(body) {
+				return nil, errors.New("the body is not valid JSON although its Content-Type says JSON")
+			}
+			p.Body = json.RawMessage(body)
+		}
+	} else {
+		p.Body = string(body)
+	}
+	return json.Marshal(p)
+}
+
+func isJSON(contentType string) bool {
+	mt, _, err := mime.ParseMediaType(contentType)
+	if err != nil {
+		return false
+	}
+	return mt == "application/json" || strings.HasSuffix(mt, "+json")
+}
+
+// joinValues turns a header or query map into name → values joined with ", ".
+func joinValues(m map[string][]string) map[string]string {
+	out := make(map[string]string, len(m))
+	for k, vs := range m {
+		out[k] = strings.Join(vs, ", ")
+	}
+	return out
+}
+
+// webhookEvent is the request as a webhook trigger component or plugin sees it.
+func webhookEvent(r *http.Request, body []byte) *engine.WebhookRequest {
+	return &engine.WebhookRequest{
+		Method: r.Method, Path: r.URL.Path,
+		Query: joinValues(r.URL.Query()), Headers: joinValues(r.Header),
+		BodyBase64: base64.StdEncoding.EncodeToString(body),
+	}
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// sortedPaths lists the webhook paths, for the health answer.
+func (s *Server) sortedPaths() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]string, 0, len(s.hooks))
+	for p := range s.hooks {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out
+}

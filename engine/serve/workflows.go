@@ -1,0 +1,259 @@
+package serve
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/fuscia/fuscia/engine"
+	"github.com/fuscia/fuscia/lang"
+)
+
+// loaded is one version of a workflow file that serve runs: its program and its triggers.
+type loaded struct {
+	file string
+	prog *engine.Program
+	hash [sha256.Size]byte
+	stat fileStamp
+
+	cancel context.CancelFunc // stops the schedule and poll goroutines
+	wg     sync.WaitGroup
+}
+
+type fileStamp struct {
+	mod  time.Time
+	size int64
+}
+
+func (l *loaded) stopTriggers() {
+	if l.cancel != nil {
+		l.cancel()
+	}
+	l.wg.Wait()
+}
+
+// workflowFiles expands the paths given to serve: a directory means every *.fsc.hcl under it.
+func workflowFiles(paths []string) ([]string, error) {
+	var out []string
+	seen := map[string]bool{}
+	add := func(f string) {
+		if abs, err := filepath.Abs(f); err == nil {
+			f = abs
+		}
+		if !seen[f] {
+			seen[f] = true
+			out = append(out, f)
+		}
+	}
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			return nil, fmt.Errorf("workflow path %s: %w", p, err)
+		}
+		if !st.IsDir() {
+			add(p)
+			continue
+		}
+		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() && path != p && strings.HasPrefix(d.Name(), ".") {
+				return filepath.SkipDir
+			}
+			if !d.IsDir() && strings.HasSuffix(d.Name(), ".fsc.hcl") {
+				add(path)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("read the workflow directory %s: %w", p, err)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+func stampOf(file string) (fileStamp, error) {
+	st, err := os.Stat(file)
+	if err != nil {
+		return fileStamp{}, err
+	}
+	return fileStamp{mod: st.ModTime(), size: st.Size()}, nil
+}
+
+// loadFile loads (or reloads) file. A file that fails keeps its previous version running;
+// the diagnostics are logged.
+func (s *Server) loadFile(ctx context.Context, file string, first bool) {
+	stamp, err := stampOf(file)
+	if err != nil {
+		s.logger.Error("cannot read a workflow file", "file", file, "error", err)
+		return
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		s.logger.Error("cannot read a workflow file", "file", file, "error", err)
+		return
+	}
+	hash := sha256.Sum256(data)
+	s.mu.Lock()
+	old := s.files[file]
+	s.mu.Unlock()
+	if old != nil && bytes.Equal(old.hash[:], hash[:]) {
+		old.stat = stamp
+		return
+	}
+	prog, err := s.cfg.Load(ctx, file)
+	if err != nil {
+		if old != nil {
+			s.logger.Error("the changed workflow has errors; the previous version keeps running", "file", file, "diagnostics", err.Error())
+		} else {
+			s.logger.Error("the workflow has errors and is not served", "file", file, "diagnostics", err.Error())
+		}
+		// Remember the stamp so that the same broken edit is not reloaded every second.
+		s.mu.Lock()
+		if old != nil {
+			old.stat = stamp
+		} else {
+			s.files[file] = &loaded{file: file, stat: stamp, hash: hash}
+		}
+		s.mu.Unlock()
+		return
+	}
+	l := &loaded{file: file, prog: prog, hash: hash, stat: stamp}
+	w := prog.Workflow
+	s.mu.Lock()
+	if other := s.workflows[w.Name]; other != nil && other.file != file {
+		s.mu.Unlock()
+		s.logger.Error("two files declare the same workflow; the second is not served", "workflow", w.Name, "file", file, "first", other.file)
+		return
+	}
+	if problems := s.hookConflictsLocked(l); len(problems) > 0 {
+		s.mu.Unlock()
+		for _, p := range problems {
+			s.logger.Error("webhook path conflict; the workflow is not (re)loaded", "file", file, "problem", p)
+		}
+		return
+	}
+	if old != nil && old.prog != nil && old.prog.Workflow.Name != w.Name {
+		delete(s.workflows, old.prog.Workflow.Name)
+	}
+	s.files[file] = l
+	s.workflows[w.Name] = l
+	s.routeHooksLocked(old, l)
+	s.mu.Unlock()
+	s.gateOf(w.Name).setLimit(w.Settings.MaxConcurrentRuns)
+	if old != nil {
+		old.stopTriggers()
+	}
+	s.startTriggers(l)
+	verb := "workflow loaded"
+	if !first && old != nil {
+		verb = "workflow reloaded"
+	}
+	s.logger.Info(verb, "file", file, "workflow", w.Name, "triggers", triggerList(w))
+}
+
+func triggerList(w *lang.Workflow) string {
+	parts := make([]string, 0, len(w.Triggers))
+	for _, t := range w.Triggers {
+		parts = append(parts, t.Type+"."+t.Name)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// unloadFile stops serving a file that was removed.
+func (s *Server) unloadFile(file string) {
+	s.mu.Lock()
+	l := s.files[file]
+	delete(s.files, file)
+	if l != nil && l.prog != nil {
+		if s.workflows[l.prog.Workflow.Name] == l {
+			delete(s.workflows, l.prog.Workflow.Name)
+		}
+		s.routeHooksLocked(l, nil)
+	}
+	s.mu.Unlock()
+	if l != nil {
+		l.stopTriggers()
+		s.logger.Info("workflow file removed; its triggers stopped", "file", file)
+	}
+}
+
+// watch looks at the files every ReloadInterval and reloads what changed.
+func (s *Server) watch() {
+	t := time.NewTicker(s.cfg.ReloadInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.ctx.Done():
+			return
+		case <-t.C:
+		}
+		files, err := workflowFiles(s.cfg.Paths)
+		if err != nil {
+			s.logger.Warn("cannot list the workflow files", "error", err)
+			continue
+		}
+		present := map[string]bool{}
+		for _, f := range files {
+			present[f] = true
+			stamp, err := stampOf(f)
+			if err != nil {
+				continue
+			}
+			s.mu.Lock()
+			l := s.files[f]
+			s.mu.Unlock()
+			if l == nil || l.stat != stamp {
+				s.loadFile(s.ctx, f, false)
+			}
+		}
+		s.mu.Lock()
+		var gone []string
+		for f := range s.files {
+			if !present[f] {
+				gone = append(gone, f)
+			}
+		}
+		s.mu.Unlock()
+		for _, f := range gone {
+			s.unloadFile(f)
+		}
+	}
+}
+
+// startTriggers starts l's schedule and poll goroutines (webhooks are routes).
+func (s *Server) startTriggers(l *loaded) {
+	s.mu.Lock()
+	stopped := s.stopped
+	s.mu.Unlock()
+	if stopped {
+		return
+	}
+	ctx, cancel := context.WithCancel(s.ctx)
+	l.cancel = cancel
+	for _, t := range l.prog.Workflow.Triggers {
+		switch t.Type {
+		case lang.TriggerSchedule:
+			sch, err := parseSchedule(t)
+			if err != nil {
+				s.logger.Error("schedule not started", "workflow", l.prog.Workflow.Name, "trigger", t.Name, "error", err)
+				continue
+			}
+			l.wg.Add(1)
+			go func() { defer l.wg.Done(); s.runSchedule(ctx, l, t, sch) }()
+		case lang.TriggerPoll:
+			l.wg.Add(1)
+			go func() { defer l.wg.Done(); s.runPoll(ctx, l, t) }()
+		}
+	}
+}
