@@ -51,6 +51,7 @@ type Engine struct {
 	cfg Config
 
 	mu       sync.Mutex
+	signalMu sync.Mutex      // Signal of an inactive run vs Resume
 	runs     map[string]*Run // active runs by id; guarded by mu
 	draining bool            // Drain began: no run starts; guarded by mu
 	wg       sync.WaitGroup  // one per active run
@@ -138,6 +139,9 @@ type StartOptions struct {
 	// Observer receives progress events; it is called from the run's goroutines one at a time
 	// and must not block for long.
 	Observer func(Event)
+	// cancel stops the run as soon as its state is rebuilt (Engine.Cancel of a run nobody runs).
+	cancel bool
+
 	// Admit, when set, is called on the run's goroutine before it schedules anything, and
 	// blocks until the run may go on (max_concurrent_runs). Its ctx ends when the run is
 	// cancelled or the engine drains; the run then goes on to end at once. release is called
@@ -190,9 +194,20 @@ func (e *Engine) launch(r *Run) {
 			unwatch()
 			stop()
 		}
+		top := r.opts.parent == nil
+		if top {
+			e.cfg.Metrics.RunStarted(context.Background(), r.wf.Name)
+		}
 		r.loop()
 		if release != nil {
 			release()
+		}
+		if top {
+			final := r.finalStatus
+			if r.detached != "" {
+				final = ""
+			}
+			e.cfg.Metrics.RunEnded(context.Background(), r.wf.Name, final)
 		}
 		e.mu.Lock()
 		delete(e.runs, r.id)
@@ -264,7 +279,9 @@ func (e *Engine) Active(id string) *Run {
 }
 
 // Cancel cancels a run this engine is running. A run that is not active here but unfinished in
-// the store (its process died) is marked cancelled in the journal.
+// the store (parked at its waits, interrupted, or its process died) is resumed only to be
+// cancelled at once — its waits and pending nodes end cancelled and the run finishes as a
+// cancelled run does — or, if it cannot be resumed, marked cancelled in the journal.
 func (e *Engine) Cancel(ctx context.Context, id string) error {
 	if r := e.Active(id); r != nil {
 		r.Cancel()
@@ -276,6 +293,18 @@ func (e *Engine) Cancel(ctx context.Context, id string) error {
 	}
 	if journal.Finished(sum.Status) {
 		return fmt.Errorf("execution %s already ended: %s", id, sum.Status)
+	}
+	if sum.Parent == nil || *sum.Parent == "" {
+		r, err := e.Resume(ctx, id, ResumeOptions{cancel: true})
+		if err == nil {
+			<-r.Done()
+			return nil
+		}
+		if r := e.Active(id); r != nil {
+			r.Cancel() // resumed by someone else meanwhile
+			return nil
+		}
+		e.cfg.Logger.Warn("the run cannot be resumed to cancel it; marking it cancelled", "execution_id", id, "error", err)
 	}
 	return e.cfg.Store.Append(ctx, id, true, journal.Entry{Type: journal.RunFinished, Status: journal.StatusCancelled,
 		Error: &outcome.Error{Kind: outcome.Cancelled, Message: "cancelled while no process was running it"}})

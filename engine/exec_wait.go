@@ -144,11 +144,14 @@ func (r *Run) Signal(ctx context.Context, node string, data json.RawMessage, rej
 	case err := <-errc:
 		return err
 	case <-r.done:
-		return fmt.Errorf("execution %s has ended", r.id)
+		return fmt.Errorf("execution %s: %w", r.id, errRunGone)
 	case <-ctx.Done():
 		return ctx.Err()
 	}
 }
+
+// errRunGone: the run's loop ended (finished or parked) before it took the signal.
+var errRunGone = errors.New("the run left this process")
 
 func (r *Run) signal(node string, data json.RawMessage, reject bool) error {
 	name := node
@@ -190,7 +193,20 @@ func (e *Engine) Signal(ctx context.Context, id, node string, data json.RawMessa
 		return false, fmt.Errorf("%w: the signal data is not JSON", ErrInvalidSignal)
 	}
 	if r := e.Active(id); r != nil {
-		return false, r.Signal(ctx, node, data, reject)
+		if err := r.Signal(ctx, node, data, reject); !errors.Is(err, errRunGone) {
+			return false, err
+		}
+		// It parked (or ended) meanwhile: answer it in its journal.
+		<-r.Done()
+	}
+	e.signalMu.Lock()
+	defer e.signalMu.Unlock()
+	if r := e.Active(id); r != nil {
+		// Resumed meanwhile (its journal was read before this answer): it takes it directly.
+		e.signalMu.Unlock()
+		err := r.Signal(ctx, node, data, reject)
+		e.signalMu.Lock()
+		return false, err
 	}
 	sum, err := e.cfg.Store.Summary(id)
 	if err != nil {

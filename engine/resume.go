@@ -197,6 +197,8 @@ type ResumeOptions struct {
 	Observer    func(Event)
 	// Admit is StartOptions.Admit.
 	Admit func(ctx context.Context) (release func())
+
+	cancel bool // Engine.Cancel: stop the run once its state is rebuilt
 }
 
 // Resume continues an interrupted run (or one parked at a wait) from its journal: finished
@@ -206,6 +208,10 @@ func (e *Engine) Resume(ctx context.Context, id string, opts ResumeOptions) (*Ru
 	if e.isDraining() {
 		return nil, ErrDraining
 	}
+	// A signal for a run nobody runs reads and appends its journal under the same lock: it
+	// either lands before the journal is read here, or finds the run active.
+	e.signalMu.Lock()
+	defer e.signalMu.Unlock()
 	if r := e.Active(id); r != nil {
 		return nil, fmt.Errorf("execution %s is already running in this process", id)
 	}
@@ -235,7 +241,7 @@ func (e *Engine) Resume(ctx context.Context, id string, opts ResumeOptions) (*Ru
 	if opts.Parallelism > 0 {
 		par = opts.Parallelism
 	}
-	r, err := e.newRun(ctx, prog, StartOptions{Trigger: info.Trigger, Parallelism: par, Observer: opts.Observer, Admit: opts.Admit}, id)
+	r, err := e.newRun(ctx, prog, StartOptions{Trigger: info.Trigger, Parallelism: par, Observer: opts.Observer, Admit: opts.Admit, cancel: opts.cancel}, id)
 	if err != nil {
 		return nil, err
 	}

@@ -410,6 +410,12 @@ func (r *Run) loop() {
 	r.top = r.newScope(nil, flatten(r.wf.Graph.Stages), cty.NilVal, nil, nil, r.ctx)
 	r.top.onDone = func() {}
 	r.draining = r.e.isDraining()
+	if r.opts.cancel {
+		// Stopped before anything starts: journaled nodes are restored, the rest is cancelled
+		// as its turn comes; no task, wait or sub-workflow starts.
+		r.cancelRequested.Store(true)
+		r.stop(journal.StatusCancelled, outcome.Errorf(outcome.Cancelled, "the run was cancelled"))
+	}
 	r.top.start()
 	r.pump()
 	r.updateStatus()
@@ -457,7 +463,7 @@ func (r *Run) Parent() string { return r.info.Parent }
 
 // detachReason says whether the loop may end now without finishing the run.
 func (r *Run) detachReason() string {
-	if r.stopping != "" || r.journalErr != nil || r.commits > 0 {
+	if r.stopping != "" || r.journalErr != nil || r.commits > 0 || r.cancelRequested.Load() {
 		return "" // a stopping run finishes; journal writes under way land first
 	}
 	if r.draining && r.running == 0 {

@@ -171,6 +171,12 @@ func (r *Run) evaluate(ns *nodeState) {
 		return // already final (cancelled by a join or a stop)
 	}
 	s := ns.s
+	// What the journal says is final stands, even in a stopped scope (a run resumed to be
+	// cancelled keeps the nodes that finished).
+	if rp := r.replayed(ns, nil); rp != nil && rp.final() {
+		r.restoreNode(ns, rp)
+		return
+	}
 	if s.stopped != nil {
 		r.finishNode(ns, journal.StatusCancelled, nullValue, cancelledBy(s.stopped), "")
 		return
@@ -180,10 +186,6 @@ func (r *Run) evaluate(ns *nodeState) {
 			r.finishNode(ns, journal.StatusSkipped, nullValue, nil, reason)
 			return
 		}
-	}
-	if rp := r.replayed(ns, nil); rp != nil && rp.final() {
-		r.restoreNode(ns, rp)
-		return
 	}
 	if ns.n.When != nil && !(ns.n.Task != nil && ns.n.Task.ForEach != nil && refersToEach(ns.n.When)) {
 		ok, err := s.condition(ns.n.When, cty.NilVal)

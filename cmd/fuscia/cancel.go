@@ -35,8 +35,9 @@ func runCancel(ctx context.Context, c *cli, args []string) int {
 	}
 	fmt.Fprintf(c.stdout, "Cancelling execution %s.\n", ref)
 	if status == journal.StatusCancelled {
-		// Nobody was running it (its process died): the journal now says it was cancelled.
-		fmt.Fprintln(c.stdout, "No process was running it; it is now marked cancelled.")
+		// It was not running (parked at a wait, interrupted, or its process died): it ended at
+		// once.
+		fmt.Fprintln(c.stdout, "It was not running; it is now cancelled.")
 	}
 	return exitOK
 }

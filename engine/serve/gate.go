@@ -40,33 +40,64 @@ func (g *gate) depth() int {
 	return len(g.queue)
 }
 
-// admit blocks until the run may go on, or ctx ends (then the run goes on to end at once, and
-// holds no slot). It is engine.StartOptions.Admit.
-func (g *gate) admit(ctx context.Context) func() {
+// ticket is a place taken at the gate: granted at once, or queued (ch closes when granted).
+type ticket struct {
+	g  *gate
+	ch chan struct{} // nil: granted
+}
+
+// enter takes a place at once, so that the runs triggered together are counted together.
+// With skip, a full gate refuses (ok false); otherwise the place is queued behind the others.
+func (g *gate) enter(skip bool) (t *ticket, queued, ok bool) {
 	g.mu.Lock()
+	defer g.mu.Unlock()
 	if g.limit == 0 || (g.running < g.limit && len(g.queue) == 0) {
 		g.running++
-		g.mu.Unlock()
-		return g.releaser()
+		return &ticket{g: g}, false, true
+	}
+	if skip {
+		return nil, false, false
 	}
 	ch := make(chan struct{})
 	g.queue = append(g.queue, ch)
-	g.mu.Unlock()
+	return &ticket{g: g, ch: ch}, true, true
+}
+
+// wait blocks until the ticket is granted, or ctx ends (then the run goes on to end at once,
+// and holds no slot). It is engine.StartOptions.Admit; it returns the release.
+func (t *ticket) wait(ctx context.Context) func() {
+	g := t.g
+	if t.ch == nil {
+		return g.releaser()
+	}
 	select {
-	case <-ch:
+	case <-t.ch:
 		return g.releaser()
 	case <-ctx.Done():
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	for i, c := range g.queue {
-		if c == ch {
+		if c == t.ch {
 			g.queue = append(g.queue[:i], g.queue[i+1:]...)
 			return func() {}
 		}
 	}
 	// The slot was granted while ctx ended: it is this run's to give back.
 	return g.releaser()
+}
+
+// abandon gives the place back when the run could not be started.
+func (t *ticket) abandon() {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	t.wait(ctx)()
+}
+
+// admit takes a queued place and waits for it (a resumed run: never skipped).
+func (g *gate) admit(ctx context.Context) func() {
+	t, _, _ := g.enter(false)
+	return t.wait(ctx)
 }
 
 func (g *gate) releaser() func() {

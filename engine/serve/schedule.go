@@ -26,7 +26,14 @@ func (s *Server) runSchedule(ctx context.Context, l *loaded, t *lang.Trigger, sc
 	scope := journal.TriggerScope(w.Name, t.Name)
 	last := s.lastFired(scope)
 	now := s.cfg.Now()
-	if at, ok := sch.Missed(last, now, s.cfg.MissedWindow); ok {
+	if last.IsZero() {
+		// A schedule served for the first time starts now: what fell due before it existed
+		// is not "missed". Recording the start lets a restart catch up what falls due from now.
+		last = now
+		if err := s.store.KVSet(scope, lastFiredKey, []byte(now.UTC().Format(time.RFC3339Nano))); err != nil {
+			s.logger.Warn("schedule state not saved", "workflow", w.Name, "trigger", t.Name, "error", err)
+		}
+	} else if at, ok := sch.Missed(last, now, s.cfg.MissedWindow); ok {
 		s.fireSchedule(l, t, scope, at, &last)
 	}
 	from := now

@@ -176,38 +176,30 @@ var ErrSkipped = errors.New("skipped")
 func (s *Server) start(l *loaded, t journal.Trigger) (Started, error) {
 	w := l.prog.Workflow
 	g := s.gateOf(w.Name)
-	busy := g.busy()
-	if busy && w.Settings.OnOverlap == "skip" {
+	tk, queued, ok := g.enter(w.Settings.OnOverlap == "skip")
+	if !ok {
 		reason := fmt.Sprintf("%s already has %d run(s) going (max_concurrent_runs = %d, on_overlap = \"skip\")", w.Name, w.Settings.MaxConcurrentRuns, w.Settings.MaxConcurrentRuns)
 		s.cfg.Metrics.TriggerFired(s.ctx, w.Name, t.Name, t.Type, "skipped")
 		return Started{Skip: reason}, ErrSkipped
 	}
-	r, err := s.eng.Start(context.Background(), l.prog, engine.StartOptions{Trigger: t, Admit: g.admit})
+	r, err := s.eng.Start(context.Background(), l.prog, engine.StartOptions{Trigger: t, Admit: tk.wait})
 	if err != nil {
+		tk.abandon()
 		s.cfg.Metrics.TriggerFired(s.ctx, w.Name, t.Name, t.Type, "error")
 		return Started{}, err
 	}
 	result := "started"
-	if busy {
+	if queued {
 		result = "queued"
 	}
 	s.cfg.Metrics.TriggerFired(s.ctx, w.Name, t.Name, t.Type, result)
-	s.cfg.Metrics.RunStarted(s.ctx, w.Name)
-	s.logger.Info("run started", "execution_id", r.ID(), "workflow", w.Name, "trigger", t.Type+"."+t.Name, "queued", busy)
-	return Started{ID: r.ID(), Queued: busy}, nil
+	s.logger.Info("run started", "execution_id", r.ID(), "workflow", w.Name, "trigger", t.Type+"."+t.Name, "queued", queued)
+	return Started{ID: r.ID(), Queued: queued}, nil
 }
 
 // RunEnded is the engine's OnRunEnd: a finished run wakes its waiters; a parked one goes to
 // the wait index.
 func (s *Server) RunEnded(r *engine.Run) {
-	if r.Parent() == "" {
-		status, _, _ := r.Status()
-		final := status
-		if r.Detached() != "" {
-			final = ""
-		}
-		s.cfg.Metrics.RunEnded(s.ctx, r.Workflow(), final)
-	}
 	switch r.Detached() {
 	case engine.DetachedParked:
 		s.parked.add(r.ID(), r.Workflow(), r.Due())
@@ -215,6 +207,7 @@ func (s *Server) RunEnded(r *engine.Run) {
 	case engine.DetachedInterrupted:
 		return
 	}
+	s.parked.remove(r.ID()) // a parked run cancelled, or resumed by a signal, has ended
 	s.mu.Lock()
 	ws := s.waiters[r.ID()]
 	delete(s.waiters, r.ID())
@@ -269,13 +262,15 @@ func (s *Server) resume(id, workflow string) error {
 	if err != nil {
 		return err
 	}
-	s.cfg.Metrics.RunStarted(s.ctx, workflow)
 	s.logger.Info("run resumed", "execution_id", r.ID(), "workflow", workflow)
 	return nil
 }
 
 func (s *Server) resumeParked(id, workflow string) {
-	if err := s.resume(id, workflow); err != nil && !errors.Is(err, engine.ErrDraining) {
+	if s.eng.Active(id) != nil {
+		return // a signal resumed it meanwhile
+	}
+	if err := s.resume(id, workflow); err != nil && !errors.Is(err, engine.ErrDraining) && !errors.Is(err, engine.ErrFinished) {
 		s.logger.Error("a parked run could not be resumed", "execution_id", id, "workflow", workflow, "error", err)
 	}
 }
