@@ -85,6 +85,13 @@ func (s *Store) enqueueEntries(ctx context.Context, runID string, req *request, 
 		if st = s.runs[runID]; st != nil && st.loaded {
 			break
 		}
+		if st == nil && len(entries) > 0 && entries[0].Type == RunStarted {
+			// A run starts under an id minted for it (a new ULID): the store has nothing of it
+			// to read back, and skipping the read matters when thousands start per second.
+			st = &runState{loaded: true}
+			s.runs[runID] = st
+			break
+		}
 		if err := s.loadJournalState(runID); err != nil {
 			return err
 		}
