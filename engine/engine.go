@@ -297,8 +297,12 @@ func (e *Engine) Cancel(ctx context.Context, id string) error {
 	if sum.Parent == nil || *sum.Parent == "" {
 		r, err := e.Resume(ctx, id, ResumeOptions{cancel: true})
 		if err == nil {
-			<-r.Done()
-			return nil
+			select {
+			case <-r.Done():
+				return nil
+			case <-ctx.Done():
+				return fmt.Errorf("cancel execution %s: %w", id, ctx.Err())
+			}
 		}
 		if r := e.Active(id); r != nil {
 			r.Cancel() // resumed by someone else meanwhile

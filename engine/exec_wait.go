@@ -200,20 +200,24 @@ func (e *Engine) Signal(ctx context.Context, id, node string, data json.RawMessa
 		<-r.Done()
 	}
 	e.signalMu.Lock()
-	defer e.signalMu.Unlock()
 	if r := e.Active(id); r != nil {
 		// Resumed meanwhile (its journal was read before this answer): it takes it directly.
 		e.signalMu.Unlock()
-		err := r.Signal(ctx, node, data, reject)
-		e.signalMu.Lock()
-		return false, err
+		return false, r.Signal(ctx, node, data, reject)
 	}
+	defer e.signalMu.Unlock()
+	return true, e.signalJournal(ctx, id, node, data, reject)
+}
+
+// signalJournal journals the answer to a wait of run id, which no process runs, after
+// checking the journal says that wait is waiting for one. Called with signalMu held.
+func (e *Engine) signalJournal(ctx context.Context, id, node string, data json.RawMessage, reject bool) error {
 	sum, err := e.cfg.Store.Summary(id)
 	if err != nil {
-		return false, err
+		return err
 	}
 	if journal.Finished(sum.Status) {
-		return false, fmt.Errorf("%w: %s is %s", ErrFinished, id, sum.Status)
+		return fmt.Errorf("%w: %s is %s", ErrFinished, id, sum.Status)
 	}
 	name := node
 	if a, ok := lang.ParseAddr(node); ok {
@@ -240,17 +244,17 @@ func (e *Engine) Signal(ctx context.Context, id, node string, data json.RawMessa
 		return nil
 	})
 	if err != nil {
-		return false, fmt.Errorf("read the journal of %s: %w", id, err)
+		return fmt.Errorf("read the journal of %s: %w", id, err)
 	}
 	if !known {
-		return false, fmt.Errorf("%w: %s has no wait node %q", ErrInvalidSignal, sum.Workflow, node)
+		return fmt.Errorf("%w: %s has no wait node %q", ErrInvalidSignal, sum.Workflow, node)
 	}
 	if !waiting || (kind != lang.WaitApproval && kind != lang.WaitCallback) {
-		return false, fmt.Errorf("%s: %w", addr, ErrNotWaiting)
+		return fmt.Errorf("%s: %w", addr, ErrNotWaiting)
 	}
 	entry := journal.Entry{Type: journal.WaitResolved, Node: addr, Output: data, Rejected: reject}
 	if err := e.cfg.Store.Append(ctx, id, true, entry); err != nil {
-		return false, fmt.Errorf("journal the signal: %w", err)
+		return fmt.Errorf("journal the signal: %w", err)
 	}
-	return true, nil
+	return nil
 }

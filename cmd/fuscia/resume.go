@@ -29,12 +29,8 @@ func runResume(ctx context.Context, c *cli, args []string) int {
 	case err == nil:
 		fmt.Fprintf(c.stdout, "Execution %s resumed by the fuscia serve that owns the state store. Follow it with: fuscia logs %s -follow\n", id, id)
 		return exitOK
-	case isNotFound(err):
-		return c.fail(*asJSON, "Unknown execution", fmt.Sprintf("There is no execution %q. List executions with: fuscia executions list.", ids[0]))
-	case errors.Is(err, local.ErrFinished):
-		return c.fail(*asJSON, "Execution already ended", sentenceOf(err)+" Only an interrupted or waiting run can be resumed.")
 	case !errors.Is(err, local.ErrNoServer):
-		return c.operationFailed("Cannot resume the execution", err)
+		return c.resumeFailed(*asJSON, ids[0], err)
 	}
 	h, err := c.openRunHost(ctx, runHostOptions{home: fs.homeDir(), logFormat: *logFormat, pluginDirs: pluginDirs})
 	if err != nil {
@@ -64,11 +60,16 @@ func runResume(ctx context.Context, c *cli, args []string) int {
 		}
 	}
 	_ = h.close()
+	return c.resumeFailed(*asJSON, ids[0], err)
+}
+
+// resumeFailed reports why run ref could not be resumed, here or by the serve owning the store.
+func (c *cli) resumeFailed(asJSON bool, ref string, err error) int {
 	switch {
 	case isNotFound(err):
-		return c.fail(*asJSON, "Unknown execution", fmt.Sprintf("There is no execution %q. List executions with: fuscia executions list.", ids[0]))
-	case errors.Is(err, engine.ErrFinished):
-		return c.fail(*asJSON, "Execution already ended", sentenceOf(err)+" Only an interrupted or waiting run can be resumed.")
+		return c.fail(asJSON, "Unknown execution", fmt.Sprintf("There is no execution %q. List executions with: fuscia executions list.", ref))
+	case errors.Is(err, engine.ErrFinished), errors.Is(err, local.ErrFinished):
+		return c.fail(asJSON, "Execution already ended", sentenceOf(err)+" Only an interrupted or waiting run can be resumed.")
 	}
 	return c.operationFailed("Cannot resume the execution", err)
 }

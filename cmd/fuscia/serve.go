@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -147,7 +148,7 @@ func runServe(ctx context.Context, c *cli, args []string) int {
 		_ = h.close()
 		return c.operationFailed("Cannot start serving", err)
 	}
-	fmt.Fprintf(c.stdout, "Serving %d workflow(s) from %s; state in %s. Stop with Ctrl-C or SIGTERM.\n", n, joinPaths(paths), home)
+	fmt.Fprintf(c.stdout, "Serving %d workflow(s) from %s; state in %s. Stop with Ctrl-C or SIGTERM.\n", n, strings.Join(paths, ", "), home)
 
 	<-ctx.Done()
 	fmt.Fprintf(c.stdout, "Shutting down: no new runs; running attempts have %s to finish.\n", *grace)
@@ -216,15 +217,4 @@ func diagSummary(diags hcl.Diagnostics) string {
 		}
 	}
 	return "invalid workflow"
-}
-
-func joinPaths(paths []string) string {
-	var b bytes.Buffer
-	for i, p := range paths {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(p)
-	}
-	return b.String()
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
+	"strings"
 
 	"github.com/fuscia/fuscia/engine"
 	"github.com/fuscia/fuscia/engine/journal"
@@ -77,16 +79,8 @@ func (s *Server) listWorkflows(w http.ResponseWriter, _ *http.Request) {
 		out = append(out, info)
 	}
 	s.mu.Unlock()
-	sortWorkflows(out)
+	slices.SortFunc(out, func(a, b workflowInfo) int { return strings.Compare(a.Name, b.Name) })
 	writeJSON(w, http.StatusOK, map[string]any{"workflows": out})
-}
-
-func sortWorkflows(ws []workflowInfo) {
-	for i := 1; i < len(ws); i++ {
-		for j := i; j > 0 && ws[j].Name < ws[j-1].Name; j-- {
-			ws[j], ws[j-1] = ws[j-1], ws[j]
-		}
-	}
 }
 
 type startRequest struct {

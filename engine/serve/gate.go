@@ -14,13 +14,6 @@ type gate struct {
 	queue   []chan struct{}
 }
 
-// busy reports whether a new run would have to wait.
-func (g *gate) busy() bool {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return g.limit > 0 && (g.running >= g.limit || len(g.queue) > 0)
-}
-
 // setLimit changes the bound (a reload); waiters admitted by a larger bound go on at once.
 func (g *gate) setLimit(n int) {
 	g.mu.Lock()

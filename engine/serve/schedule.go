@@ -15,10 +15,6 @@ import (
 // 3339): the bookkeeping that keeps a restart from firing an occurrence twice or losing one.
 const lastFiredKey = "fuscia.schedule.last_fired"
 
-func parseSchedule(t *lang.Trigger) (*schedule.Schedule, error) {
-	return schedule.Parse(t.Cron, t.Timezone)
-}
-
 // runSchedule fires t's occurrences until ctx ends. At start, the latest occurrence that fell
 // due while serve was down (within MissedWindow, and after the last one fired) fires once.
 func (s *Server) runSchedule(ctx context.Context, l *loaded, t *lang.Trigger, sch *schedule.Schedule) {

@@ -275,6 +275,9 @@ func (s *Server) resumeParked(id, workflow string) {
 	}
 }
 
+// errRunning: Resume of a run this engine is running already.
+var errRunning = errors.New("already running")
+
 // Resume continues run id on request (the API): a run parked at its waits, or one nobody runs.
 func (s *Server) Resume(id string) error {
 	sum, err := s.store.Summary(id)
@@ -285,21 +288,17 @@ func (s *Server) Resume(id string) error {
 		return fmt.Errorf("%w: %s is %s", engine.ErrFinished, id, sum.Status)
 	}
 	if s.eng.Active(id) != nil {
-		return fmt.Errorf("execution %s is already running", id)
+		return fmt.Errorf("execution %s is %w", id, errRunning)
 	}
 	s.parked.remove(id)
 	return s.resume(id, sum.Workflow)
 }
 
 // Signaled is called when a signal was journaled for a run no process was running: the run
-// continues now.
+// continues now (unless it ended, or is running again, meanwhile).
 func (s *Server) Signaled(id string) {
-	sum, err := s.store.Summary(id)
-	if err != nil || journal.Finished(sum.Status) || s.eng.Active(id) != nil {
-		return
-	}
-	s.parked.remove(id)
-	if err := s.resume(id, sum.Workflow); err != nil && !errors.Is(err, engine.ErrDraining) {
+	err := s.Resume(id)
+	if err != nil && !errors.Is(err, engine.ErrDraining) && !errors.Is(err, engine.ErrFinished) && !errors.Is(err, errRunning) {
 		s.logger.Error("a signalled run could not be resumed", "execution_id", id, "error", err)
 	}
 }

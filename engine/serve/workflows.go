@@ -15,6 +15,7 @@ import (
 
 	"github.com/fuscia/fuscia/engine"
 	"github.com/fuscia/fuscia/lang"
+	"github.com/fuscia/fuscia/lang/schedule"
 )
 
 // loaded is one version of a workflow file that serve runs: its program and its triggers.
@@ -244,7 +245,7 @@ func (s *Server) startTriggers(l *loaded) {
 	for _, t := range l.prog.Workflow.Triggers {
 		switch t.Type {
 		case lang.TriggerSchedule:
-			sch, err := parseSchedule(t)
+			sch, err := schedule.Parse(t.Cron, t.Timezone)
 			if err != nil {
 				s.logger.Error("schedule not started", "workflow", l.prog.Workflow.Name, "trigger", t.Name, "error", err)
 				continue
