@@ -147,7 +147,7 @@ func Open(dir string, opts Options) (*Store, error) {
 }
 
 func open(dir string, opts Options, wc walConfig) (*Store, error) {
-	db, err := badger.Open(badgerOptions(dir, opts.Logger))
+	db, err := openBadger(dir, badgerOptions(dir, opts.Logger))
 	if err != nil {
 		if strings.Contains(err.Error(), "Cannot acquire directory lock") {
 			return nil, fmt.Errorf("open state store %s: %w: %w", dir, ErrLocked, err)
