@@ -280,7 +280,7 @@ func TestResumeWaitKeepsItsDeadline(t *testing.T) {
 	r := te.start(`
 workflow "r" {}
 wait "w" {
-  duration = "400ms"
+  duration = "2s"
 }
 task "after" {
   uses   = builtin.transform
@@ -295,7 +295,9 @@ task "after" {
 	})
 	r.Cancel()
 	te.wait(r)
-	time.Sleep(100 * time.Millisecond)
+	// Resume 0.8 s before the deadline: kept, the wait ends about then; restarted, it would
+	// take its whole 2 s. The margin between the two absorbs a loaded CI machine.
+	time.Sleep(time.Until(deadline.Add(-800 * time.Millisecond)))
 	start := time.Now()
 	ex := te.resume(id)
 	end := time.Now()
@@ -305,7 +307,7 @@ task "after" {
 	if end.Before(deadline) {
 		t.Fatalf("the wait ended at %s, before its deadline %s", end, deadline)
 	}
-	if end.Sub(start) >= 380*time.Millisecond {
+	if end.Sub(start) >= 1500*time.Millisecond {
 		t.Fatalf("the resumed wait took %s: it restarted its duration instead of keeping its deadline %s", end.Sub(start), deadline)
 	}
 }
