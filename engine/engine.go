@@ -136,6 +136,11 @@ type StartOptions struct {
 	Trigger journal.Trigger
 	// Parallelism overrides the workflow's max_parallel when > 0.
 	Parallelism int
+	// ID, when set, is the execution id the run starts under, from NewExecutionID: a caller
+	// that records the id before the run exists (a trigger's bookkeeping) can tell after a
+	// crash whether the run was started. Start refuses an id the store already has; two
+	// concurrent Starts with one id are the caller's bug.
+	ID string
 	// Observer receives progress events; it is called from the run's goroutines one at a time
 	// and must not block for long.
 	Observer func(Event)
@@ -161,7 +166,12 @@ func (e *Engine) Start(ctx context.Context, prog *Program, opts StartOptions) (*
 	if e.isDraining() {
 		return nil, ErrDraining
 	}
-	r, err := e.newRun(ctx, prog, opts, "")
+	if opts.ID != "" {
+		if err := e.checkNewID(opts.ID); err != nil {
+			return nil, err
+		}
+	}
+	r, err := e.newRun(ctx, prog, opts, opts.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -315,6 +325,29 @@ func (e *Engine) Cancel(ctx context.Context, id string) error {
 }
 
 func newID() string { return ulid.Make().String() }
+
+// NewExecutionID mints an execution id for StartOptions.ID.
+func NewExecutionID() string { return newID() }
+
+// ErrExecutionExists is returned by Start for a StartOptions.ID the store already has.
+var ErrExecutionExists = errors.New("an execution with this id already exists")
+
+// checkNewID accepts id for a new run: a well-formed id the store does not have. The journal
+// takes a run_started entry as the first of a fresh id, so reusing one would overwrite a run.
+func (e *Engine) checkNewID(id string) error {
+	if _, err := ulid.ParseStrict(id); err != nil {
+		return fmt.Errorf("execution id %q: %w", id, err)
+	}
+	_, err := e.cfg.Store.Summary(id)
+	switch {
+	case err == nil:
+		return fmt.Errorf("execution %s: %w", id, ErrExecutionExists)
+	case errors.Is(err, journal.ErrNotFound):
+		return nil
+	default:
+		return fmt.Errorf("execution %s: %w", id, err)
+	}
+}
 
 // marshal encodes v for the journal; v is always a plain value built here, so an error is a bug
 // reported as such rather than a panic.

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -457,5 +458,34 @@ task "after" {
 				t.Fatal("no error from a run whose journal failed")
 			}
 		})
+	}
+}
+
+// TestStartWithID: a run starts under a caller's id, once; an id the store has or a malformed
+// one starts nothing.
+func TestStartWithID(t *testing.T) {
+	te := newTestEnv(t)
+	src := `
+workflow "w" {}
+task "a" {
+  uses   = builtin.transform
+  inputs = { x = 1 }
+}
+`
+	id := NewExecutionID()
+	ex := te.apply(src, StartOptions{ID: id})
+	if ex.ID != id {
+		t.Fatalf("execution id = %s, want %s", ex.ID, id)
+	}
+	wantRun(t, ex, "succeeded")
+	prog := te.program(te.write("wf.fsc.hcl", src))
+	if _, err := te.engine.Start(context.Background(), prog, StartOptions{ID: id}); !errors.Is(err, ErrExecutionExists) {
+		t.Errorf("a second Start with id %s = %v, want ErrExecutionExists", id, err)
+	}
+	if got := te.entries(id); len(got) != 4 {
+		t.Errorf("the refused Start touched the journal of %s: %d entries", id, len(got))
+	}
+	if _, err := te.engine.Start(context.Background(), prog, StartOptions{ID: "not/an-id"}); err == nil || !strings.Contains(err.Error(), "not/an-id") {
+		t.Errorf("Start with a malformed id = %v, want an error naming it", err)
 	}
 }

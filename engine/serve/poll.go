@@ -56,7 +56,7 @@ func (s *Server) pollOnce(ctx context.Context, l *loaded, t *lang.Trigger) {
 		return
 	}
 	scope := journal.TriggerScope(w.Name, t.Name)
-	var dedupKey string
+	var dedupKey, id string
 	if t.DedupKey != nil {
 		key, err := engine.DedupKey(w, t.DedupKey, res.Payload)
 		if err != nil {
@@ -66,32 +66,49 @@ func (s *Server) pollOnce(ctx context.Context, l *loaded, t *lang.Trigger) {
 		}
 		sum := sha256.Sum256([]byte(key))
 		dedupKey = dedupPrefix + hex.EncodeToString(sum[:])
-		_, seen, err := s.store.KVGet(scope, dedupKey)
+		f, seen, err := s.readFiring(scope, dedupKey)
 		if err != nil {
 			log.Error("no run started: the dedup state cannot be read", "error", err)
 			return
 		}
-		if seen {
+		switch {
+		case seen && s.neverStarted(f):
+			// Recorded by a serve that stopped before the run's first journal entry.
+			log.Warn("starting the run of an event seen before a crash but never started", "dedup_key", key, "execution_id", f.ExecutionID)
+			id = f.ExecutionID
+		case seen:
 			s.cfg.Metrics.TriggerFired(s.ctx, w.Name, t.Name, t.Type, "deduplicated")
 			log.Debug("event already seen", "dedup_key", key)
 			return
-		}
-		// Recorded before the run starts: a crash in between loses this event's run rather
-		// than starting it twice; the same event never starts two runs.
-		if err := s.store.KVSet(scope, dedupKey, []byte(time.Now().UTC().Format(time.RFC3339))); err != nil {
-			log.Error("no run started: the dedup state cannot be saved", "error", err)
-			return
+		default:
+			// Recorded, with the run's id, before the run starts: the same event never starts
+			// two runs, and a crash in between is noticed at the next poll.
+			id = engine.NewExecutionID()
+			if err := s.writeFiring(scope, dedupKey, firing{ExecutionID: id, Pending: true}); err != nil {
+				log.Error("no run started: the dedup state cannot be saved", "error", err)
+				return
+			}
 		}
 	}
-	st, err := s.start(l, journal.Trigger{Type: lang.TriggerPoll, Name: t.Name, Payload: res.Payload})
+	st, err := s.start(l, journal.Trigger{Type: lang.TriggerPoll, Name: t.Name, Payload: res.Payload}, id)
 	switch {
+	case err == nil && dedupKey != "":
+		if err := s.writeFiring(scope, dedupKey, firing{ExecutionID: id}); err != nil {
+			log.Warn("the started event's dedup state cannot be confirmed", "error", err)
+		}
 	case errors.Is(err, ErrSkipped):
 		log.Warn("poll event skipped", "reason", st.Skip)
+		if dedupKey != "" {
+			// Skipped on purpose: the event stays seen, with no run to look for.
+			if err := s.writeFiring(scope, dedupKey, firing{Skipped: true}); err != nil {
+				log.Warn("the skipped event's dedup state cannot be saved", "error", err)
+			}
+		}
 	case err != nil:
 		log.Error("the poll trigger could not start a run", "error", err)
-	}
-	if err != nil && !errors.Is(err, ErrSkipped) && dedupKey != "" {
-		// The event started nothing: let the next poll try it again.
-		_ = s.store.KVDelete(scope, dedupKey)
+		if dedupKey != "" {
+			// The event started nothing: let the next poll try it again.
+			_ = s.store.KVDelete(scope, dedupKey)
+		}
 	}
 }

@@ -171,9 +171,9 @@ type Started struct {
 // ErrSkipped is the error start returns when on_overlap = "skip" refused a run.
 var ErrSkipped = errors.New("skipped")
 
-// start starts a run of l's program for trigger t with payload, under its workflow's
-// max_concurrent_runs.
-func (s *Server) start(l *loaded, t journal.Trigger) (Started, error) {
+// start starts a run of l's program for trigger t, under its workflow's max_concurrent_runs,
+// and under execution id id unless it is empty (engine.StartOptions.ID).
+func (s *Server) start(l *loaded, t journal.Trigger, id string) (Started, error) {
 	w := l.prog.Workflow
 	g := s.gateOf(w.Name)
 	tk, queued, ok := g.enter(w.Settings.OnOverlap == "skip")
@@ -182,7 +182,7 @@ func (s *Server) start(l *loaded, t journal.Trigger) (Started, error) {
 		s.cfg.Metrics.TriggerFired(s.ctx, w.Name, t.Name, t.Type, "skipped")
 		return Started{Skip: reason}, ErrSkipped
 	}
-	r, err := s.eng.Start(context.Background(), l.prog, engine.StartOptions{Trigger: t, Admit: tk.wait})
+	r, err := s.eng.Start(context.Background(), l.prog, engine.StartOptions{Trigger: t, ID: id, Admit: tk.wait})
 	if err != nil {
 		tk.abandon()
 		s.cfg.Metrics.TriggerFired(s.ctx, w.Name, t.Name, t.Type, "error")
@@ -351,7 +351,7 @@ func (s *Server) startManual(name, tname string, payload json.RawMessage) (Start
 		}
 		return Started{}, fmt.Errorf("%w: workflow %s has no manual trigger; add `trigger \"manual\" \"NAME\" {}` to start it from the API", errNoTrigger, name)
 	}
-	return s.start(l, journal.Trigger{Type: lang.TriggerManual, Name: trig.Name, Payload: payload})
+	return s.start(l, journal.Trigger{Type: lang.TriggerManual, Name: trig.Name, Payload: payload}, "")
 }
 
 var (

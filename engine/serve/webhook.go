@@ -151,7 +151,7 @@ func (s *Server) serveWebhook(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	st, err := s.start(h.l, journal.Trigger{Type: lang.TriggerWebhook, Name: t.Name, Payload: payload})
+	st, err := s.start(h.l, journal.Trigger{Type: lang.TriggerWebhook, Name: t.Name, Payload: payload}, "")
 	switch {
 	case errors.Is(err, ErrSkipped):
 		writeJSON(w, http.StatusConflict, map[string]any{"skipped": true, "reason": st.Skip})
