@@ -60,8 +60,9 @@ demo: build
 # host's: per-attempt p50/p99 (a tiny module, a Go component), trap cost with and without
 # RUST_BACKTRACE, interrupt latency, module load (compile, disk cache, memory) and 1,000
 # component tasks through the engine; finally `fuscia serve` itself through bin/fuscia-load:
-# webhook throughput (accepted and webhook-to-finished runs/s, 202 latency, peak RSS) and the
-# idle RSS of 10 loaded workflows (docs/performance.md).
+# webhook throughput (accepted and webhook-to-finished runs/s, 202 latency, peak RSS) with its
+# Go client and, when Debian's wrk is installed, with wrk, and the idle RSS of 10 loaded
+# workflows (docs/performance.md).
 bench: build load-tool
 	$(GO) test ./engine/plan -run '^$$' -bench 'BenchmarkPipeline' -benchmem -benchtime 2s
 	$(GO) test ./lang/dag -run '^$$' -bench . -benchmem
@@ -78,6 +79,8 @@ bench: build load-tool
 	$(GO) test ./plugin -run '^$$' -bench 'PluginExecute' -benchtime 5000x
 	$(GO) test ./engine -run '^$$' -bench 'ShellForEach1000|SpawnTrue1000' -benchtime 3x
 	$(LOAD) -fuscia $(BIN) -mode bench -duration 20s
+	@if command -v wrk >/dev/null; then $(LOAD) -fuscia $(BIN) -mode bench -client wrk -duration 20s; \
+	else echo "wrk is not installed (apt-get install wrk): no wrk figure"; fi
 	$(LOAD) -fuscia $(BIN) -mode idle
 
 # load-tool builds bin/fuscia-load, the load generator and measurer for `fuscia serve`.

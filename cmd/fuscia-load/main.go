@@ -34,6 +34,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"sort"
 	"strconv"
@@ -64,6 +65,7 @@ type config struct {
 	tmpdir       string
 	drainTimeout time.Duration
 	fetchers     int
+	client       string
 }
 
 func main() {
@@ -81,6 +83,7 @@ func run() int {
 	flag.BoolVar(&cfg.keep, "keep", false, "keep the temporary home, workflows and serve's log for inspection")
 	flag.StringVar(&cfg.tmpdir, "tmpdir", "", "make the temporary home under `DIR` (default: the system's temp dir); its file system matters for strict durability")
 	flag.DurationVar(&cfg.drainTimeout, "drain-timeout", 5*time.Minute, "bench, soak: how long to wait for the accepted runs to finish (`D`)")
+	flag.StringVar(&cfg.client, "client", "go", "bench: the load generator, `go` (built in) or wrk (Debian's wrk, a C client that takes less CPU)")
 	flag.IntVar(&cfg.fetchers, "fetchers", 16, "soak: parallel GET /v1/executions/{id} when checking the runs (`N`)")
 	flag.Usage = func() {
 		fmt.Fprintf(flag.CommandLine.Output(), "usage: fuscia-load [-fuscia PATH] -mode bench|soak|idle [-duration D] [-rate N] [-concurrency N] [-workflows N] [-keep]\n")
@@ -102,6 +105,9 @@ func run() int {
 	case "idle":
 	default:
 		return usageError("-mode must be bench, soak or idle, not %q", cfg.mode)
+	}
+	if cfg.client != "go" && cfg.client != "wrk" {
+		return usageError("-client must be go or wrk, not %q", cfg.client)
 	}
 	if cfg.duration < 0 || cfg.rate <= 0 || cfg.concurrency < 1 || cfg.workflows < 1 || cfg.fetchers < 1 || cfg.drainTimeout <= 0 {
 		return usageError("-duration, -drain-timeout, -rate, -concurrency, -workflows and -fetchers must be positive")
@@ -856,11 +862,95 @@ func sumValues(m map[string]float64) float64 {
 
 // ---- bench ----
 
+// loadResult is what one bench load phase measured, whichever client sent it.
+type loadResult struct {
+	sent, accepted, non202, errs int
+	codes                        map[string]int
+	firstErr                     string
+	loadSecs                     float64
+	lastResp                     time.Time
+	lat                          pcts
+}
+
 func runBench(ctx context.Context, cfg config, sp *serveProc, res map[string]any) (int, error) {
 	url := sp.api + "/hooks/in"
-	client := newClient(cfg.concurrency)
-	fmt.Printf("bench: %d closed-loop workers POST %s for %s (durability strict, the default)\n", cfg.concurrency, url, cfg.duration)
+	fmt.Printf("bench: %d closed-loop %s clients POST %s for %s (durability strict, the default)\n", cfg.concurrency, cfg.client, url, cfg.duration)
+	t0 := time.Now()
+	mem := startSampler(sp.pid(), 500*time.Millisecond, t0, nil)
+	var lr loadResult
+	var err error
+	if cfg.client == "wrk" {
+		lr, err = wrkLoad(ctx, cfg, url, t0)
+	} else {
+		lr, err = goLoad(ctx, cfg, url, t0)
+	}
+	if err != nil {
+		mem.finish()
+		return exitError, err
+	}
+	accepted, loadSecs, p := lr.accepted, lr.loadSecs, lr.lat
+	fmt.Printf("requests sent: %d in %.2f s; 202: %d  non-202: %d %v  transport errors: %d\n", lr.sent, loadSecs, accepted, lr.non202, lr.codes, lr.errs)
+	if lr.firstErr != "" {
+		fmt.Printf("first error: %s\n", lr.firstErr)
+	}
+	fmt.Printf("accepted runs/s: %.1f\n", float64(accepted)/loadSecs)
+	fmt.Printf("request → 202 latency: p50 %s  p90 %s  p99 %s  max %s\n", ms(p.p50), ms(p.p90), ms(p.p99), ms(p.max))
 
+	fmt.Printf("waiting for the %d accepted runs to finish…\n", accepted)
+	runs, drained, derr := waitDrained(ctx, sp.client, sp, accepted, cfg.drainTimeout)
+	ss := mem.finish()
+	statuses := map[string]int{}
+	var lastFinished time.Time
+	for _, r := range runs {
+		statuses[r.Status]++
+		if r.FinishedAt != nil && r.FinishedAt.After(lastFinished) {
+			lastFinished = *r.FinishedAt
+		}
+	}
+	b := map[string]any{
+		"duration_s": cfg.duration.Seconds(), "concurrency": cfg.concurrency, "client": cfg.client, "load_seconds": round(loadSecs, 3),
+		"requests": lr.sent, "accepted": accepted, "non_202": lr.non202, "non_202_codes": lr.codes, "transport_errors": lr.errs,
+		"accepted_per_s": round(float64(accepted)/loadSecs, 1),
+		"latency_202_ms": p.msMap(), "runs_listed": len(runs), "run_statuses": statuses,
+	}
+	if lr.firstErr != "" {
+		b["first_error"] = lr.firstErr
+	}
+	if derr == nil {
+		fin := lastFinished.Sub(t0).Seconds()
+		b["webhook_to_finished_seconds"] = round(fin, 3)
+		b["webhook_to_finished_per_s"] = round(float64(accepted)/fin, 1)
+		b["drain_seen_after_load_seconds"] = round(drained.Sub(lr.lastResp).Seconds(), 3)
+		fmt.Printf("runs listed: %d %v; last run finished %.2f s after the first request (drain seen %.2f s after the last 202)\n",
+			len(runs), statuses, fin, drained.Sub(lr.lastResp).Seconds())
+		fmt.Printf("webhook-to-finished runs/s: %.1f\n", float64(accepted)/fin)
+	}
+	m := maxMem(ss)
+	b["rss_samples"] = len(ss)
+	b["max_vmrss_mib"] = round(float64(m.VmRSS)/mib, 1)
+	b["max_rssanon_mib"] = round(float64(m.RssAnon)/mib, 1)
+	b["max_rssfile_mib"] = round(float64(m.RssFile)/mib, 1)
+	b["vmhwm_mib"] = round(float64(m.VmHWM)/mib, 1)
+	b["max_threads"] = m.Threads
+	fmt.Printf("serve RSS (every 500 ms, %d samples): max VmRSS %.1f MiB  max RssAnon %.1f MiB  max RssFile %.1f MiB  VmHWM %.1f MiB  threads %d\n",
+		len(ss), float64(m.VmRSS)/mib, float64(m.RssAnon)/mib, float64(m.RssFile)/mib, float64(m.VmHWM)/mib, m.Threads)
+	if vals, hook, err := scrape(ctx, sp.client, sp.metrics); err == nil {
+		b["metric_runs_total_hook"] = hook
+		b["metric_process_resident_memory_mib"] = round(vals["process_resident_memory_bytes"]/mib, 1)
+		fmt.Printf("metrics: fuscia_runs_total{workflow=\"hook\"} %v (sum %.0f)  process_resident_memory_bytes %.1f MiB\n",
+			hook, sumValues(hook), vals["process_resident_memory_bytes"]/mib)
+	}
+	res["bench"] = b
+	if derr != nil {
+		return exitError, derr
+	}
+	return exitOK, nil
+}
+
+// goLoad sends the bench load from cfg.concurrency closed-loop Go clients, each request a new
+// {"id": n}.
+func goLoad(ctx context.Context, cfg config, url string, t0 time.Time) (loadResult, error) {
+	client := newClient(cfg.concurrency)
 	type worker struct {
 		lat      []time.Duration
 		accepted int
@@ -871,8 +961,6 @@ func runBench(ctx context.Context, cfg config, sp *serveProc, res map[string]any
 	}
 	workers := make([]*worker, cfg.concurrency)
 	var seq atomic.Int64
-	t0 := time.Now()
-	mem := startSampler(sp.pid(), 500*time.Millisecond, t0, nil)
 	deadline := t0.Add(cfg.duration)
 	lctx, cancel := context.WithDeadline(ctx, deadline.Add(60*time.Second))
 	defer cancel()
@@ -908,8 +996,7 @@ func runBench(ctx context.Context, cfg config, sp *serveProc, res map[string]any
 	}
 	wg.Wait()
 	if ctx.Err() != nil {
-		mem.finish()
-		return exitError, errors.New("interrupted")
+		return loadResult{}, errors.New("interrupted")
 	}
 	var lat []time.Duration
 	accepted, errs := 0, 0
@@ -936,63 +1023,90 @@ func runBench(ctx context.Context, cfg config, sp *serveProc, res map[string]any
 	for _, n := range codes {
 		non202 += n
 	}
-	p := percentiles(lat)
-	fmt.Printf("requests sent: %d in %.2f s; 202: %d  non-202: %d %v  transport errors: %d\n", sent, loadSecs, accepted, non202, codes, errs)
-	if firstErr != "" {
-		fmt.Printf("first error: %s\n", firstErr)
-	}
-	fmt.Printf("accepted runs/s: %.1f\n", float64(accepted)/loadSecs)
-	fmt.Printf("request → 202 latency: p50 %s  p90 %s  p99 %s  max %s\n", ms(p.p50), ms(p.p90), ms(p.p99), ms(p.max))
+	return loadResult{sent: sent, accepted: accepted, non202: non202, errs: errs, codes: codes, firstErr: firstErr,
+		loadSecs: loadSecs, lastResp: lastResp, lat: percentiles(lat)}, nil
+}
 
-	fmt.Printf("waiting for the %d accepted runs to finish…\n", accepted)
-	runs, drained, derr := waitDrained(ctx, sp.client, sp, accepted, cfg.drainTimeout)
-	ss := mem.finish()
-	statuses := map[string]int{}
-	var lastFinished time.Time
-	for _, r := range runs {
-		statuses[r.Status]++
-		if r.FinishedAt != nil && r.FinishedAt.After(lastFinished) {
-			lastFinished = *r.FinishedAt
+// wrkScript makes wrk POST the bench's webhook body. wrk sends the same body every time (the
+// Go client numbers them); the workflow does not care.
+const wrkScript = `wrk.method = "POST"
+wrk.body   = '{"id":1}'
+wrk.headers["Content-Type"] = "application/json"
+`
+
+// wrkLoad sends the bench load with wrk (Debian's wrk package), a C client that leaves more
+// of the two cores to serve than the Go client, and reads its report.
+func wrkLoad(ctx context.Context, cfg config, url string, t0 time.Time) (loadResult, error) {
+	bin, err := exec.LookPath("wrk")
+	if err != nil {
+		return loadResult{}, errors.New("-client wrk: wrk is not installed (apt-get install wrk)")
+	}
+	script := filepath.Join(os.TempDir(), fmt.Sprintf("fuscia-load-%d.lua", os.Getpid()))
+	if err := os.WriteFile(script, []byte(wrkScript), 0o644); err != nil {
+		return loadResult{}, err
+	}
+	defer os.Remove(script)
+	secs := max(int(cfg.duration.Round(time.Second).Seconds()), 1)
+	cmd := exec.CommandContext(ctx, bin, "-t1", "-c"+strconv.Itoa(cfg.concurrency), "-d"+strconv.Itoa(secs)+"s",
+		"--timeout", "10s", "--latency", "-s", script, url)
+	out, err := cmd.Output()
+	lastResp := time.Now()
+	if err != nil {
+		return loadResult{}, fmt.Errorf("wrk: %w\n%s", err, out)
+	}
+	return parseWrk(string(out), lastResp.Sub(t0).Seconds(), lastResp)
+}
+
+var (
+	wrkTotal   = regexp.MustCompile(`(\d+) requests in ([\d.]+)(ms|s|m)`)
+	wrkNon2xx  = regexp.MustCompile(`Non-2xx or 3xx responses: (\d+)`)
+	wrkErrors  = regexp.MustCompile(`Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)`)
+	wrkLatency = regexp.MustCompile(`(?m)^\s+(50|90|99)%\s+([\d.]+)(us|ms|s)\s*$`)
+	wrkMax     = regexp.MustCompile(`(?m)^\s+Latency\s+\S+\s+\S+\s+([\d.]+)(us|ms|s)`)
+)
+
+// parseWrk reads wrk's --latency report. wrk counts every answer that is not 2xx or 3xx; the
+// webhook answers 202 or an error, so the rest are accepted runs.
+func parseWrk(out string, wall float64, lastResp time.Time) (loadResult, error) {
+	m := wrkTotal.FindStringSubmatch(out)
+	if m == nil {
+		return loadResult{}, fmt.Errorf("wrk printed no request count:\n%s", out)
+	}
+	lr := loadResult{codes: map[string]int{}, lastResp: lastResp, loadSecs: wall}
+	lr.sent, _ = strconv.Atoi(m[1])
+	if d, err := time.ParseDuration(m[2] + m[3]); err == nil && d > 0 {
+		lr.loadSecs = d.Seconds()
+	}
+	if m := wrkNon2xx.FindStringSubmatch(out); m != nil {
+		lr.non202, _ = strconv.Atoi(m[1])
+		lr.codes["not 2xx"] = lr.non202
+	}
+	if m := wrkErrors.FindStringSubmatch(out); m != nil {
+		for _, v := range m[1:] {
+			n, _ := strconv.Atoi(v)
+			lr.errs += n
+		}
+		lr.firstErr = strings.TrimSpace(m[0])
+	}
+	lr.accepted = lr.sent - lr.non202
+	dur := func(v, unit string) time.Duration {
+		d, _ := time.ParseDuration(v + map[string]string{"us": "us", "ms": "ms", "s": "s"}[unit])
+		return d
+	}
+	for _, m := range wrkLatency.FindAllStringSubmatch(out, -1) {
+		switch m[1] {
+		case "50":
+			lr.lat.p50 = dur(m[2], m[3])
+		case "90":
+			lr.lat.p90 = dur(m[2], m[3])
+		case "99":
+			lr.lat.p99 = dur(m[2], m[3])
 		}
 	}
-	b := map[string]any{
-		"duration_s": cfg.duration.Seconds(), "concurrency": cfg.concurrency, "load_seconds": round(loadSecs, 3),
-		"requests": sent, "accepted": accepted, "non_202": non202, "non_202_codes": codes, "transport_errors": errs,
-		"accepted_per_s": round(float64(accepted)/loadSecs, 1),
-		"latency_202_ms": p.msMap(), "runs_listed": len(runs), "run_statuses": statuses,
+	if m := wrkMax.FindStringSubmatch(out); m != nil {
+		lr.lat.max = dur(m[1], m[2])
 	}
-	if firstErr != "" {
-		b["first_error"] = firstErr
-	}
-	if derr == nil {
-		fin := lastFinished.Sub(t0).Seconds()
-		b["webhook_to_finished_seconds"] = round(fin, 3)
-		b["webhook_to_finished_per_s"] = round(float64(accepted)/fin, 1)
-		b["drain_seen_after_load_seconds"] = round(drained.Sub(lastResp).Seconds(), 3)
-		fmt.Printf("runs listed: %d %v; last run finished %.2f s after the first request (drain seen %.2f s after the last 202)\n",
-			len(runs), statuses, fin, drained.Sub(lastResp).Seconds())
-		fmt.Printf("webhook-to-finished runs/s: %.1f\n", float64(accepted)/fin)
-	}
-	m := maxMem(ss)
-	b["rss_samples"] = len(ss)
-	b["max_vmrss_mib"] = round(float64(m.VmRSS)/mib, 1)
-	b["max_rssanon_mib"] = round(float64(m.RssAnon)/mib, 1)
-	b["max_rssfile_mib"] = round(float64(m.RssFile)/mib, 1)
-	b["vmhwm_mib"] = round(float64(m.VmHWM)/mib, 1)
-	b["max_threads"] = m.Threads
-	fmt.Printf("serve RSS (every 500 ms, %d samples): max VmRSS %.1f MiB  max RssAnon %.1f MiB  max RssFile %.1f MiB  VmHWM %.1f MiB  threads %d\n",
-		len(ss), float64(m.VmRSS)/mib, float64(m.RssAnon)/mib, float64(m.RssFile)/mib, float64(m.VmHWM)/mib, m.Threads)
-	if vals, hook, err := scrape(ctx, sp.client, sp.metrics); err == nil {
-		b["metric_runs_total_hook"] = hook
-		b["metric_process_resident_memory_mib"] = round(vals["process_resident_memory_bytes"]/mib, 1)
-		fmt.Printf("metrics: fuscia_runs_total{workflow=\"hook\"} %v (sum %.0f)  process_resident_memory_bytes %.1f MiB\n",
-			hook, sumValues(hook), vals["process_resident_memory_bytes"]/mib)
-	}
-	res["bench"] = b
-	if derr != nil {
-		return exitError, derr
-	}
-	return exitOK, nil
+	return lr, nil
 }
 
 // ---- soak ----
