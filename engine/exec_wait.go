@@ -150,13 +150,26 @@ func (r *Run) Signal(ctx context.Context, node string, data json.RawMessage, rej
 	}
 }
 
+// waitName is the name of the wait node a signal names: its address (wait.approve) or its bare
+// name (approve). Another node's address is refused rather than read as the wait of that name.
+func waitName(node string) (string, error) {
+	a, ok := lang.ParseAddr(node)
+	if !ok {
+		return node, nil
+	}
+	if a.Kind != lang.KindWait {
+		return "", fmt.Errorf("%w: %s is a %s node's address; a signal answers a wait (wait.NAME)", ErrInvalidSignal, node, a.Kind)
+	}
+	return a.Name, nil
+}
+
 // errRunGone: the run's loop ended (finished or parked) before it took the signal.
 var errRunGone = errors.New("the run left this process")
 
 func (r *Run) signal(node string, data json.RawMessage, reject bool) error {
-	name := node
-	if a, ok := lang.ParseAddr(node); ok {
-		name = a.Name
+	name, err := waitName(node)
+	if err != nil {
+		return err
 	}
 	ns := r.top.byName[name]
 	if ns == nil || ns.n.Wait == nil {
@@ -219,9 +232,9 @@ func (e *Engine) signalJournal(ctx context.Context, id, node string, data json.R
 	if journal.Finished(sum.Status) {
 		return fmt.Errorf("%w: %s is %s", ErrFinished, id, sum.Status)
 	}
-	name := node
-	if a, ok := lang.ParseAddr(node); ok {
-		name = a.Name
+	name, err := waitName(node)
+	if err != nil {
+		return err
 	}
 	addr := lang.Addr{Kind: lang.KindWait, Name: name}.String()
 	var kind string

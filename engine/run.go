@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -197,7 +198,8 @@ func (e *Engine) newRun(ctx context.Context, prog *Program, opts StartOptions, i
 			}
 		}
 	}
-	if len(tr.Payload) == 0 {
+	if len(tr.Payload) == 0 || string(bytes.TrimSpace(tr.Payload)) == "null" {
+		// No payload, or a null one, is {} (language.md).
 		tr.Payload = json.RawMessage("{}")
 	}
 	payload, err := fromJSON(tr.Payload)

@@ -489,3 +489,18 @@ task "a" {
 		t.Errorf("Start with a malformed id = %v, want an error naming it", err)
 	}
 }
+
+// TestNullPayload: a null payload is no payload: trigger.payload is {} (language.md).
+func TestNullPayload(t *testing.T) {
+	te := newTestEnv(t)
+	ex := te.apply(`
+workflow "w" {}
+task "a" {
+  uses   = builtin.transform
+  inputs = { p = trigger.payload }
+}
+`, StartOptions{Trigger: journal.Trigger{Type: "manual", Name: "default", Payload: []byte(" null ")}})
+	wantRun(t, ex, "succeeded")
+	wantJSON(t, "trigger payload", ex.Trigger.Payload, `{}`)
+	wantJSON(t, "task.a output", ex.Nodes["task.a"].Output, `{"p": {}}`)
+}

@@ -834,7 +834,7 @@ func scrape(ctx context.Context, c *http.Client, url string) (map[string]float64
 		name, labels, _ := strings.Cut(series, "{")
 		vals[name] += v
 		if name == "fuscia_runs_total" && strings.Contains(labels, `workflow="hook"`) {
-			hook[labelValue(labels, "status")] += v
+			hook[labelValue(labels, "outcome")] += v
 		}
 	}
 	return vals, hook, sc.Err()

@@ -106,7 +106,9 @@ func runServe(ctx context.Context, c *cli, args []string) int {
 	})
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
-			return exitFailed
+			// SIGTERM or SIGINT while waiting for the store: a stop asked for, not a failure.
+			fmt.Fprintln(c.stdout, "Stopped.")
+			return exitOK
 		}
 		return c.storeFailed("Cannot open the state store", home, err)
 	}

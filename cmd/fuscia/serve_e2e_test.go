@@ -515,6 +515,7 @@ func TestServeWebhooks(t *testing.T) {
 		"X-Multi":      "v1, v2",
 		"X-Lower-Case": "yes",
 		"X-Signature":  hmacHex("s3cret", body),
+		"Host":         strings.TrimPrefix(sp.base, "http://"),
 	} {
 		if got, ok := p.Headers[k]; !ok || got != want {
 			t.Errorf("payload.headers[%q] = %q (present %v), want %q; headers: %v", k, got, ok, want, p.Headers)
@@ -993,6 +994,10 @@ func TestServeApproval(t *testing.T) {
 	sp.waitStatus(id2, "waiting")
 	r = h.run("signal", id2, "nope", "-home", h.home)
 	wantCode(t, r, 2)
+	// Another kind's address is not read as the wait of that name.
+	r = h.run("signal", id2, "task.approve", "-home", h.home)
+	wantCode(t, r, 2)
+	wantContains(t, "signal to a task address", r.stderr, "task.approve", "wait.NAME")
 	r = h.run("signal", id2, "wait.approve", "-reject", "-home", h.home)
 	wantCode(t, r, 0)
 	ex = sp.waitStatus(id2, "failed")
@@ -1563,8 +1568,8 @@ func TestServeMetrics(t *testing.T) {
 		}
 	}
 	want := map[string]float64{
-		`fuscia_runs_total{status="succeeded",workflow="m"}`:                                  1,
-		`fuscia_runs_total{status="failed",workflow="mf"}`:                                    1,
+		`fuscia_runs_total{outcome="succeeded",workflow="m"}`:                                 1,
+		`fuscia_runs_total{outcome="failed",workflow="mf"}`:                                   1,
 		`fuscia_node_attempts_total{kind="builtin",outcome="succeeded",workflow="m"}`:         1,
 		`fuscia_node_attempts_total{kind="builtin",outcome="fatal",workflow="mf"}`:            1,
 		`fuscia_node_duration_seconds_count{kind="builtin",outcome="succeeded",workflow="m"}`: 1,
@@ -1702,7 +1707,7 @@ func TestServeCancelParked(t *testing.T) {
 	}
 	mb, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if want := `fuscia_runs_total{status="cancelled",workflow="p"} 2`; !strings.Contains(string(mb), want) {
+	if want := `fuscia_runs_total{outcome="cancelled",workflow="p"} 2`; !strings.Contains(string(mb), want) {
 		t.Errorf("/metrics has no %s: runs cancelled while parked are not counted", want)
 	}
 	sp.stopOK()
@@ -1887,5 +1892,18 @@ func TestServeTwice(t *testing.T) {
 	wantCode(t, r, 0)
 	ex = second.waitStatus(id2, "succeeded")
 	jsonSame(t, "outputs", ex.Outputs, `{"answer": "no"}`)
+
+	// A serve still waiting for the store stops cleanly on SIGTERM: a stop, not a failure.
+	third := launchServe(t, h, nil, "approve.fsc.hcl")
+	deadline = time.Now().Add(10 * time.Second)
+	for !strings.Contains(third.stderr.String(), "Waiting for the state store") {
+		if third.done() || time.Now().After(deadline) {
+			t.Fatalf("a third serve on the same home neither waits nor says so:\n%s", third)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if code, _ := third.stop(10 * time.Second); code != 0 {
+		t.Errorf("SIGTERM to a serve waiting for the store: exit %d, want 0\n%s", code, third)
+	}
 	second.stopOK()
 }

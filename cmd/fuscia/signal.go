@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/fuscia/fuscia/engine/local"
 )
@@ -40,7 +41,8 @@ func runSignal(ctx context.Context, c *cli, args []string) int {
 		fmt.Fprintf(c.stderr, "Error: Execution already finished\n\nExecution %s has already ended; there is no wait to answer. See it with: fuscia show %s\n", ref, ref)
 		return exitFailed
 	case errors.Is(err, local.ErrNotWaiting):
-		fmt.Fprintf(c.stderr, "Error: Not waiting for a signal\n\n%s. Only an approval or callback wait that is waiting takes a signal; see its status with: fuscia show %s\n", sentenceOf(err), ref)
+		// The error starts with the node's address, which keeps its lower case.
+		fmt.Fprintf(c.stderr, "Error: Not waiting for a signal\n\n%s. Only an approval or callback wait that is waiting takes a signal; see its status with: fuscia show %s\n", strings.TrimSuffix(err.Error(), "."), ref)
 		return exitFailed
 	case errors.Is(err, local.ErrInvalidSignal):
 		return c.fail(false, "No such wait", sentenceOf(err)+" Give the wait's address (wait.NAME) or name.")

@@ -34,7 +34,6 @@ import (
 // Label keys.
 const (
 	keyWorkflow attribute.Key = "workflow"
-	keyStatus   attribute.Key = "status"
 	keyKind     attribute.Key = "kind"
 	keyOutcome  attribute.Key = "outcome"
 	keyTrigger  attribute.Key = "trigger"
@@ -171,7 +170,7 @@ func (r *Recorder) RunEnded(ctx context.Context, workflow, status string) {
 		return
 	}
 	opts := r.runSets.get([2]string{workflow, status}, func(k [2]string) attribute.Set {
-		return attribute.NewSet(keyWorkflow.String(k[0]), keyStatus.String(k[1]))
+		return attribute.NewSet(keyWorkflow.String(k[0]), keyOutcome.String(k[1]))
 	})
 	r.runs.Add(ctx, 1, opts.add...)
 }

@@ -142,8 +142,8 @@ func TestScrape(t *testing.T) {
 	body := scrape(t, m)
 	wantLines(t, body,
 		"# TYPE fuscia_runs_total counter",
-		`fuscia_runs_total{status="succeeded",workflow="deploy"} 1`,
-		`fuscia_runs_total{status="failed",workflow="deploy"} 1`,
+		`fuscia_runs_total{outcome="succeeded",workflow="deploy"} 1`,
+		`fuscia_runs_total{outcome="failed",workflow="deploy"} 1`,
 
 		"# TYPE fuscia_active_runs gauge",
 		`fuscia_active_runs{workflow="deploy"} 1`,
@@ -317,8 +317,8 @@ func TestConcurrent(t *testing.T) {
 	total := workers / 2 * n
 	body := scrape(t, m)
 	wantLines(t, body,
-		fmt.Sprintf(`fuscia_runs_total{status="succeeded",workflow="wf0"} %d`, total),
-		fmt.Sprintf(`fuscia_runs_total{status="succeeded",workflow="wf1"} %d`, total),
+		fmt.Sprintf(`fuscia_runs_total{outcome="succeeded",workflow="wf0"} %d`, total),
+		fmt.Sprintf(`fuscia_runs_total{outcome="succeeded",workflow="wf1"} %d`, total),
 		`fuscia_active_runs{workflow="wf0"} 0`,
 		fmt.Sprintf(`fuscia_node_attempts_total{kind="component",outcome="succeeded",workflow="wf1"} %d`, total),
 		fmt.Sprintf(`fuscia_node_duration_seconds_count{kind="component",outcome="succeeded",workflow="wf0"} %d`, total),

@@ -230,7 +230,7 @@ func webhookPayload(r *http.Request, body []byte) (json.RawMessage, error) {
 		Query   map[string]string `json:"query"`
 		Headers map[string]string `json:"headers"`
 		Body    any               `json:"body"`
-	}{Method: r.Method, Path: r.URL.Path, Query: joinValues(r.URL.Query()), Headers: joinValues(r.Header)}
+	}{Method: r.Method, Path: r.URL.Path, Query: joinValues(r.URL.Query()), Headers: requestHeaders(r)}
 	if isJSON(r.Header.Get("Content-Type")) {
 		if len(strings.TrimSpace(string(body))) == 0 {
 			p.Body = nil
@@ -255,6 +255,16 @@ func isJSON(contentType string) bool {
 }
 
 // joinValues turns a header or query map into name → values joined with ", ".
+// requestHeaders is every header the sender sent, Host among them (net/http moves it out of
+// r.Header), with repeated ones joined.
+func requestHeaders(r *http.Request) map[string]string {
+	h := joinValues(r.Header)
+	if r.Host != "" {
+		h["Host"] = r.Host
+	}
+	return h
+}
+
 func joinValues(m map[string][]string) map[string]string {
 	out := make(map[string]string, len(m))
 	for k, vs := range m {
@@ -267,7 +277,7 @@ func joinValues(m map[string][]string) map[string]string {
 func webhookEvent(r *http.Request, body []byte) *engine.WebhookRequest {
 	return &engine.WebhookRequest{
 		Method: r.Method, Path: r.URL.Path,
-		Query: joinValues(r.URL.Query()), Headers: joinValues(r.Header),
+		Query: joinValues(r.URL.Query()), Headers: requestHeaders(r),
 		BodyBase64: base64.StdEncoding.EncodeToString(body),
 	}
 }
