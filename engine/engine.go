@@ -123,6 +123,27 @@ func (p *Program) lockedPlugins() map[string]plan.PluginLock {
 	return p.pluginLocks
 }
 
+// ProgramFromPlan rebuilds a program from a plan blob (plan.Encode: a saved plan file, or what
+// `fuscia apply` sends to the serve that owns the store): the workflow is loaded from the
+// plan's sources with the plan's variable values.
+func ProgramFromPlan(blob []byte) (*Program, error) {
+	saved, err := plan.Decode("the plan", blob)
+	if err != nil {
+		return nil, err
+	}
+	vals, err := saved.VarValues()
+	if err != nil {
+		return nil, err
+	}
+	p := lang.NewParser()
+	p.Sources = saved.Sources
+	w, diags := p.Load(saved.Workflow, lang.Options{Planning: true, Vars: lang.VarInputs{Values: vals}})
+	if diags.HasErrors() {
+		return nil, fmt.Errorf("load %s from the plan: %s", saved.Workflow, diagMessage(diags))
+	}
+	return NewProgram(w, blob), nil
+}
+
 // NewProgram wraps a checked workflow and its saved-plan bytes.
 func NewProgram(w *lang.Workflow, planBytes []byte) *Program {
 	sum := sha256.Sum256(planBytes)

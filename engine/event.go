@@ -66,6 +66,17 @@ func (d Duration) MarshalJSON() ([]byte, error) {
 	return json.Marshal(float64(time.Duration(d).Round(time.Microsecond)) / float64(time.Second))
 }
 
+// UnmarshalJSON reads the seconds MarshalJSON writes: a client of serve's event stream decodes
+// the events it renders.
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var secs float64
+	if err := json.Unmarshal(b, &secs); err != nil {
+		return err
+	}
+	*d = Duration(time.Duration(secs * float64(time.Second)))
+	return nil
+}
+
 func (d Duration) String() string {
 	if time.Duration(d) < time.Millisecond {
 		return time.Duration(d).Round(time.Microsecond).String()

@@ -11,6 +11,7 @@ import (
 
 	"github.com/fuscia/fuscia/engine"
 	"github.com/fuscia/fuscia/engine/journal"
+	"github.com/fuscia/fuscia/engine/local"
 	"github.com/fuscia/fuscia/engine/plan"
 	"github.com/fuscia/fuscia/lang"
 	"github.com/fuscia/fuscia/plugin"
@@ -66,6 +67,11 @@ func runApply(ctx context.Context, c *cli, args []string) int {
 		return code
 	}
 
+	if code, handled := c.applyThroughServe(ctx, fs.homeDir(), prog, *payload, *parallelism, *asJSON); handled {
+		_ = plugins.Close()
+		return code
+	}
+
 	h, err := c.openRunHost(ctx, runHostOptions{home: fs.homeDir(), logFormat: *logFormat, plugins: plugins, pluginDirs: pluginDirs, workflows: []*lang.Workflow{prog.Workflow}})
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
@@ -88,6 +94,47 @@ func runApply(ctx context.Context, c *cli, args []string) int {
 		return c.operationFailed("Cannot start the run", err)
 	}
 	return c.finishRun(ctx, h, r)
+}
+
+// applyThroughServe runs prog in the `fuscia serve` that owns the store, which the other
+// commands talk to instead of opening it (cli.md), and prints the run's events as a local apply
+// would. handled is false when no serve owns the store: the caller runs prog itself.
+func (c *cli) applyThroughServe(ctx context.Context, home string, prog *engine.Program, payload string, parallelism int, asJSON bool) (code int, handled bool) {
+	var pr *progress // made at the first event: a fallback to a local run prints its own header
+	var final *engine.Event
+	id := ""
+	var stop func()
+	defer func() {
+		if stop != nil {
+			stop()
+		}
+	}()
+	err := local.ApplyRemote(ctx, home, prog.Plan, json.RawMessage(payload), parallelism, func(ev engine.Event) {
+		if pr == nil {
+			pr = newProgress(c.stdout, asJSON)
+			id = ev.ExecutionID
+			stop = c.watchSecondInterrupt(ctx, func() string { return id })
+		}
+		pr.event(ev)
+		if ev.Type == engine.EventExecutionFinished {
+			final = &ev
+		}
+	})
+	switch {
+	case errors.Is(err, local.ErrNoServer):
+		return 0, false
+	case err == nil && final != nil:
+		return runExitCode(final.Status), true
+	case ctx.Err() != nil:
+		if id != "" {
+			fmt.Fprintf(c.stderr, "Stopped following execution %s in fuscia serve; see it with: fuscia show %s\n", id, id)
+		}
+		return exitFailed, true
+	case errors.Is(err, local.ErrStreamCut) && id != "":
+		fmt.Fprintf(c.stderr, "Error: fuscia serve stopped before the run ended\n\nExecution %s resumes when serve starts again. Follow it with: fuscia logs -follow %s\n", id, id)
+		return exitFailed, true
+	}
+	return c.operationFailed("Cannot run the workflow in fuscia serve", err), true
 }
 
 // loadForApply loads, checks and resolves a workflow file and snapshots it as a plan, the way

@@ -21,6 +21,7 @@ func (s *Server) RegisterAPI(mux *http.ServeMux) {
 	mux.HandleFunc("GET /v1/workflows", s.listWorkflows)
 	mux.HandleFunc("POST /v1/workflows/{name}/runs", s.startRun)
 	mux.HandleFunc("POST /v1/executions/{id}/resume", s.resumeRun)
+	mux.HandleFunc("POST /v1/apply", s.applyPlan)
 }
 
 func (s *Server) health(w http.ResponseWriter, _ *http.Request) {

@@ -1,0 +1,197 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"net/http"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+const remoteApplyWorkflow = `workflow "two" {}
+
+variable "who" {
+  type    = string
+  default = "world"
+}
+
+task "a" {
+  uses   = builtin.transform
+  inputs = { greeting = "hello ${var.who}" }
+}
+
+task "nap" {
+  uses   = builtin.sleep
+  after  = [task.a]
+  inputs = { duration = "200ms" }
+}
+
+output "greeting" { value = task.a.output.greeting }
+`
+
+const failingWorkflow = `workflow "bad" {}
+
+task "boom" {
+  uses   = builtin.fail
+  inputs = { message = "no" }
+}
+`
+
+const slowWorkflow = `workflow "slow" {}
+
+task "nap" {
+  uses   = builtin.sleep
+  inputs = { duration = "30s" }
+}
+`
+
+// eventTypes returns the "type" of every NDJSON line of out.
+func eventTypes(t *testing.T, out string) []string {
+	t.Helper()
+	var types []string
+	sc := bufio.NewScanner(strings.NewReader(out))
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		var ev struct {
+			Type string `json:"type"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
+			t.Fatalf("a line that is not JSON: %q", sc.Text())
+		}
+		types = append(types, ev.Type)
+	}
+	return types
+}
+
+// applyProc is a `fuscia apply` started without waiting for it; it is reaped whatever happens.
+type applyProc struct {
+	cmd            *exec.Cmd
+	stdout, stderr *lockedBuffer
+	exited         chan int
+}
+
+func startApply(t *testing.T, h *harness, args ...string) *applyProc {
+	t.Helper()
+	p := &applyProc{cmd: exec.Command(fusciaBin, append([]string{"apply"}, args...)...),
+		stdout: &lockedBuffer{}, stderr: &lockedBuffer{}, exited: make(chan int, 1)}
+	p.cmd.Dir = h.dir
+	p.cmd.Env = append(append(baseEnv(), "FUSCIA_HOME="+h.home), h.env...)
+	p.cmd.Stdout, p.cmd.Stderr = p.stdout, p.stderr
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		err := p.cmd.Wait()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			code = -2
+		}
+		p.exited <- code
+	}()
+	t.Cleanup(func() {
+		_ = p.cmd.Process.Kill()
+		<-p.exited
+	})
+	return p
+}
+
+// wait returns apply's exit code; it fails the test after limit.
+func (p *applyProc) wait(t *testing.T, limit time.Duration) int {
+	t.Helper()
+	select {
+	case code := <-p.exited:
+		p.exited <- code // for the cleanup
+		return code
+	case <-time.After(limit):
+		t.Fatalf("apply did not exit within %s:\n%s\n%s", limit, p.stdout, p.stderr)
+		return -1
+	}
+}
+
+// waitOutput waits until buf holds want.
+func waitOutput(t *testing.T, buf *lockedBuffer, want string) {
+	t.Helper()
+	deadline := time.Now().Add(serveDeadline)
+	for !strings.Contains(buf.String(), want) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no %q within %s in:\n%s", want, serveDeadline, buf.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestServeApply: while serve owns the store, `fuscia apply` runs the workflow in serve (cli.md:
+// the other commands talk to it through its socket) and prints what a local apply prints, with
+// its exit codes; Ctrl-C cancels the run in serve; the TCP API does not take plans.
+func TestServeApply(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.write("flows/hook.fsc.hcl", `workflow "hook" {}
+trigger "webhook" "in" { path = "/hooks/in" }
+task "t" {
+  uses   = builtin.transform
+  inputs = { x = 1 }
+}
+`)
+	h.write("two.fsc.hcl", remoteApplyWorkflow)
+	h.write("bad.fsc.hcl", failingWorkflow)
+	h.write("slow.fsc.hcl", slowWorkflow)
+	sp := startServe(t, h, nil, "flows", "-shutdown-grace", "1s")
+
+	r := h.run("apply", "two.fsc.hcl", "-json", "-var", "who=serve")
+	wantCode(t, r, 0)
+	types := eventTypes(t, r.stdout)
+	want := []string{"version", "execution_started", "node_started", "node_finished", "node_started", "node_finished", "execution_finished"}
+	if strings.Join(types, " ") != strings.Join(want, " ") {
+		t.Errorf("apply -json through serve printed %v, want %v\n%s", types, want, r)
+	}
+	id := executionID(t, []byte(r.stdout[strings.Index(r.stdout, `{"type":"execution_started"`):strings.Index(r.stdout, "\n"+`{"type":"node_started"`)]))
+	ex := sp.execution(id)
+	if ex.Status != "succeeded" {
+		t.Errorf("serve has the run as %s, want succeeded", ex.Status)
+	}
+	jsonSame(t, "outputs", ex.Outputs, `{"greeting": "hello serve"}`)
+
+	r = h.run("apply", "two.fsc.hcl")
+	wantCode(t, r, 0)
+	wantContains(t, "human apply through serve", r.stdout, "task.a: succeeded", `greeting = "hello world"`, "succeeded in")
+
+	r = h.run("apply", "bad.fsc.hcl")
+	wantCode(t, r, 1)
+	wantContains(t, "failing apply through serve", r.stdout, "failed")
+
+	// Ctrl-C: the run in serve is cancelled and apply prints its end, as a local apply does.
+	p := startApply(t, h, "slow.fsc.hcl")
+	waitOutput(t, p.stdout, "task.nap: started")
+	if err := p.cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	if code := p.wait(t, 20*time.Second); code != 1 {
+		t.Errorf("apply interrupted: exit %d, want 1\n%s\n%s", code, p.stdout, p.stderr)
+	}
+	wantContains(t, "interrupted apply", p.stdout.String(), "cancelled")
+	cancelled := sp.executions("?workflow=slow")
+	if len(cancelled) != 1 || cancelled[0].Status != "cancelled" {
+		t.Errorf("serve's runs of slow = %+v, want one cancelled", cancelled)
+	}
+
+	// Plans are code: the TCP API refuses them.
+	code, body := sp.request(http.MethodPost, "/v1/apply", strings.NewReader(`{"plan": ""}`), http.Header{"Content-Type": {"application/json"}})
+	if code != http.StatusForbidden {
+		t.Errorf("POST /v1/apply on TCP: %d %s, want 403", code, body)
+	}
+
+	// serve stops during the run: apply says so and exits 1; the run resumes at the next start.
+	p = startApply(t, h, "slow.fsc.hcl")
+	waitOutput(t, p.stdout, "task.nap: started")
+	sp.stopOK()
+	if code := p.wait(t, 20*time.Second); code != 1 {
+		t.Errorf("apply whose serve stopped: exit %d, want 1\n%s\n%s", code, p.stdout, p.stderr)
+	}
+	wantContains(t, "apply whose serve stopped", p.stderr.String(), "fuscia serve stopped before the run ended", "fuscia logs -follow")
+}

@@ -1,0 +1,143 @@
+package serve
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/fuscia/fuscia/engine"
+	"github.com/fuscia/fuscia/engine/journal"
+)
+
+// maxPlanBytes bounds the body of POST /v1/apply: a plan holds the workflow's sources and
+// variable values.
+const maxPlanBytes = 64 << 20
+
+// ApplyRequest is the body of POST /v1/apply: what `fuscia apply` sends when serve owns the
+// store, instead of running the plan itself.
+type ApplyRequest struct {
+	Plan        []byte          `json:"plan"` // plan.Encode's bytes (base64 in JSON)
+	Payload     json.RawMessage `json:"payload,omitempty"`
+	Parallelism int             `json:"parallelism,omitempty"`
+}
+
+// applyPlan runs a plan the CLI planned and streams the run's events, NDJSON as `apply -json`
+// prints them, until it ends. A run that parks at a wait stops reporting until it finishes;
+// its last line is then execution_finished with the execution from the journal. A client that
+// goes away before the end (Ctrl-C) cancels the run, as a local apply would. Only the unix
+// socket takes it: a plan is code to run, and the TCP API has no authentication.
+func (s *Server) applyPlan(w http.ResponseWriter, r *http.Request) {
+	if a, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); !ok || a.Network() != "unix" {
+		writeJSON(w, http.StatusForbidden, map[string]string{"error": "plans are only run for the CLI, on the unix socket", "code": "forbidden"})
+		return
+	}
+	var req ApplyRequest
+	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxPlanBytes)).Decode(&req); err != nil {
+		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "the body is not {\"plan\", \"payload\", \"parallelism\"}: " + err.Error(), "code": "invalid"})
+		return
+	}
+	prog, err := engine.ProgramFromPlan(req.Plan)
+	if err != nil {
+		writeJSON(w, http.StatusBadRequest, map[string]string{"error": err.Error(), "code": "invalid"})
+		return
+	}
+	events := &eventQueue{ready: make(chan struct{}, 1)}
+	run, err := s.eng.Start(context.Background(), prog, engine.StartOptions{
+		Trigger:     journal.Trigger{Payload: req.Payload},
+		Parallelism: req.Parallelism,
+		Observer:    events.push,
+	})
+	switch {
+	case errors.Is(err, engine.ErrDraining):
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"error": err.Error(), "code": "stopping"})
+		return
+	case err != nil:
+		writeJSON(w, http.StatusInternalServerError, map[string]string{"error": err.Error(), "code": "internal"})
+		return
+	}
+	s.logger.Info("run started", "execution_id", run.ID(), "workflow", prog.Workflow.Name, "trigger", "apply")
+	ended, stop := s.awaitEnd(run.ID())
+	defer stop()
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	w.WriteHeader(http.StatusOK)
+	flusher, _ := w.(http.Flusher)
+	enc := json.NewEncoder(w)
+	send := func(evs []engine.Event) bool {
+		for _, ev := range evs {
+			if enc.Encode(ev) != nil {
+				return false
+			}
+			if ev.Type == engine.EventExecutionFinished {
+				return false
+			}
+		}
+		if flusher != nil {
+			flusher.Flush()
+		}
+		return true
+	}
+	for {
+		select {
+		case <-events.ready:
+			if !send(events.take()) {
+				return
+			}
+		case <-ended:
+			if !send(events.take()) {
+				return
+			}
+			// It parked and finished later, in a run that reports to nobody.
+			if ex, err := s.store.Execution(run.ID()); err == nil {
+				send([]engine.Event{{Type: engine.EventExecutionFinished, Timestamp: finishedAt(ex), ExecutionID: ex.ID,
+					Workflow: ex.Workflow, Status: ex.Status, Error: ex.Error, Execution: ex}})
+			}
+			return
+		case <-r.Context().Done():
+			if err := s.eng.Cancel(context.Background(), run.ID()); err != nil && !errors.Is(err, engine.ErrFinished) {
+				s.logger.Warn("the run of a CLI that went away could not be cancelled", "execution_id", run.ID(), "error", err)
+			}
+			return
+		case <-s.ctx.Done():
+			// Shutting down: the run is interrupted and resumes at the next start; the CLI
+			// sees the stream end without execution_finished.
+			return
+		}
+	}
+}
+
+func finishedAt(ex *journal.Execution) (t time.Time) {
+	if ex.FinishedAt != nil {
+		return *ex.FinishedAt
+	}
+	return time.Now()
+}
+
+// eventQueue holds a run's events for the stream: the engine's observer must not block on a
+// slow client, and no event may be dropped.
+type eventQueue struct {
+	mu    sync.Mutex
+	evs   []engine.Event
+	ready chan struct{} // holds a token while evs is not empty
+}
+
+func (q *eventQueue) push(ev engine.Event) {
+	q.mu.Lock()
+	q.evs = append(q.evs, ev)
+	q.mu.Unlock()
+	select {
+	case q.ready <- struct{}{}:
+	default:
+	}
+}
+
+func (q *eventQueue) take() []engine.Event {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	evs := q.evs
+	q.evs = nil
+	return evs
+}
