@@ -8,7 +8,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fuscia/fuscia/engine"
 	"github.com/fuscia/fuscia/engine/journal"
+	"github.com/fuscia/fuscia/engine/local"
 	"github.com/fuscia/fuscia/engine/version"
 )
 
@@ -63,7 +65,27 @@ func runLogs(ctx context.Context, c *cli, args []string) int {
 			UI        string `json:"ui"`
 		}{"version", time.Now().Format(time.RFC3339Nano), version.Fuscia, "1.0"})
 	}
-	err := b.Logs(ctx, ref, *node, *follow, func(l journal.LogLine) error {
+	var err error
+	if *follow && *asJSON {
+		// cli.md: `logs -follow -json` prints the stream of `apply -json`, not only the lines.
+		err = b.Events(ctx, ref, true, func(ev engine.Event) error {
+			if *node != "" && ev.Type != engine.EventExecutionStarted && !local.MatchNode(*node, ev.Node) {
+				return nil
+			}
+			if err := enc.Encode(ev); err != nil {
+				return err
+			}
+			return out.Flush()
+		})
+		if err == nil {
+			err = writeFinished(ctx, b.Execution, enc, id)
+		}
+		if ferr := out.Flush(); err == nil {
+			err = ferr
+		}
+		return c.logsEnd(ctx, *asJSON, home, ref, err)
+	}
+	err = b.Logs(ctx, ref, *node, *follow, func(l journal.LogLine) error {
 		if *asJSON {
 			if err := enc.Encode(logEvent{Type: "node_log", Timestamp: l.Time.Format(time.RFC3339Nano), ExecutionID: id,
 				Node: l.Node, Index: l.Index, Level: l.Level, Message: l.Message}); err != nil {
@@ -84,13 +106,18 @@ func runLogs(ctx context.Context, c *cli, args []string) int {
 	if ferr := out.Flush(); err == nil {
 		err = ferr
 	}
+	return c.logsEnd(ctx, *asJSON, home, ref, err)
+}
+
+// logsEnd is logs' exit code for how its output ended.
+func (c *cli) logsEnd(ctx context.Context, asJSON bool, home, ref string, err error) int {
 	switch {
 	case err == nil:
 		return exitOK
 	case ctx.Err() != nil:
 		return exitFailed // interrupted: the user stopped following
 	}
-	return c.executionErr(*asJSON, home, ref, err, "Cannot read the logs")
+	return c.executionErr(asJSON, home, ref, err, "Cannot read the logs")
 }
 
 // writeFinished ends a followed JSON stream with the `execution_finished` line, which holds the

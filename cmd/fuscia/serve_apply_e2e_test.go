@@ -195,3 +195,48 @@ task "t" {
 	}
 	wantContains(t, "apply whose serve stopped", p.stderr.String(), "fuscia serve stopped before the run ended", "fuscia logs -follow")
 }
+
+// TestServeLogsFollowJSON: `logs -follow -json` of a run serve runs prints the stream of
+// `apply -json` (cli.md): version, execution_started, node events with node_waiting, and last
+// execution_finished.
+func TestServeLogsFollowJSON(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.write("approve.fsc.hcl", approvalWorkflow)
+	sp := startServe(t, h, nil, "approve.fsc.hcl")
+	id := sp.startRun("approve", `{}`)
+	sp.waitStatus(id, "waiting")
+
+	cmd := exec.Command(fusciaBin, "logs", id, "-follow", "-json")
+	cmd.Dir = h.dir
+	cmd.Env = append(baseEnv(), "FUSCIA_HOME="+h.home)
+	stdout, stderr := &lockedBuffer{}, &lockedBuffer{}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() { _ = cmd.Process.Kill(); <-exited; exited <- nil })
+	waitOutput(t, stdout, `"node_waiting"`)
+
+	r := h.run("signal", id, "wait.approve", "-data", `"ok"`)
+	wantCode(t, r, 0)
+	select {
+	case err := <-exited:
+		exited <- err
+		if err != nil {
+			t.Fatalf("logs -follow -json: %v\n%s\n%s", err, stdout, stderr)
+		}
+	case <-time.After(serveDeadline):
+		t.Fatalf("logs -follow -json did not end with the run:\n%s\n%s", stdout, stderr)
+	}
+	types := eventTypes(t, stdout.String())
+	want := []string{"version", "execution_started", "node_started", "node_waiting", "node_finished", "node_started", "node_finished", "execution_finished"}
+	if strings.Join(types, " ") != strings.Join(want, " ") {
+		t.Errorf("logs -follow -json printed %v, want %v\n%s", types, want, stdout)
+	}
+	if !strings.Contains(stdout.String(), `"node":"wait.approve"`) || !strings.Contains(stdout.String(), `"status":"succeeded"`) {
+		t.Errorf("the events do not name wait.approve or the run's end:\n%s", stdout)
+	}
+}

@@ -19,6 +19,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/fuscia/fuscia/engine"
 	"github.com/fuscia/fuscia/engine/artifact"
 	"github.com/fuscia/fuscia/engine/journal"
 )
@@ -59,6 +60,10 @@ type Backend interface {
 	// and every line was delivered, or ctx ends, whichever process runs the run meanwhile: a
 	// store opened directly is released during the follow, so that a process can resume it.
 	Logs(ctx context.Context, id, node string, follow bool, fn func(journal.LogLine) error) error
+	// Events calls fn with the run's events as `apply -json` reports them (engine.Replayer:
+	// node starts, waits, retries, ends and log lines, no execution_finished), in order; with
+	// follow it goes on like Logs.
+	Events(ctx context.Context, id string, follow bool, fn func(engine.Event) error) error
 	// Cancel cancels a running or waiting run and returns its status afterwards ("cancelled"
 	// when nobody was running it; still "running" while an active run winds down). For a run
 	// that already ended it returns its status and an error wrapping ErrFinished.

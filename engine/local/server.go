@@ -50,6 +50,7 @@ func (s *server) routes() http.Handler {
 	mux.HandleFunc("GET /v1/executions", s.list)
 	mux.HandleFunc("GET /v1/executions/{id}", s.show)
 	mux.HandleFunc("GET /v1/executions/{id}/logs", s.logs)
+	mux.HandleFunc("GET /v1/executions/{id}/events", s.eventsHandler)
 	mux.HandleFunc("POST /v1/executions/{id}/cancel", s.cancel)
 	mux.HandleFunc("POST /v1/prune", s.prune)
 	mux.HandleFunc("POST /v1/executions/{id}/signal", s.signal)

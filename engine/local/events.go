@@ -1,0 +1,289 @@
+package local
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/fuscia/fuscia/engine"
+	"github.com/fuscia/fuscia/engine/journal"
+)
+
+// eventCursor is how far an event stream got: the last journal entry and log line delivered.
+type eventCursor struct {
+	Entry uint64 `json:"entry_seq"`
+	Log   uint64 `json:"log_seq"`
+}
+
+// eventLine is a line of GET /v1/executions/{id}/events: an event and the cursor after it, so
+// that a client whose owner went away goes on from there.
+type eventLine struct {
+	Event  engine.Event `json:"event"`
+	Cursor eventCursor  `json:"cursor"`
+}
+
+// events delivers the events of run id after cur (engine.Replayer), and with follow goes on
+// until the run has finished and everything was delivered, or ctx ends.
+func (o *ops) events(ctx context.Context, id string, cur eventCursor, follow bool, rp *engine.Replayer, fn func(eventLine) error) (eventCursor, error) {
+	var tick *time.Ticker
+	for {
+		var finished bool
+		var err error
+		cur, finished, err = o.eventsCatchUp(id, cur, rp, fn)
+		if err != nil || !follow || finished {
+			return cur, err
+		}
+		if tick == nil {
+			tick = time.NewTicker(followPoll)
+			defer tick.Stop()
+		}
+		select {
+		case <-ctx.Done():
+			return cur, ctx.Err()
+		case <-o.stop:
+			return cur, errStopping
+		case <-tick.C:
+		}
+	}
+}
+
+// eventsCatchUp is catchUp for events: journal entries and log lines merged by time.
+func (o *ops) eventsCatchUp(id string, cur eventCursor, rp *engine.Replayer, fn func(eventLine) error) (eventCursor, bool, error) {
+	// The status is read first: whatever was journaled before the run finished is then read by
+	// the pass that saw the final status.
+	sum, err := o.st.Summary(id)
+	if err != nil {
+		return cur, false, err
+	}
+	for {
+		entries, err := o.readEntries(id, cur.Entry)
+		if err != nil {
+			return cur, false, err
+		}
+		logs, err := o.readLogs(id, cur.Log)
+		if err != nil {
+			return cur, false, err
+		}
+		i, j := 0, 0
+		for i < len(entries) || j < len(logs) {
+			var evs []engine.Event
+			if j == len(logs) || (i < len(entries) && !entries[i].Time.After(logs[j].Time)) {
+				evs = rp.Entry(entries[i])
+				cur.Entry = entries[i].Seq
+				i++
+			} else {
+				evs = []engine.Event{rp.Log(logs[j])}
+				cur.Log = logs[j].Seq
+				j++
+			}
+			for _, ev := range evs {
+				if err := fn(eventLine{Event: ev, Cursor: cur}); err != nil {
+					return cur, false, err
+				}
+			}
+		}
+		if len(entries) < logBatch && len(logs) < logBatch {
+			return cur, journal.Finished(sum.Status), nil
+		}
+	}
+}
+
+// readEntries reads up to logBatch journal entries of run id after seq after.
+func (o *ops) readEntries(id string, after uint64) ([]journal.Entry, error) {
+	var batch []journal.Entry
+	err := o.st.Entries(id, after, func(e journal.Entry) error {
+		batch = append(batch, e)
+		if len(batch) == logBatch {
+			return errBatchFull
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, errBatchFull) {
+		return nil, err
+	}
+	return batch, nil
+}
+
+// eventsHandler serves GET /v1/executions/{id}/events: NDJSON eventLines. Query: follow=1,
+// entry_after and log_after (a cursor).
+func (s *server) eventsHandler(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	var cur eventCursor
+	for name, dst := range map[string]*uint64{"entry_after": &cur.Entry, "log_after": &cur.Log} {
+		if v := q.Get(name); v != "" {
+			n, err := strconv.ParseUint(v, 10, 64)
+			if err != nil {
+				writeError(w, http.StatusBadRequest, codeInvalid, fmt.Sprintf("%s %q is not a sequence number", name, v))
+				return
+			}
+			*dst = n
+		}
+	}
+	follow := q.Get("follow") == "1" || q.Get("follow") == "true"
+	id, err := s.ops.resolve(r.PathValue("id"))
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	w.Header().Set("Trailer", streamErrorTrailer)
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	w.WriteHeader(http.StatusOK)
+	flusher, _ := w.(http.Flusher)
+	if flusher != nil {
+		flusher.Flush()
+	}
+	enc := json.NewEncoder(w)
+	_, err = s.ops.events(r.Context(), id, cur, follow, engine.NewReplayer(id), func(l eventLine) error {
+		if err := enc.Encode(l); err != nil {
+			return err
+		}
+		if follow && flusher != nil {
+			flusher.Flush()
+		}
+		return nil
+	})
+	if err != nil && r.Context().Err() == nil {
+		w.Header().Set(streamErrorTrailer, err.Error())
+	}
+}
+
+// Events calls fn with the events of run ref, as the process running it reports them (see
+// engine.Replayer); with follow it goes on until the run has finished, whichever process runs it
+// meanwhile.
+func (c *client) Events(ctx context.Context, ref string, follow bool, fn func(engine.Event) error) error {
+	cur, err := c.events(ctx, ref, eventCursor{}, follow, fn)
+	if follow && errors.Is(err, errOwnerGone) {
+		return followEventsDetached(ctx, c.home, ref, cur, fn, c.logger)
+	}
+	return err
+}
+
+func (c *client) events(ctx context.Context, ref string, cur eventCursor, follow bool, fn func(engine.Event) error) (eventCursor, error) {
+	q := url.Values{}
+	if follow {
+		q.Set("follow", "1")
+	}
+	q.Set("entry_after", strconv.FormatUint(cur.Entry, 10))
+	q.Set("log_after", strconv.FormatUint(cur.Log, 10))
+	resp, err := c.request(ctx, http.MethodGet, "/v1/executions/"+url.PathEscape(ref)+"/events?"+q.Encode(), nil)
+	if err != nil {
+		return cur, err
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
+	for sc.Scan() {
+		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
+			continue
+		}
+		var l eventLine
+		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+			return cur, fmt.Errorf("decode an event of execution %s: %w", ref, err)
+		}
+		cur = l.Cursor
+		if err := fn(l.Event); err != nil {
+			return cur, err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		if ctx.Err() != nil {
+			return cur, ctx.Err()
+		}
+		return cur, c.gone(err)
+	}
+	switch msg := resp.Trailer.Get(streamErrorTrailer); msg {
+	case "":
+		return cur, nil
+	case errStopping.Error():
+		return cur, c.gone(errStopping)
+	default:
+		return cur, fmt.Errorf("events of execution %s: %s", ref, msg)
+	}
+}
+
+// Events is client.Events on a store this process opened: a follow releases the store, as Logs
+// does.
+func (d *direct) Events(ctx context.Context, ref string, follow bool, fn func(engine.Event) error) error {
+	if err := d.acquire(ctx); err != nil {
+		return err
+	}
+	if d.remote != nil {
+		return d.remote.Events(ctx, ref, follow, fn)
+	}
+	id, err := d.ops.resolve(ref)
+	if err != nil {
+		return err
+	}
+	rp := engine.NewReplayer(id)
+	deliver := func(l eventLine) error { return fn(l.Event) }
+	cur, finished, err := d.ops.eventsCatchUp(id, eventCursor{}, rp, deliver)
+	if err != nil || !follow || finished {
+		return err
+	}
+	if err := d.release(); err != nil {
+		return err
+	}
+	return followEventsDetached(ctx, d.home, id, cur, fn, d.logger)
+}
+
+// followEventsDetached is followDetached for events.
+func followEventsDetached(ctx context.Context, home, ref string, cur eventCursor, fn func(engine.Event) error, logger *slog.Logger) error {
+	sock := filepath.Join(home, SocketName)
+	var lastLook time.Time
+	for {
+		if answers(ctx, sock) {
+			c := newClient(home, logger)
+			var err error
+			cur, err = c.events(ctx, ref, cur, true, fn)
+			_ = c.Close()
+			if !errors.Is(err, errOwnerGone) {
+				return err
+			}
+		} else if time.Since(lastLook) >= lookInterval {
+			lastLook = time.Now()
+			var finished bool
+			var err error
+			cur, finished, err = lookEvents(home, ref, cur, fn, logger)
+			if err != nil || finished {
+				return err
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(followPoll):
+		}
+	}
+}
+
+// lookEvents is look for events.
+func lookEvents(home, ref string, cur eventCursor, fn func(engine.Event) error, logger *slog.Logger) (eventCursor, bool, error) {
+	st, err := journal.Open(filepath.Join(home, stateDirName), journal.Options{Logger: logger})
+	if errors.Is(err, journal.ErrLocked) {
+		return cur, false, nil
+	}
+	if err != nil {
+		return cur, false, err
+	}
+	o := &ops{st: st}
+	id, err := o.resolve(ref)
+	var finished bool
+	if err == nil {
+		// A new replayer per look: a node started in an earlier look is reported without its
+		// duration; the events themselves are all there.
+		cur, finished, err = o.eventsCatchUp(id, cur, engine.NewReplayer(id), func(l eventLine) error { return fn(l.Event) })
+	}
+	if cerr := st.Close(); cerr != nil && err == nil {
+		err = fmt.Errorf("close the state store: %w", cerr)
+	}
+	return cur, finished, err
+}

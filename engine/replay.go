@@ -1,0 +1,120 @@
+package engine
+
+import (
+	"time"
+
+	"github.com/fuscia/fuscia/engine/journal"
+	"github.com/fuscia/fuscia/lang"
+)
+
+// Replayer turns a run's journal entries and log lines, in order, into the events the run
+// reported live (`logs -follow -json` of a run another process runs). The journal is already
+// scrubbed of secrets. Events of for_each items and loop iterations are left out, as live
+// (a failed item's node_finished excepted).
+type Replayer struct {
+	id      string
+	started map[string]time.Time // top-level nodes reported started, and when
+	waiting map[string]bool      // top-level waits reported waiting
+}
+
+// NewReplayer replays run id.
+func NewReplayer(id string) *Replayer {
+	return &Replayer{id: id, started: map[string]time.Time{}, waiting: map[string]bool{}}
+}
+
+// Entry returns the events entry e stands for (none, one, or a start and an end).
+func (p *Replayer) Entry(e journal.Entry) []Event {
+	base := Event{Timestamp: e.Time, ExecutionID: p.id, Node: e.Node, Kind: kindOf(e.Node)}
+	top := len(e.Index) == 0
+	switch e.Type {
+	case journal.RunStarted:
+		ev := Event{Type: EventExecutionStarted, Timestamp: e.Time, ExecutionID: p.id}
+		if e.Run != nil {
+			ev.Workflow = e.Run.Workflow
+		}
+		return []Event{ev}
+	case journal.NodeStarted:
+		if !top || p.isStarted(e.Node) {
+			return nil
+		}
+		p.started[e.Node] = e.Time
+		base.Type, base.Total = EventNodeStarted, e.Total
+		return []Event{base}
+	case journal.AttemptStarted:
+		if !top {
+			return nil
+		}
+		if _, ok := p.started[e.Node]; !ok {
+			p.started[e.Node] = e.Time
+		}
+		base.Type, base.Attempt = EventNodeStarted, e.Attempt
+		return []Event{base}
+	case journal.AttemptFailed:
+		if e.RetryAt.IsZero() {
+			return nil
+		}
+		at := e.RetryAt
+		base.Type, base.Index, base.Attempt, base.Error, base.RetryAt = EventNodeRetrying, e.Index, e.Attempt, e.Error, &at
+		return []Event{base}
+	case journal.NodeWaiting:
+		if !top || p.waiting[e.Node] {
+			// A resumed run journals its waits again; live, that is no new event either.
+			return nil
+		}
+		p.waiting[e.Node] = true
+		evs := p.startOf(base)
+		base.Type, base.Reason, base.Message = EventNodeWaiting, e.WaitKind, e.Reason
+		if !e.Deadline.IsZero() {
+			d := e.Deadline
+			base.Deadline = &d
+		}
+		return append(evs, base)
+	case journal.NodeFinished:
+		if !top && e.Status != journal.StatusFailed {
+			return nil
+		}
+		var evs []Event
+		if top {
+			evs = p.startOf(base)
+			delete(p.waiting, e.Node)
+		}
+		base.Type, base.Index, base.Key = EventNodeFinished, e.Index, e.Key
+		base.Status, base.Error, base.Reason, base.Attempt = e.Status, e.Error, e.Reason, e.Attempt
+		if at, ok := p.started[e.Node]; ok && top {
+			d := Duration(e.Time.Sub(at))
+			base.Duration = &d
+		}
+		return append(evs, base)
+	}
+	return nil
+}
+
+// Log returns the node_log event of line l.
+func (p *Replayer) Log(l journal.LogLine) Event {
+	return Event{Type: EventNodeLog, Timestamp: l.Time, ExecutionID: p.id, Node: l.Node, Kind: kindOf(l.Node),
+		Index: l.Index, Attempt: l.Attempt, Level: l.Level, Message: l.Message}
+}
+
+func (p *Replayer) isStarted(node string) bool {
+	_, ok := p.started[node]
+	return ok
+}
+
+// startOf returns the node_started a node that journals no start of its own (a switch, a
+// join, a wait) reported live, once.
+func (p *Replayer) startOf(ev Event) []Event {
+	if p.isStarted(ev.Node) {
+		return nil
+	}
+	p.started[ev.Node] = ev.Timestamp
+	ev.Type = EventNodeStarted
+	return []Event{ev}
+}
+
+// kindOf is the kind of the node at address addr (its innermost part for a loop's body).
+func kindOf(addr string) string {
+	if a, ok := lang.ParseAddr(addr); ok {
+		return string(a.Kind)
+	}
+	return ""
+}

@@ -1,0 +1,81 @@
+package engine
+
+import (
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/fuscia/fuscia/engine/journal"
+)
+
+// TestReplayMatchesLive: the events rebuilt from a run's journal are the events the run
+// reported live, but for what the journal does not hold (for_each progress, the end).
+func TestReplayMatchesLive(t *testing.T) {
+	te := newTestEnv(t)
+	var mu sync.Mutex
+	var live []Event
+	ex := te.apply(`
+workflow "r" {}
+task "a" {
+  uses   = builtin.transform
+  inputs = { x = 1 }
+}
+switch "pick" {
+  after = [task.a]
+  case "one" {
+    when = task.a.output.x == 1
+  }
+}
+wait "w" {
+  after    = [switch.pick]
+  duration = "50ms"
+}
+task "items" {
+  uses     = builtin.transform
+  for_each = ["p", "q"]
+  after    = [wait.w]
+  inputs   = { v = each.value }
+}
+task "boom" {
+  uses   = builtin.fail
+  after  = [task.items]
+  inputs = { message = "nope" }
+}
+`, StartOptions{Observer: func(ev Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		if ev.Type != EventNodeProgress && ev.Type != EventExecutionFinished {
+			live = append(live, ev)
+		}
+	}})
+	wantRun(t, ex, "failed")
+
+	rp := NewReplayer(ex.ID)
+	var replayed []Event
+	for _, e := range te.entries(ex.ID) {
+		replayed = append(replayed, rp.Entry(e)...)
+	}
+	if err := te.store.Logs(ex.ID, 0, func(l journal.LogLine) error {
+		replayed = append(replayed, rp.Log(l))
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	sig := func(evs []Event) string {
+		var b strings.Builder
+		for _, ev := range evs {
+			b.WriteString(string(ev.Type) + " " + ev.Node + " " + ev.Kind + " " + ev.Status)
+			if ev.Error != nil {
+				b.WriteString(" " + string(ev.Error.Kind))
+			}
+			b.WriteString("\n")
+		}
+		return b.String()
+	}
+	if len(live) < 12 {
+		t.Fatalf("only %d live events:\n%s", len(live), sig(live))
+	}
+	if got, want := sig(replayed), sig(live); got != want {
+		t.Errorf("replayed events:\n%s\nlive events:\n%s", got, want)
+	}
+}
