@@ -519,6 +519,14 @@ func TestLogs(t *testing.T) {
 	if last := events[len(events)-1]; last["type"] != "execution_finished" || last["status"] != "succeeded" {
 		t.Errorf("last event of -follow -json: %v", last)
 	}
+	// cli.md: the stream of apply -json, rebuilt from the journal.
+	types := map[any]int{}
+	for _, ev := range events {
+		types[ev["type"]]++
+	}
+	if types["version"] != 1 || types["execution_started"] != 1 || types["node_started"] == 0 || types["node_finished"] == 0 || types["node_log"] == 0 {
+		t.Errorf("-follow -json of a finished run: event types %v, want version, execution_started, node events and node_log", types)
+	}
 }
 
 func exEvents(t *testing.T, out string) []map[string]any {
@@ -614,22 +622,34 @@ func TestShowLogsCancelWhileOwned(t *testing.T) {
 		t.Fatal(err)
 	}
 	sc := bufio.NewScanner(stdout)
+	// next returns the next line that is a log line, the version or the end; the node events
+	// between them (cli.md's stream, rebuilt from the journal) are counted by type.
+	seen := map[string]int{}
 	next := func() map[string]any {
 		t.Helper()
-		if !sc.Scan() {
-			t.Fatalf("the follow ended early: %v\n%s", sc.Err(), stderr.String())
+		for {
+			if !sc.Scan() {
+				t.Fatalf("the follow ended early: %v\n%s", sc.Err(), stderr.String())
+			}
+			var ev map[string]any
+			if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
+				t.Fatalf("not JSON: %s", sc.Bytes())
+			}
+			typ, _ := ev["type"].(string)
+			seen[typ]++
+			if typ == "version" || typ == "node_log" || typ == "execution_finished" {
+				return ev
+			}
 		}
-		var ev map[string]any
-		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
-			t.Fatalf("not JSON: %s", sc.Bytes())
-		}
-		return ev
 	}
 	if ev := next(); ev["type"] != "version" {
 		t.Fatalf("first line %v", ev)
 	}
 	if ev := next(); ev["message"] != "started" {
-		t.Fatalf("second line %v", ev)
+		t.Fatalf("first log line %v", ev)
+	}
+	if seen["execution_started"] != 1 {
+		t.Errorf("no execution_started before the first log line: %v", seen)
 	}
 	exLog(t, owner.Store, runs.running, journal.LogLine{Node: "task.fetch", Level: "info", Message: "still going"})
 	if ev := next(); ev["message"] != "still going" || ev["type"] != "node_log" {
@@ -680,9 +700,20 @@ func TestLogsFollowThenOwned(t *testing.T) {
 		t.Fatal(err)
 	}
 	sc := bufio.NewScanner(stdout)
+	// got keeps the version, log and end lines; the node events between them are cli.md's
+	// stream rebuilt from the journal, checked elsewhere.
 	var got []string
-	for len(got) < 2 && sc.Scan() {
-		got = append(got, sc.Text())
+	scan := func() bool {
+		for sc.Scan() {
+			if line := sc.Text(); strings.Contains(line, `"type":"version"`) || strings.Contains(line, `"type":"node_log"`) ||
+				strings.Contains(line, `"type":"execution_finished"`) {
+				got = append(got, line)
+				return true
+			}
+		}
+		return false
+	}
+	for len(got) < 2 && scan() {
 	}
 	if len(got) < 2 || !strings.Contains(got[1], `"message":"started"`) {
 		t.Fatalf("first lines %q\n%s", got, stderr.String())
@@ -695,8 +726,7 @@ func TestLogsFollowThenOwned(t *testing.T) {
 	defer owner.Close()
 	exLog(t, owner.Store, runs.running, journal.LogLine{Node: "task.fetch", Level: "info", Message: "resumed"})
 	exAppend(t, owner.Store, runs.running, journal.Entry{Type: journal.RunFinished, Status: "succeeded"})
-	for sc.Scan() {
-		got = append(got, sc.Text())
+	for scan() {
 	}
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("logs -follow: %v\n%s", err, stderr.String())
