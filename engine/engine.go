@@ -127,6 +127,13 @@ func (p *Program) lockedPlugins() map[string]plan.PluginLock {
 // `fuscia apply` sends to the serve that owns the store): the workflow is loaded from the
 // plan's sources with the plan's variable values.
 func ProgramFromPlan(blob []byte) (*Program, error) {
+	return programFromPlan(blob, "", false)
+}
+
+// programFromPlan loads the workflow of plan blob: the file it names (file, when given, names
+// the run's own file among the plan's sources), with the plan's variable values unless the run
+// is a sub-workflow's (child), whose variables are its call's inputs.
+func programFromPlan(blob []byte, file string, child bool) (*Program, error) {
 	saved, err := plan.Decode("the plan", blob)
 	if err != nil {
 		return nil, err
@@ -135,11 +142,18 @@ func ProgramFromPlan(blob []byte) (*Program, error) {
 	if err != nil {
 		return nil, err
 	}
+	if file == "" {
+		file = saved.Workflow
+	}
 	p := lang.NewParser()
 	p.Sources = saved.Sources
-	w, diags := p.Load(saved.Workflow, lang.Options{Planning: true, Vars: lang.VarInputs{Values: vals}})
+	opts := lang.Options{Planning: true, Vars: lang.VarInputs{Values: vals}}
+	if child {
+		opts = lang.Options{}
+	}
+	w, diags := p.Load(file, opts)
 	if diags.HasErrors() {
-		return nil, fmt.Errorf("load %s from the plan: %s", saved.Workflow, diagMessage(diags))
+		return nil, fmt.Errorf("load %s from the plan: %s", file, diagMessage(diags))
 	}
 	return NewProgram(w, blob), nil
 }

@@ -15,7 +15,6 @@ import (
 
 	"github.com/fuscia/fuscia/engine/journal"
 	"github.com/fuscia/fuscia/engine/outcome"
-	"github.com/fuscia/fuscia/engine/plan"
 	"github.com/fuscia/fuscia/lang"
 )
 
@@ -267,25 +266,12 @@ func (e *Engine) reload(info journal.RunInfo) (*Program, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load its plan %s: %w", info.PlanDigest, err)
 	}
-	saved, err := plan.Decode("the journaled plan", blob)
+	prog, err := programFromPlan(blob, info.File, info.Parent != "")
 	if err != nil {
 		return nil, err
 	}
-	vals, err := saved.VarValues()
-	if err != nil {
-		return nil, err
-	}
-	p := lang.NewParser()
-	p.Sources = saved.Sources
-	opts := lang.Options{Planning: true, Vars: lang.VarInputs{Values: vals}}
-	if info.Parent != "" {
-		opts = lang.Options{}
-	}
-	w, diags := p.Load(info.File, opts)
-	if diags.HasErrors() {
-		return nil, fmt.Errorf("load %s from the journaled plan: %s", info.File, diagMessage(diags))
-	}
-	return &Program{Workflow: w, Plan: blob, Digest: info.PlanDigest}, nil
+	prog.Digest = info.PlanDigest
+	return prog, nil
 }
 
 // decodeVars restores a child run's variables from their journaled JSON, by declared type.

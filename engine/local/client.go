@@ -214,13 +214,28 @@ func (c *client) logs(ctx context.Context, ref string, after uint64, node string
 	if after > 0 {
 		q.Set("after", fmt.Sprint(after))
 	}
-	path := "/v1/executions/" + url.PathEscape(ref) + "/logs"
+	err := c.stream(ctx, ref, "logs", q, func(line []byte) error {
+		var l journal.LogLine
+		if err := json.Unmarshal(line, &l); err != nil {
+			return fmt.Errorf("decode a log line of execution %s: %w", ref, err)
+		}
+		after = l.Seq
+		return fn(l)
+	})
+	return after, err
+}
+
+// stream reads the NDJSON stream GET /v1/executions/{ref}/{what}?q and calls line with each
+// line. A failure that means the owner went away wraps errOwnerGone; line's errors are
+// returned as they are.
+func (c *client) stream(ctx context.Context, ref, what string, q url.Values, line func([]byte) error) error {
+	path := "/v1/executions/" + url.PathEscape(ref) + "/" + what
 	if len(q) > 0 {
 		path += "?" + q.Encode()
 	}
 	resp, err := c.request(ctx, http.MethodGet, path, nil)
 	if err != nil {
-		return after, err
+		return err
 	}
 	defer resp.Body.Close()
 	sc := bufio.NewScanner(resp.Body)
@@ -230,29 +245,24 @@ func (c *client) logs(ctx context.Context, ref string, after uint64, node string
 		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
 			continue
 		}
-		var l journal.LogLine
-		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
-			return after, fmt.Errorf("decode a log line of execution %s: %w", ref, err)
-		}
-		after = l.Seq
-		if err := fn(l); err != nil {
-			return after, err
+		if err := line(sc.Bytes()); err != nil {
+			return err
 		}
 	}
 	if err := sc.Err(); err != nil {
 		if ctx.Err() != nil {
-			return after, ctx.Err()
+			return ctx.Err()
 		}
-		return after, c.gone(err)
+		return c.gone(err)
 	}
 	// The trailer is only known once the body has been read to its end.
 	switch msg := resp.Trailer.Get(streamErrorTrailer); msg {
 	case "":
-		return after, nil
+		return nil
 	case errStopping.Error():
-		return after, c.gone(errStopping)
+		return c.gone(errStopping)
 	default:
-		return after, fmt.Errorf("logs of execution %s: %s", ref, msg)
+		return fmt.Errorf("%s of execution %s: %s", what, ref, msg)
 	}
 }
 

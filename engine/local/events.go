@@ -1,8 +1,6 @@
 package local
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,9 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
-	"path/filepath"
 	"strconv"
-	"time"
 
 	"github.com/fuscia/fuscia/engine"
 	"github.com/fuscia/fuscia/engine/journal"
@@ -34,26 +30,11 @@ type eventLine struct {
 // events delivers the events of run id after cur (engine.Replayer), and with follow goes on
 // until the run has finished and everything was delivered, or ctx ends.
 func (o *ops) events(ctx context.Context, id string, cur eventCursor, follow bool, rp *engine.Replayer, fn func(eventLine) error) (eventCursor, error) {
-	var tick *time.Ticker
-	for {
-		var finished bool
-		var err error
+	err := o.poll(ctx, follow, func() (finished bool, err error) {
 		cur, finished, err = o.eventsCatchUp(id, cur, rp, fn)
-		if err != nil || !follow || finished {
-			return cur, err
-		}
-		if tick == nil {
-			tick = time.NewTicker(followPoll)
-			defer tick.Stop()
-		}
-		select {
-		case <-ctx.Done():
-			return cur, ctx.Err()
-		case <-o.stop:
-			return cur, errStopping
-		case <-tick.C:
-		}
-	}
+		return finished, err
+	})
+	return cur, err
 }
 
 // eventsCatchUp is catchUp for events: journal entries and log lines merged by time.
@@ -99,18 +80,7 @@ func (o *ops) eventsCatchUp(id string, cur eventCursor, rp *engine.Replayer, fn 
 
 // readEntries reads up to logBatch journal entries of run id after seq after.
 func (o *ops) readEntries(id string, after uint64) ([]journal.Entry, error) {
-	var batch []journal.Entry
-	err := o.st.Entries(id, after, func(e journal.Entry) error {
-		batch = append(batch, e)
-		if len(batch) == logBatch {
-			return errBatchFull
-		}
-		return nil
-	})
-	if err != nil && !errors.Is(err, errBatchFull) {
-		return nil, err
-	}
-	return batch, nil
+	return readBatch(o.st.Entries, id, after)
 }
 
 // eventsHandler serves GET /v1/executions/{id}/events: NDJSON eventLines. Query: follow=1,
@@ -174,40 +144,15 @@ func (c *client) events(ctx context.Context, ref string, cur eventCursor, follow
 	}
 	q.Set("entry_after", strconv.FormatUint(cur.Entry, 10))
 	q.Set("log_after", strconv.FormatUint(cur.Log, 10))
-	resp, err := c.request(ctx, http.MethodGet, "/v1/executions/"+url.PathEscape(ref)+"/events?"+q.Encode(), nil)
-	if err != nil {
-		return cur, err
-	}
-	defer resp.Body.Close()
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
-	for sc.Scan() {
-		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
-			continue
-		}
+	err := c.stream(ctx, ref, "events", q, func(line []byte) error {
 		var l eventLine
-		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
-			return cur, fmt.Errorf("decode an event of execution %s: %w", ref, err)
+		if err := json.Unmarshal(line, &l); err != nil {
+			return fmt.Errorf("decode an event of execution %s: %w", ref, err)
 		}
 		cur = l.Cursor
-		if err := fn(l.Event); err != nil {
-			return cur, err
-		}
-	}
-	if err := sc.Err(); err != nil {
-		if ctx.Err() != nil {
-			return cur, ctx.Err()
-		}
-		return cur, c.gone(err)
-	}
-	switch msg := resp.Trailer.Get(streamErrorTrailer); msg {
-	case "":
-		return cur, nil
-	case errStopping.Error():
-		return cur, c.gone(errStopping)
-	default:
-		return cur, fmt.Errorf("events of execution %s: %s", ref, msg)
-	}
+		return fn(l.Event)
+	})
+	return cur, err
 }
 
 // Events is client.Events on a store this process opened: a follow releases the store, as Logs
@@ -237,53 +182,15 @@ func (d *direct) Events(ctx context.Context, ref string, follow bool, fn func(en
 
 // followEventsDetached is followDetached for events.
 func followEventsDetached(ctx context.Context, home, ref string, cur eventCursor, fn func(engine.Event) error, logger *slog.Logger) error {
-	sock := filepath.Join(home, SocketName)
-	var lastLook time.Time
-	for {
-		if answers(ctx, sock) {
-			c := newClient(home, logger)
-			var err error
+	return followWithoutStore(ctx, home, ref, logger,
+		func(c *client) (err error) {
 			cur, err = c.events(ctx, ref, cur, true, fn)
-			_ = c.Close()
-			if !errors.Is(err, errOwnerGone) {
-				return err
-			}
-		} else if time.Since(lastLook) >= lookInterval {
-			lastLook = time.Now()
-			var finished bool
-			var err error
-			cur, finished, err = lookEvents(home, ref, cur, fn, logger)
-			if err != nil || finished {
-				return err
-			}
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(followPoll):
-		}
-	}
-}
-
-// lookEvents is look for events.
-func lookEvents(home, ref string, cur eventCursor, fn func(engine.Event) error, logger *slog.Logger) (eventCursor, bool, error) {
-	st, err := journal.Open(filepath.Join(home, stateDirName), journal.Options{Logger: logger})
-	if errors.Is(err, journal.ErrLocked) {
-		return cur, false, nil
-	}
-	if err != nil {
-		return cur, false, err
-	}
-	o := &ops{st: st}
-	id, err := o.resolve(ref)
-	var finished bool
-	if err == nil {
-		// A new replayer per look: a node started in an earlier look is reported without its
-		// duration; the events themselves are all there.
-		cur, finished, err = o.eventsCatchUp(id, cur, engine.NewReplayer(id), func(l eventLine) error { return fn(l.Event) })
-	}
-	if cerr := st.Close(); cerr != nil && err == nil {
-		err = fmt.Errorf("close the state store: %w", cerr)
-	}
-	return cur, finished, err
+			return err
+		},
+		func(o *ops, id string) (finished bool, err error) {
+			// A new replayer per look: a node started in an earlier look is reported without
+			// its duration; the events themselves are all there.
+			cur, finished, err = o.eventsCatchUp(id, cur, engine.NewReplayer(id), func(l eventLine) error { return fn(l.Event) })
+			return finished, err
+		})
 }

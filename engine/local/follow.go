@@ -20,13 +20,29 @@ const lookInterval = time.Second
 // through the socket while a process owns the store, else by opening the store now and then,
 // until the run has finished or ctx ends.
 func followDetached(ctx context.Context, home, ref string, after uint64, node string, fn func(journal.LogLine) error, logger *slog.Logger) error {
+	return followWithoutStore(ctx, home, ref, logger,
+		func(c *client) (err error) {
+			after, err = c.logs(ctx, ref, after, node, true, fn)
+			return err
+		},
+		func(o *ops, id string) (finished bool, err error) {
+			after, finished, err = o.catchUp(id, after, node, fn)
+			return finished, err
+		})
+}
+
+// followWithoutStore follows run ref while this process does not hold the store: through
+// viaOwner while a process answers on the socket (it returns an error wrapping errOwnerGone when
+// that owner stops before the run ends), else by opening the store now and then and catching up
+// with look, until look reports the run finished or ctx ends.
+func followWithoutStore(ctx context.Context, home, ref string, logger *slog.Logger, viaOwner func(*client) error,
+	look func(o *ops, id string) (finished bool, err error)) error {
 	sock := filepath.Join(home, SocketName)
 	var lastLook time.Time
 	for {
 		if answers(ctx, sock) {
 			c := newClient(home, logger)
-			var err error
-			after, err = c.logs(ctx, ref, after, node, true, fn)
+			err := viaOwner(c)
 			_ = c.Close()
 			if !errors.Is(err, errOwnerGone) {
 				return err
@@ -34,9 +50,7 @@ func followDetached(ctx context.Context, home, ref string, after uint64, node st
 			// The owner stopped before the run ended: go on without it.
 		} else if time.Since(lastLook) >= lookInterval {
 			lastLook = time.Now()
-			var finished bool
-			var err error
-			after, finished, err = look(home, ref, after, node, fn, logger)
+			finished, err := lookStore(home, ref, logger, look)
 			if err != nil || finished {
 				return err
 			}
@@ -49,24 +63,24 @@ func followDetached(ctx context.Context, home, ref string, after uint64, node st
 	}
 }
 
-// look opens the store, delivers the lines of run ref after seq after, and closes it again.
-// A store another process holds is not an error: the next look, or its socket, will do.
-func look(home, ref string, after uint64, node string, fn func(journal.LogLine) error, logger *slog.Logger) (uint64, bool, error) {
+// lookStore opens the store, lets look catch up with run ref, and closes it again. A store
+// another process holds is not an error: the next look, or its socket, will do.
+func lookStore(home, ref string, logger *slog.Logger, look func(o *ops, id string) (bool, error)) (bool, error) {
 	st, err := journal.Open(filepath.Join(home, stateDirName), journal.Options{Logger: logger})
 	if errors.Is(err, journal.ErrLocked) {
-		return after, false, nil
+		return false, nil
 	}
 	if err != nil {
-		return after, false, err
+		return false, err
 	}
 	o := &ops{st: st}
 	id, err := o.resolve(ref)
 	var finished bool
 	if err == nil {
-		after, finished, err = o.catchUp(id, after, node, fn)
+		finished, err = look(o, id)
 	}
 	if cerr := st.Close(); cerr != nil && err == nil {
 		err = fmt.Errorf("close the state store: %w", cerr)
 	}
-	return after, finished, err
+	return finished, err
 }

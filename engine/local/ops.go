@@ -64,13 +64,21 @@ func (o *ops) Execution(_ context.Context, ref string) (*journal.Execution, erro
 // for more until the run has finished, ctx ends or the owner stops (errStopping). It returns
 // the seq of the last line it read.
 func (o *ops) logs(ctx context.Context, id string, after uint64, node string, follow bool, fn func(journal.LogLine) error) (uint64, error) {
+	err := o.poll(ctx, follow, func() (finished bool, err error) {
+		after, finished, err = o.catchUp(id, after, node, fn)
+		return finished, err
+	})
+	return after, err
+}
+
+// poll calls catchUp, and with follow again every followPoll until it reports the run finished,
+// fails, ctx ends or the owner stops (errStopping).
+func (o *ops) poll(ctx context.Context, follow bool, catchUp func() (finished bool, err error)) error {
 	var tick *time.Ticker
 	for {
-		var finished bool
-		var err error
-		after, finished, err = o.catchUp(id, after, node, fn)
+		finished, err := catchUp()
 		if err != nil || !follow || finished {
-			return after, err
+			return err
 		}
 		if tick == nil {
 			tick = time.NewTicker(followPoll)
@@ -78,9 +86,9 @@ func (o *ops) logs(ctx context.Context, id string, after uint64, node string, fo
 		}
 		select {
 		case <-ctx.Done():
-			return after, ctx.Err()
+			return ctx.Err()
 		case <-o.stop: // nil when not an owner: never ready
-			return after, errStopping
+			return errStopping
 		case <-tick.C:
 		}
 	}
@@ -119,9 +127,15 @@ var errBatchFull = errors.New("batch full")
 
 // readLogs reads up to logBatch lines of run id after seq after.
 func (o *ops) readLogs(id string, after uint64) ([]journal.LogLine, error) {
-	var batch []journal.LogLine
-	err := o.st.Logs(id, after, func(l journal.LogLine) error {
-		batch = append(batch, l)
+	return readBatch(o.st.Logs, id, after)
+}
+
+// readBatch reads up to logBatch items of run id after seq after with read (the store's Logs
+// or Entries).
+func readBatch[T any](read func(id string, after uint64, fn func(T) error) error, id string, after uint64) ([]T, error) {
+	var batch []T
+	err := read(id, after, func(v T) error {
+		batch = append(batch, v)
 		if len(batch) == logBatch {
 			return errBatchFull
 		}
