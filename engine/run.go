@@ -604,7 +604,13 @@ func (r *Run) finish() {
 		r.finalErr = fmt.Errorf("the run stopped because its journal could not be written (%w); what was journaled before is intact: resume it with `fuscia resume %s` once the cause is fixed", r.journalErr, r.id)
 	}
 	r.finalStatus, r.finalRunErr = status, runErr
-	r.log.Info("run finished", "status", status)
+	// A succeeded run is a debug line: a service runs thousands a second, and the journal,
+	// the API and the metrics have them. Any other end is worth an operator's attention.
+	level := slog.LevelInfo
+	if status == journal.StatusSucceeded {
+		level = slog.LevelDebug
+	}
+	r.log.Log(context.Background(), level, "run finished", "status", status)
 	if r.opts.Observer != nil {
 		ex, _ := r.Result()
 		r.emit(Event{Type: EventExecutionFinished, Workflow: r.wf.Name, Status: status, Error: runErr, Execution: ex})

@@ -59,7 +59,7 @@ func (s *Server) applyPlan(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusInternalServerError, map[string]string{"error": err.Error(), "code": "internal"})
 		return
 	}
-	s.logger.Info("run started", "execution_id", run.ID(), "workflow", prog.Workflow.Name, "trigger", "apply")
+	s.logger.Debug("run started", "execution_id", run.ID(), "workflow", prog.Workflow.Name, "trigger", "apply")
 	ended, stop := s.awaitEnd(run.ID())
 	defer stop()
 	w.Header().Set("Content-Type", "application/x-ndjson")

@@ -193,7 +193,8 @@ func (s *Server) start(l *loaded, t journal.Trigger, id string) (Started, error)
 		result = "queued"
 	}
 	s.cfg.Metrics.TriggerFired(s.ctx, w.Name, t.Name, t.Type, result)
-	s.logger.Info("run started", "execution_id", r.ID(), "workflow", w.Name, "trigger", t.Type+"."+t.Name, "queued", queued)
+	// Debug: a line per run is noise at thousands of runs a second (docs/serve.md, Logs).
+	s.logger.Debug("run started", "execution_id", r.ID(), "workflow", w.Name, "trigger", t.Type+"."+t.Name, "queued", queued)
 	return Started{ID: r.ID(), Queued: queued}, nil
 }
 
