@@ -172,7 +172,7 @@ func (e *Engine) newRun(ctx context.Context, prog *Program, opts StartOptions, i
 		done:    make(chan struct{}),
 		inbox:   make(chan func(), 256),
 		secrets: secrets,
-		funcs:   funcs.Table(),
+		funcs:   funcs.Shared(),
 		status:  journal.StatusRunning,
 		vars:    w.VarValues(),
 		reads:   readOutputs(w),

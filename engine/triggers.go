@@ -40,7 +40,7 @@ func DedupKey(w *lang.Workflow, expr hcl.Expression, event json.RawMessage) (str
 	}
 	ctx := &hcl.EvalContext{
 		Variables: map[string]cty.Value{"event": ev, "var": w.VarValues()},
-		Functions: funcs.Table(),
+		Functions: funcs.Shared(),
 	}
 	v, diags := expr.Value(ctx)
 	if diags.HasErrors() {

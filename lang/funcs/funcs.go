@@ -22,6 +22,13 @@ func Table() map[string]function.Function {
 	return maps.Clone(table())
 }
 
+// Shared returns the one table every caller shares, without a copy: for callers that only read
+// it (hcl reads EvalContext.Functions), such as the engine, which evaluates thousands of runs a
+// second. It must not be changed.
+func Shared() map[string]function.Function {
+	return table()
+}
+
 // Names returns the sorted names of the functions in Table, for
 // documentation and "did you mean" hints. The slice is the caller's own.
 func Names() []string {
