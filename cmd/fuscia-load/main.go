@@ -1089,8 +1089,9 @@ func parseWrk(out string, wall float64, lastResp time.Time) (loadResult, error) 
 		lr.firstErr = strings.TrimSpace(m[0])
 	}
 	lr.accepted = lr.sent - lr.non202
+	// wrk's units (us, ms, s) are Go's.
 	dur := func(v, unit string) time.Duration {
-		d, _ := time.ParseDuration(v + map[string]string{"us": "us", "ms": "ms", "s": "s"}[unit])
+		d, _ := time.ParseDuration(v + unit)
 		return d
 	}
 	for _, m := range wrkLatency.FindAllStringSubmatch(out, -1) {

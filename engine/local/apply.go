@@ -1,8 +1,6 @@
 package local
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -68,27 +66,10 @@ func ApplyRemote(ctx context.Context, home string, plan []byte, payload json.Raw
 		}
 	}()
 
-	resp, err := c.request(streamCtx, http.MethodPost, "/v1/apply", applyRequest{Plan: plan, Payload: payload, Parallelism: parallelism})
-	var ae *apiError
-	if errors.As(err, &ae) && ae.noEndpoint {
-		return ErrNoServer
-	}
-	if err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		return err
-	}
-	defer resp.Body.Close()
-	sc := bufio.NewScanner(resp.Body)
-	// An execution_finished line holds the whole execution, outputs included.
-	sc.Buffer(make([]byte, 0, 64<<10), 256<<20)
-	for sc.Scan() {
-		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
-			continue
-		}
+	finished := false
+	err := c.stream(streamCtx, http.MethodPost, "/v1/apply", applyRequest{Plan: plan, Payload: payload, Parallelism: parallelism}, func(line []byte) error {
 		var ev engine.Event
-		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
+		if err := json.Unmarshal(line, &ev); err != nil {
 			return fmt.Errorf("decode an event of the run: %w", err)
 		}
 		mu.Lock()
@@ -98,14 +79,26 @@ func ApplyRemote(ctx context.Context, home string, plan []byte, payload json.Raw
 		mu.Unlock()
 		fn(ev)
 		if ev.Type == engine.EventExecutionFinished {
-			return nil
+			finished = true
+			return errFinished
 		}
-	}
-	if ctx.Err() != nil {
+		return nil
+	})
+	var ae *apiError
+	switch {
+	case finished:
+		return nil
+	case errors.As(err, &ae) && ae.noEndpoint:
+		return ErrNoServer
+	case ctx.Err() != nil:
 		return ctx.Err()
-	}
-	if err := sc.Err(); err != nil {
+	case err == nil:
+		return ErrStreamCut
+	case errors.Is(err, errOwnerGone) && id != "":
 		return fmt.Errorf("%w: %w", ErrStreamCut, err)
 	}
-	return ErrStreamCut
+	return err
 }
+
+// errFinished stops reading a stream at its last event.
+var errFinished = errors.New("finished")

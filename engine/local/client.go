@@ -214,7 +214,7 @@ func (c *client) logs(ctx context.Context, ref string, after uint64, node string
 	if after > 0 {
 		q.Set("after", fmt.Sprint(after))
 	}
-	err := c.stream(ctx, ref, "logs", q, func(line []byte) error {
+	err := c.stream(ctx, http.MethodGet, executionPath(ref, "logs", q), nil, func(line []byte) error {
 		var l journal.LogLine
 		if err := json.Unmarshal(line, &l); err != nil {
 			return fmt.Errorf("decode a log line of execution %s: %w", ref, err)
@@ -225,22 +225,29 @@ func (c *client) logs(ctx context.Context, ref string, after uint64, node string
 	return after, err
 }
 
-// stream reads the NDJSON stream GET /v1/executions/{ref}/{what}?q and calls line with each
-// line. A failure that means the owner went away wraps errOwnerGone; line's errors are
-// returned as they are.
-func (c *client) stream(ctx context.Context, ref, what string, q url.Values, line func([]byte) error) error {
+// executionPath is /v1/executions/{ref}/{what}?q.
+func executionPath(ref, what string, q url.Values) string {
 	path := "/v1/executions/" + url.PathEscape(ref) + "/" + what
 	if len(q) > 0 {
 		path += "?" + q.Encode()
 	}
-	resp, err := c.request(ctx, http.MethodGet, path, nil)
+	return path
+}
+
+// stream sends a request that answers an NDJSON stream and calls line with each line. A
+// failure that means the owner went away wraps errOwnerGone; line's errors are returned as they
+// are.
+func (c *client) stream(ctx context.Context, method, path string, body any, line func([]byte) error) error {
+	resp, err := c.request(ctx, method, path, body)
 	if err != nil {
 		return err
 	}
 	defer resp.Body.Close()
 	sc := bufio.NewScanner(resp.Body)
-	// A log line is bounded by the host (hostabi.md), not by bufio's default 64 KiB.
-	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
+	// Lines are bounded by the host (a log line, hostabi.md) or by what a run holds (an
+	// execution_finished event carries the execution), not by bufio's default 64 KiB; the
+	// buffer grows only as far as a line needs.
+	sc.Buffer(make([]byte, 0, 64<<10), 256<<20)
 	for sc.Scan() {
 		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
 			continue
@@ -262,7 +269,7 @@ func (c *client) stream(ctx context.Context, ref, what string, q url.Values, lin
 	case errStopping.Error():
 		return c.gone(errStopping)
 	default:
-		return fmt.Errorf("%s of execution %s: %s", what, ref, msg)
+		return fmt.Errorf("%s: %s", path, msg)
 	}
 }
 

@@ -88,42 +88,17 @@ func (o *ops) readEntries(id string, after uint64) ([]journal.Entry, error) {
 func (s *server) eventsHandler(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	var cur eventCursor
-	for name, dst := range map[string]*uint64{"entry_after": &cur.Entry, "log_after": &cur.Log} {
-		if v := q.Get(name); v != "" {
-			n, err := strconv.ParseUint(v, 10, 64)
-			if err != nil {
-				writeError(w, http.StatusBadRequest, codeInvalid, fmt.Sprintf("%s %q is not a sequence number", name, v))
-				return
-			}
-			*dst = n
-		}
-	}
-	follow := q.Get("follow") == "1" || q.Get("follow") == "true"
-	id, err := s.ops.resolve(r.PathValue("id"))
-	if err != nil {
-		s.fail(w, r, err)
+	var ok bool
+	if cur.Entry, ok = seqParam(w, q, "entry_after"); !ok {
 		return
 	}
-	w.Header().Set("Trailer", streamErrorTrailer)
-	w.Header().Set("Content-Type", "application/x-ndjson")
-	w.WriteHeader(http.StatusOK)
-	flusher, _ := w.(http.Flusher)
-	if flusher != nil {
-		flusher.Flush()
+	if cur.Log, ok = seqParam(w, q, "log_after"); !ok {
+		return
 	}
-	enc := json.NewEncoder(w)
-	_, err = s.ops.events(r.Context(), id, cur, follow, engine.NewReplayer(id), func(l eventLine) error {
-		if err := enc.Encode(l); err != nil {
-			return err
-		}
-		if follow && flusher != nil {
-			flusher.Flush()
-		}
-		return nil
+	s.streamRun(w, r, func(id string, follow bool, emit func(any) error) error {
+		_, err := s.ops.events(r.Context(), id, cur, follow, engine.NewReplayer(id), func(l eventLine) error { return emit(l) })
+		return err
 	})
-	if err != nil && r.Context().Err() == nil {
-		w.Header().Set(streamErrorTrailer, err.Error())
-	}
 }
 
 // Events calls fn with the events of run ref, as the process running it reports them (see
@@ -144,7 +119,7 @@ func (c *client) events(ctx context.Context, ref string, cur eventCursor, follow
 	}
 	q.Set("entry_after", strconv.FormatUint(cur.Entry, 10))
 	q.Set("log_after", strconv.FormatUint(cur.Log, 10))
-	err := c.stream(ctx, ref, "events", q, func(line []byte) error {
+	err := c.stream(ctx, http.MethodGet, executionPath(ref, "events", q), nil, func(line []byte) error {
 		var l eventLine
 		if err := json.Unmarshal(line, &l); err != nil {
 			return fmt.Errorf("decode an event of execution %s: %w", ref, err)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strconv"
 	"sync"
 	"time"
@@ -150,16 +151,36 @@ func (s *server) show(w http.ResponseWriter, r *http.Request) {
 // logs streams the run's lines as NDJSON; with follow=1, until the run has finished.
 func (s *server) logs(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	var after uint64
-	if v := q.Get("after"); v != "" {
-		n, err := strconv.ParseUint(v, 10, 64)
-		if err != nil {
-			writeError(w, http.StatusBadRequest, codeInvalid, fmt.Sprintf("after %q is not a sequence number", v))
-			return
-		}
-		after = n
+	after, ok := seqParam(w, q, "after")
+	if !ok {
+		return
 	}
-	follow := q.Get("follow") == "1" || q.Get("follow") == "true"
+	s.streamRun(w, r, func(id string, follow bool, emit func(any) error) error {
+		_, err := s.ops.logs(r.Context(), id, after, q.Get("node"), follow, func(l journal.LogLine) error { return emit(l) })
+		return err
+	})
+}
+
+// seqParam reads the sequence number in query parameter name (0 when absent); on a bad one it
+// answers 400 and reports false.
+func seqParam(w http.ResponseWriter, q url.Values, name string) (uint64, bool) {
+	v := q.Get(name)
+	if v == "" {
+		return 0, true
+	}
+	n, err := strconv.ParseUint(v, 10, 64)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, codeInvalid, fmt.Sprintf("%s %q is not a sequence number", name, v))
+		return 0, false
+	}
+	return n, true
+}
+
+// streamRun answers an NDJSON stream of the run the path's id names: run emits its lines, and
+// with follow=1 goes on until the run has finished. An error once lines were sent goes in the
+// Fuscia-Stream-Error trailer.
+func (s *server) streamRun(w http.ResponseWriter, r *http.Request, run func(id string, follow bool, emit func(any) error) error) {
+	follow := r.URL.Query().Get("follow") == "1" || r.URL.Query().Get("follow") == "true"
 	id, err := s.ops.resolve(r.PathValue("id"))
 	if err != nil {
 		s.fail(w, r, err)
@@ -183,9 +204,9 @@ func (s *server) logs(w http.ResponseWriter, r *http.Request) {
 		start()
 		flusher.Flush()
 	}
-	_, err = s.ops.logs(r.Context(), id, after, q.Get("node"), follow, func(l journal.LogLine) error {
+	err = run(id, follow, func(v any) error {
 		start()
-		if err := enc.Encode(l); err != nil {
+		if err := enc.Encode(v); err != nil {
 			return err
 		}
 		if follow && flusher != nil {

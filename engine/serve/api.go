@@ -99,28 +99,14 @@ func (s *Server) startRun(w http.ResponseWriter, r *http.Request) {
 	}
 	st, err := s.startManual(r.PathValue("name"), req.Trigger, req.Payload)
 	switch {
-	case errors.Is(err, ErrSkipped):
-		writeJSON(w, http.StatusConflict, map[string]any{"skipped": true, "reason": st.Skip})
-		return
+	case refuseStart(w, st, err):
 	case errors.Is(err, errUnknownWorkflow), errors.Is(err, errNoTrigger):
 		writeJSON(w, http.StatusNotFound, map[string]string{"error": err.Error(), "code": "not_found"})
-		return
-	case errors.Is(err, engine.ErrDraining):
-		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"error": err.Error()})
-		return
 	case err != nil:
 		writeJSON(w, http.StatusInternalServerError, map[string]string{"error": err.Error(), "code": "internal"})
-		return
+	default:
+		s.answerStarted(w, r, st)
 	}
-	if wantWait(r) {
-		s.answerWhenDone(w, r, st.ID, s.cfg.WebhookWait)
-		return
-	}
-	resp := map[string]any{"execution_id": st.ID}
-	if st.Queued {
-		resp["queued"] = true
-	}
-	writeJSON(w, http.StatusAccepted, resp)
 }
 
 func (s *Server) resumeRun(w http.ResponseWriter, r *http.Request) {

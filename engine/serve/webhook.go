@@ -153,17 +153,32 @@ func (s *Server) serveWebhook(w http.ResponseWriter, r *http.Request) {
 	}
 	st, err := s.start(h.l, journal.Trigger{Type: lang.TriggerWebhook, Name: t.Name, Payload: payload}, "")
 	switch {
-	case errors.Is(err, ErrSkipped):
-		writeJSON(w, http.StatusConflict, map[string]any{"skipped": true, "reason": st.Skip})
-		return
-	case errors.Is(err, engine.ErrDraining):
-		writeJSON(w, http.StatusServiceUnavailable, map[string]any{"error": err.Error()})
-		return
+	case refuseStart(w, st, err):
 	case err != nil:
 		s.logger.Error("webhook could not start a run", "workflow", wf.Name, "trigger", t.Name, "error", err)
 		writeJSON(w, http.StatusInternalServerError, map[string]any{"error": err.Error()})
-		return
+	default:
+		s.answerStarted(w, r, st)
 	}
+}
+
+// refuseStart answers what any trigger's request can meet when its run does not start: 409 when
+// on_overlap = "skip" refused it, 503 while serve drains. It reports whether it answered.
+func refuseStart(w http.ResponseWriter, st Started, err error) bool {
+	switch {
+	case errors.Is(err, ErrSkipped):
+		writeJSON(w, http.StatusConflict, map[string]any{"skipped": true, "reason": st.Skip})
+	case errors.Is(err, engine.ErrDraining):
+		writeJSON(w, http.StatusServiceUnavailable, map[string]any{"error": err.Error()})
+	default:
+		return false
+	}
+	return true
+}
+
+// answerStarted answers the request that started run st: with ?wait=true the run's end, else
+// 202 with its id.
+func (s *Server) answerStarted(w http.ResponseWriter, r *http.Request, st Started) {
 	if wantWait(r) {
 		s.answerWhenDone(w, r, st.ID, s.cfg.WebhookWait)
 		return

@@ -63,7 +63,7 @@ type Event struct {
 type WebhookRequest struct {
 	Method string `json:"method"`
 	Path   string `json:"path"`
-	// Query maps each query parameter to its value; several values are joined with ",".
+	// Query maps each query parameter to its value; several values are joined with ", ".
 	Query map[string]string `json:"query"`
 	// Headers maps each header name, as the host spelled it, to its value; several values of
 	// one header are joined with ", ". Use Header to look one up regardless of case.
