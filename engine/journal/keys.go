@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 )
@@ -82,13 +83,22 @@ func parentIndexPrefix(parent string) []byte {
 	return []byte(parentIndex + parent + indexSeparator)
 }
 
-// finishedNanos is the finish-index sort key of t (times before 1970 sort first).
+// maxNanoTime is the last instant whose Unix time in nanoseconds fits an int64 (in 2262);
+// UnixNano's result is undefined after it.
+var maxNanoTime = time.Unix(0, math.MaxInt64)
+
+// finishedNanos is the finish-index sort key of t: its Unix time in nanoseconds, 0 for times
+// before 1970 and the largest key for times after maxNanoTime, so that a cutoff far in the
+// future (`prune -completed-before 3000-01-01`) is after every run, not an overflowed value
+// before all of them.
 func finishedNanos(t time.Time) uint64 {
-	n := t.UnixNano()
-	if n < 0 {
+	switch {
+	case t.Before(time.Unix(0, 0)):
 		return 0
+	case t.After(maxNanoTime):
+		return math.MaxUint64
 	}
-	return uint64(n)
+	return uint64(t.UnixNano())
 }
 
 func finishedIndexKey(t time.Time, id string) []byte {
