@@ -77,7 +77,7 @@ func TestGoGuestText(t *testing.T) {
 
 	// A memory bomb is stopped at the cap, with a message naming it.
 	_, err = invokeGuest(t, h, m, &Env{MaxMemory: 32 << 20}, ctx, "leak", map[string]any{"mib": 64})
-	wantErr(t, err, Fatal, "capped at 32 MiB")
+	wantErr(t, err, Fatal, "memory limit of 32 MiB (max_memory) exceeded")
 
 	// And the host still works.
 	if r, err := invokeGuest(t, h, m, nil, ctx, "slugify", map[string]any{"text": "Hello, World!"}); err != nil || !strings.Contains(string(r.Output), `"hello-world"`) {

@@ -56,8 +56,12 @@ type Host struct {
 	// onInstantiate is Options.OnInstantiate.
 	onInstantiate func(time.Duration) // what besides the wasm decides compiled code: part of the cache key
 
-	mu            sync.Mutex
-	modules       map[string]*moduleSlot // by digest
+	mu      sync.Mutex
+	modules map[string]*moduleSlot // by digest; nil once Close has begun
+	// busy counts the Loads and Invokes under way; Close waits for them before it frees the
+	// engine, which they use (wasmtime aborts the process, or reads freed memory, otherwise).
+	// Added to only under mu while modules is not nil.
+	busy          sync.WaitGroup
 	httpTransport *http.Transport
 	// slots holds a token per running instance when instances come from the pool; nil
 	// otherwise.
@@ -86,7 +90,7 @@ func New(opts Options) (*Host, error) {
 		fuel:     opts.Fuel,
 
 		onInstantiate: opts.OnInstantiate,
-		configID:      fmt.Sprintf("wasmtime=%s;epoch=1;fuel=%t", WasmtimeVersion, opts.Fuel),
+		configID:      fmt.Sprintf("wasmtime=%s;epoch=1;fuel=%t;growguard=%d", WasmtimeVersion, opts.Fuel, growGuardVersion),
 		modules:       map[string]*moduleSlot{},
 	}
 	if pooled {
@@ -107,16 +111,24 @@ func New(opts Options) (*Host, error) {
 	return h, nil
 }
 
-// Close stops the ticker and frees the engine. Calls still running must have returned.
+// Close frees the engine once the Loads and Invokes under way have returned (cancel their
+// contexts to make that quick), and stops the ticker. Later calls fail with an error.
 func (h *Host) Close() error {
+	h.mu.Lock()
+	modules := h.modules
+	h.modules = nil
+	h.mu.Unlock()
+	if modules == nil {
+		return nil
+	}
+	h.busy.Wait()
 	h.ticker.stop()
 	h.mu.Lock()
-	for _, s := range h.modules {
+	for _, s := range modules {
 		if s.mod != nil {
 			s.mod.close()
 		}
 	}
-	h.modules = nil
 	if h.httpTransport != nil {
 		h.httpTransport.CloseIdleConnections()
 	}
@@ -183,6 +195,18 @@ func (t *epochTicker) stop() {
 		close(t.quit)
 	}
 	<-t.done
+}
+
+// enter registers a Load or Invoke with Close; false when the host is closed. A true answer
+// must be followed by h.busy.Done().
+func (h *Host) enter() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.modules == nil {
+		return false
+	}
+	h.busy.Add(1)
+	return true
 }
 
 // Error is a failed invocation: what the engine turns into the attempt's error.

@@ -174,11 +174,11 @@ func TestFailures(t *testing.T) {
 		{"memory bomb", `(block $done (loop $grow
         (br_if $done (i32.eq (memory.grow (i32.const 16)) (i32.const -1)))
         (br $grow))) (unreachable)`, &Env{MaxMemory: 4 << 20}, Fatal,
-			[]string{"capped at 4 MiB (max_memory)"}},
+			[]string{"memory limit of 4 MiB (max_memory) exceeded"}},
 		{"memory bomb answering", `(block $done (loop $grow
         (br_if $done (i32.eq (memory.grow (i32.const 1)) (i32.const -1)))
         (br $grow))) ` + packed(1024, len(okResponse)), &Env{MaxMemory: 8 << 20}, Fatal,
-			[]string{"capped at 8 MiB (max_memory)"}},
+			[]string{"memory limit of 8 MiB (max_memory) exceeded"}},
 		{"exit", `(call $exit (i32.const 3)) ` + packed(1024, 2), nil, Fatal, []string{"exited with status 3"}},
 	}
 	for _, tc := range cases {

@@ -107,6 +107,10 @@ func (h *Host) Invoke(ctx context.Context, m *Module, env *Env, request []byte) 
 	if err := ctx.Err(); err != nil {
 		return nil, ctxError(ctx, m)
 	}
+	if !h.enter() {
+		return nil, errorf(Fatal, "component %s: the wasm host is closed", m.Name)
+	}
+	defer h.busy.Done()
 	if h.slots != nil {
 		select {
 		case h.slots <- struct{}{}:
@@ -169,29 +173,29 @@ func (h *Host) Invoke(ctx context.Context, m *Module, env *Env, request []byte) 
 		h.onInstantiate(time.Since(began))
 	}
 	if err != nil {
-		return nil, c.failure(store, nil, "instantiate", err, flag)
+		return nil, c.failure(store, nil, nil, "instantiate", err, flag)
 	}
 	mem := inst.GetExport(store, "memory").Memory()
 	if m.hasInit {
 		if _, err := inst.GetFunc(store, "_initialize").Call(store); err != nil {
-			return nil, c.failure(store, mem, "_initialize", err, flag)
+			return nil, c.failure(store, inst, mem, "_initialize", err, flag)
 		}
 	}
 	ptr, err := guestAlloc(store, inst.GetFunc(store, "fuscia_alloc"), mem, len(request))
 	if err != nil {
-		return nil, c.failure(store, mem, "fuscia_alloc", err, flag)
+		return nil, c.failure(store, inst, mem, "fuscia_alloc", err, flag)
 	}
 	copy(mem.UnsafeData(store)[ptr:], request)
 	ret, err := inst.GetFunc(store, "fuscia_call").Call(store, int32(ptr), int32(len(request)))
 	if err != nil {
-		return nil, c.failure(store, mem, "fuscia_call", err, flag)
+		return nil, c.failure(store, inst, mem, "fuscia_call", err, flag)
 	}
 	if c.violation != "" {
 		return nil, errorf(SandboxViolation, "component %s: %s", m.Name, c.violation)
 	}
 	// A guest that was denied memory fails whatever it answers (hostabi.md).
-	if limit := c.memoryLimit(); int64(mem.DataSize(store))+wasmPage > limit {
-		return nil, c.outOfMemory(limit)
+	if err := c.memoryDenied(store, inst, mem); err != nil {
+		return nil, err
 	}
 	packed, _ := ret.(int64)
 	resp, ok := guestBytes(mem.UnsafeData(store), packed)
@@ -225,7 +229,7 @@ func guestBytes(data []byte, packed int64) ([]byte, bool) {
 }
 
 // failure explains why the guest did not answer.
-func (c *call) failure(store *wasmtime.Store, mem *wasmtime.Memory, stage string, err error, flag stopFlag) *Error {
+func (c *call) failure(store *wasmtime.Store, inst *wasmtime.Instance, mem *wasmtime.Memory, stage string, err error, flag stopFlag) *Error {
 	m := c.module
 	if flag.isSet() {
 		return ctxError(c.ctx, m)
@@ -236,7 +240,10 @@ func (c *call) failure(store *wasmtime.Store, mem *wasmtime.Memory, stage string
 	if c.hostFault != "" {
 		return errorf(Fatal, "component %s: %s", m.Name, c.hostFault)
 	}
-	if limit := c.memoryLimit(); mem != nil && c.nearMemoryCap(store, mem, limit) {
+	if denied := c.memoryDenied(store, inst, mem); denied != nil {
+		return denied
+	}
+	if limit := c.memoryLimit(); !c.module.guarded && mem != nil && c.nearMemoryCap(store, mem, limit) {
 		return c.outOfMemory(limit)
 	}
 	var werr *wasmtime.Error
@@ -252,6 +259,37 @@ func (c *call) failure(store *wasmtime.Store, mem *wasmtime.Memory, stage string
 	return errorf(Fatal, "component %s: the guest trapped in %s: %s%s", m.Name, stage, msg, c.stderr.lastLine())
 }
 
+// memoryDenied is the attempt's error when the guest asked for memory past its cap, or nil.
+// A guarded module (growguard.go) says exactly what it was refused; for any other, a guest
+// that answers with its memory within a page of the cap is taken to have been refused.
+func (c *call) memoryDenied(store *wasmtime.Store, inst *wasmtime.Instance, mem *wasmtime.Memory) *Error {
+	limit := c.memoryLimit()
+	if !c.module.guarded {
+		if mem != nil && int64(mem.DataSize(store))+wasmPage > limit {
+			return c.outOfMemory(limit)
+		}
+		return nil
+	}
+	if inst == nil {
+		return nil
+	}
+	ext := inst.GetExport(store, growGuardExport)
+	if ext == nil || ext.Global() == nil {
+		return nil
+	}
+	pages := uint64(ext.Global().Get(store).I64())
+	if pages <= uint64(limit)/wasmPage {
+		// Refused below the cap: by the module's own declared maximum, not by Fuscia.
+		return nil
+	}
+	asked := "more than 16 EiB"
+	if pages < 1<<(63-16) {
+		asked = schema.FormatSize(int64(pages) * wasmPage)
+	}
+	return errorf(Fatal, "component %s: memory limit of %s (max_memory) exceeded: memory.grow to %s was denied; raise max_memory or use less",
+		c.module.Name, schema.FormatSize(limit), asked)
+}
+
 func (c *call) outOfMemory(limit int64) *Error {
 	return errorf(Fatal, "component %s: the guest ran out of memory: its linear memory is capped at %s (max_memory); raise max_memory or use less", c.module.Name, schema.FormatSize(limit))
 }
@@ -263,11 +301,11 @@ func (c *call) memoryLimit() int64 {
 	return DefaultMaxMemory
 }
 
-// nearMemoryCap guesses that a failure came from a denied memory.grow: wasmtime's C API has
-// no hook that reports the denial, so a guest that failed with its memory within one growth
-// step of the cap, or that said it ran out of memory on stderr (Go's and Rust's runtimes do),
-// is taken to have hit the cap. A guest that answers after a denial is caught only when its
-// memory is within a page of the cap (Invoke's check).
+// nearMemoryCap guesses, for a module that could not be guarded (growguard.go), that a failure
+// came from a denied memory.grow: a guest that failed with its memory within one growth step
+// of the cap, or that said it ran out of memory on stderr (Go's and Rust's runtimes do), is
+// taken to have hit the cap. Such a guest that answers after a denial is caught only when its
+// memory is within a page of the cap (memoryDenied).
 func (c *call) nearMemoryCap(store *wasmtime.Store, mem *wasmtime.Memory, limit int64) bool {
 	const goArena = 4 << 20 // Go's wasm heap grows 4 MiB at a time
 	size := int64(mem.DataSize(store))

@@ -26,6 +26,9 @@ type Module struct {
 
 	mod     *wasmtime.Module
 	hasInit bool
+	// guarded says that the module's memory.grow instructions record a refusal (growguard.go),
+	// so that Invoke knows exactly, not by inference, when the guest was denied memory.
+	guarded bool
 }
 
 func (m *Module) close() { m.mod.Close() }
@@ -46,6 +49,9 @@ func (h *Host) Load(name, wasmPath, digest string) (*Module, error) {
 		h.mu.Unlock()
 		return nil, errors.New("wasm host is closed")
 	}
+	// Registered with Close under the same lock that saw the host open (see Host.enter).
+	h.busy.Add(1)
+	defer h.busy.Done()
 	if s, ok := h.modules[digest]; ok {
 		h.mu.Unlock()
 		<-s.ready
@@ -85,7 +91,7 @@ func (h *Host) load(name, wasmPath, digest string) (*Module, error) {
 	if got := digestOf(wasm); got != digest {
 		return nil, fmt.Errorf("load component %s: %s is %s, but its manifest says %s; reinstall the component", name, wasmPath, got, digest)
 	}
-	mod, err := wasmtime.NewModule(h.engine, wasm)
+	mod, err := compileGuarded(h.engine, wasm)
 	if err != nil {
 		return nil, fmt.Errorf("load component %s: compile %s: %w", name, wasmPath, err)
 	}
@@ -100,6 +106,22 @@ func (h *Host) load(name, wasmPath, digest string) (*Module, error) {
 	return m, nil
 }
 
+// compileGuarded compiles wasm with its memory.grow instructions guarded (growguard.go). A
+// module the rewrite does not understand, or whose rewrite wasmtime refuses, is compiled as it
+// is: it still runs under the same cap, and Invoke infers a denial from its memory's size.
+func compileGuarded(engine *wasmtime.Engine, wasm []byte) (*wasmtime.Module, error) {
+	guarded, err := guardGrowth(wasm)
+	if errors.Is(err, errGuardReserved) {
+		return nil, err
+	}
+	if err == nil {
+		if mod, err := wasmtime.NewModule(engine, guarded); err == nil {
+			return mod, nil
+		}
+	}
+	return wasmtime.NewModule(engine, wasm)
+}
+
 // digestOf is the manifest form of a wasm file's digest.
 func digestOf(wasm []byte) string {
 	sum := sha256.Sum256(wasm)
@@ -109,7 +131,7 @@ func digestOf(wasm []byte) string {
 // newModule checks the ABI's exports and that every import is one the host provides.
 func newModule(name, digest, loaded string, mod *wasmtime.Module) (*Module, error) {
 	exports := map[string]string{}
-	hasInit := false
+	hasInit, guarded := false, false
 	for _, e := range mod.Exports() {
 		ty := e.Type()
 		switch {
@@ -120,6 +142,10 @@ func newModule(name, digest, loaded string, mod *wasmtime.Module) (*Module, erro
 		}
 		if e.Name() == "_initialize" && ty.FuncType() != nil {
 			hasInit = true
+		}
+		// compileGuarded refuses a module that exports this name itself, so here it is ours.
+		if e.Name() == growGuardExport && ty.GlobalType() != nil {
+			guarded = true
 		}
 	}
 	want := []struct {
@@ -151,7 +177,7 @@ func newModule(name, digest, loaded string, mod *wasmtime.Module) (*Module, erro
 		mod.Close()
 		return nil, fmt.Errorf("load component %s: the module imports %s, which the Fuscia host does not provide (only the fuscia and wasi_snapshot_preview1 modules)", name, strings.Join(foreign, ", "))
 	}
-	return &Module{Name: name, Digest: digest, Loaded: loaded, mod: mod, hasInit: hasInit}, nil
+	return &Module{Name: name, Digest: digest, Loaded: loaded, mod: mod, hasInit: hasInit, guarded: guarded}, nil
 }
 
 // The disk cache holds one file per digest and engine configuration:

@@ -1,0 +1,733 @@
+package hostabi
+
+// The grow guard makes a denied memory.grow visible to the host. wasmtime's store limiter
+// denies a growth past max_memory by returning -1 to the guest, and its C API reports nothing
+// to the embedder: a guest that ignored the -1 and answered would get away with it, although
+// hostabi.md says such an attempt fails "whatever the guest does next".
+//
+// So, before a module is compiled, every memory.grow instruction in it is replaced by a call to
+// a small function added at the end of the module, one per memory the guest grows:
+//
+//	(func $grow (param $delta i32) (result i32) (local $r i32) (local $asked i64)
+//	  (local.tee $r (memory.grow (local.get $delta)))
+//	  (if (i32.eq (i32.const -1))
+//	    (then
+//	      (local.set $asked (i64.add (i64.extend_i32_u (memory.size)) (i64.extend_i32_u (local.get $delta))))
+//	      (if (i64.gt_u (local.get $asked) (global.get $denied)) (then (global.set $denied (local.get $asked))))))
+//	  (local.get $r))
+//
+// The global $denied, added too and exported as [growGuardExport], holds the largest size in
+// pages a refused growth asked for; the host reads it when the guest returns or traps, and a
+// size past the cap fails the attempt. A refusal below the cap (the module's own declared
+// maximum) is the guest's business and is ignored. The guest cannot reach the global: its own
+// code was validated against the original index spaces, in which the global does not exist.
+//
+// Nothing is renumbered: the type, function and global are appended after every existing one
+// (imports always come first), so the only instructions that change are the memory.grows. The
+// rewrite decodes every instruction of every body to find them, so a module that uses an
+// encoding this file does not know (a newer proposal) is not rewritten; it runs as it is, and
+// Invoke falls back to inferring a denial from the memory's size (docs/wasm.md).
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+)
+
+// growGuardExport names the global of a rewritten module that records refused growths. A
+// module that exports this name itself is refused at load, so the export means "guarded".
+const growGuardExport = "fuscia:grow_denied"
+
+// growGuardVersion is part of the cache key: a change to the rewrite recompiles every module.
+const growGuardVersion = 1
+
+// errGuardUnsupported says the module uses an encoding the rewrite does not know.
+var errGuardUnsupported = errors.New("cannot instrument memory.grow")
+
+// errGuardReserved says the module exports the name the rewrite adds.
+var errGuardReserved = fmt.Errorf("the module exports %q, a name the Fuscia host reserves", growGuardExport)
+
+// Section ids of the core Wasm binary format.
+const (
+	secCustom   = 0
+	secType     = 1
+	secImport   = 2
+	secFunction = 3
+	secMemory   = 5
+	secGlobal   = 6
+	secExport   = 7
+	secCode     = 10
+)
+
+// sectionRank is the position of a section in a module; the tag (13) and data count (12)
+// sections sit between the numbered ones.
+func sectionRank(id byte) float64 {
+	switch id {
+	case 13:
+		return 5.5
+	case 12:
+		return 9.5
+	}
+	return float64(id)
+}
+
+type section struct {
+	id   byte
+	body []byte
+}
+
+// guardGrowth returns wasm rewritten as the file comment describes. The error wraps
+// errGuardUnsupported when the module cannot be rewritten and should run as it is, and is
+// errGuardReserved when it must not run at all.
+func guardGrowth(wasm []byte) ([]byte, error) {
+	if len(wasm) < 8 || string(wasm[:4]) != "\x00asm" || binary.LittleEndian.Uint32(wasm[4:8]) != 1 {
+		return nil, fmt.Errorf("%w: not a core module of binary version 1", errGuardUnsupported)
+	}
+	var secs []section
+	r := &wasmReader{b: wasm, off: 8}
+	for r.more() {
+		id := r.byte()
+		n := r.u32()
+		body := r.take(int(n))
+		if r.err != nil {
+			return nil, fmt.Errorf("%w: %v", errGuardUnsupported, r.err)
+		}
+		secs = append(secs, section{id, body})
+	}
+
+	var m guardModule
+	for _, s := range secs {
+		if err := m.scan(s); err != nil {
+			return nil, fmt.Errorf("%w: %v", errGuardUnsupported, err)
+		}
+	}
+	if m.reserved {
+		return nil, errGuardReserved
+	}
+	if !m.hasExport {
+		return nil, fmt.Errorf("%w: no export section", errGuardUnsupported)
+	}
+	code, err := m.rewriteCode()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", errGuardUnsupported, err)
+	}
+	if len(m.helpers) > 0 && (!m.hasType || !m.hasFunction) {
+		return nil, fmt.Errorf("%w: code without type or function section", errGuardUnsupported)
+	}
+
+	out := append(make([]byte, 0, len(wasm)+len(wasm)/64+256), wasm[:8]...)
+	globalDone := m.hasGlobal
+	for _, s := range secs {
+		if !globalDone && s.id != secCustom && sectionRank(s.id) > secGlobal {
+			out = appendSection(out, secGlobal, m.globalSection(nil, 0))
+			globalDone = true
+		}
+		body := s.body
+		switch s.id {
+		case secType:
+			body = m.typeSection(s.body)
+		case secFunction:
+			body = m.functionSection(s.body)
+		case secGlobal:
+			body = m.globalSection(s.body, m.definedGlobals)
+		case secExport:
+			body = m.exportSection(s.body)
+		case secCode:
+			body = code
+		}
+		out = appendSection(out, s.id, body)
+	}
+	return out, nil
+}
+
+// guardModule is what the rewrite needs to know of a module.
+type guardModule struct {
+	hasType, hasFunction, hasGlobal, hasExport bool
+
+	types           uint32 // type indices
+	importedFuncs   uint32
+	definedFuncs    uint32
+	importedGlobals uint32
+	definedGlobals  uint32
+	exports         uint32
+	memory64        []bool // by memory index, imports first
+	reserved        bool   // an export is named growGuardExport
+	code            []byte // the code section's body
+
+	// helpers are the grow functions to append, in function index order.
+	helpers []growHelper
+}
+
+type growHelper struct {
+	memory uint32
+	is64   bool
+}
+
+func (m *guardModule) scan(s section) error {
+	r := &wasmReader{b: s.body}
+	switch s.id {
+	case secType:
+		m.hasType = true
+		m.types = r.u32()
+		for i := uint32(0); i < m.types && r.err == nil; i++ {
+			// Function types only: a GC module's recursive groups and subtypes would need
+			// their index count worked out, and are not rewritten.
+			if b := r.byte(); b != 0x60 {
+				return fmt.Errorf("type %d has form 0x%02x", i, b)
+			}
+			for range 2 {
+				n := r.u32()
+				for j := uint32(0); j < n && r.err == nil; j++ {
+					r.valType()
+				}
+			}
+		}
+	case secImport:
+		n := r.u32()
+		for i := uint32(0); i < n && r.err == nil; i++ {
+			r.take(int(r.u32()))
+			r.take(int(r.u32()))
+			switch kind := r.byte(); kind {
+			case 0x00:
+				r.u32()
+				m.importedFuncs++
+			case 0x01:
+				r.refType()
+				r.limits()
+			case 0x02:
+				is64, err := r.memType()
+				if err != nil {
+					return err
+				}
+				m.memory64 = append(m.memory64, is64)
+			case 0x03:
+				r.valType()
+				r.byte()
+				m.importedGlobals++
+			case 0x04:
+				r.byte()
+				r.u32()
+			default:
+				return fmt.Errorf("import of kind 0x%02x", kind)
+			}
+		}
+	case secFunction:
+		m.hasFunction = true
+		m.definedFuncs = r.u32()
+	case secMemory:
+		n := r.u32()
+		for i := uint32(0); i < n && r.err == nil; i++ {
+			is64, err := r.memType()
+			if err != nil {
+				return err
+			}
+			m.memory64 = append(m.memory64, is64)
+		}
+	case secGlobal:
+		m.hasGlobal = true
+		m.definedGlobals = r.u32()
+	case secExport:
+		m.hasExport = true
+		m.exports = r.u32()
+		for i := uint32(0); i < m.exports && r.err == nil; i++ {
+			if string(r.take(int(r.u32()))) == growGuardExport {
+				m.reserved = true
+			}
+			r.byte()
+			r.u32()
+		}
+	case secCode:
+		m.code = s.body
+	}
+	return r.err
+}
+
+// helperIndex is the function index of the grow helper of memory mem, added on first use.
+func (m *guardModule) helperIndex(mem uint32) (uint32, error) {
+	if int(mem) >= len(m.memory64) {
+		return 0, fmt.Errorf("memory.grow of memory %d, which does not exist", mem)
+	}
+	for i, h := range m.helpers {
+		if h.memory == mem {
+			return m.importedFuncs + m.definedFuncs + uint32(i), nil
+		}
+	}
+	m.helpers = append(m.helpers, growHelper{memory: mem, is64: m.memory64[mem]})
+	return m.importedFuncs + m.definedFuncs + uint32(len(m.helpers)-1), nil
+}
+
+// guardGlobal is the index of the added global.
+func (m *guardModule) guardGlobal() uint32 { return m.importedGlobals + m.definedGlobals }
+
+// helperType is the index of the added type for an i32 (or, with is64, i64) memory.
+func (m *guardModule) helperType(is64 bool) uint32 {
+	if is64 && m.needs(false) {
+		return m.types + 1
+	}
+	return m.types
+}
+
+// needs reports whether a helper of that width is added.
+func (m *guardModule) needs(is64 bool) bool {
+	for _, h := range m.helpers {
+		if h.is64 == is64 {
+			return true
+		}
+	}
+	return false
+}
+
+// rewriteCode returns the code section with every memory.grow replaced and the helpers'
+// bodies appended.
+func (m *guardModule) rewriteCode() ([]byte, error) {
+	if m.code == nil {
+		return nil, nil
+	}
+	r := &wasmReader{b: m.code}
+	n := r.u32()
+	if r.err == nil && n != m.definedFuncs {
+		return nil, fmt.Errorf("%d bodies for %d functions", n, m.definedFuncs)
+	}
+	var bodies []byte
+	for i := uint32(0); i < n && r.err == nil; i++ {
+		size := r.u32()
+		body := r.take(int(size))
+		if r.err != nil {
+			break
+		}
+		nb, err := m.rewriteBody(body)
+		if err != nil {
+			return nil, fmt.Errorf("function %d: %v", m.importedFuncs+i, err)
+		}
+		bodies = appendU32(bodies, uint32(len(nb)))
+		bodies = append(bodies, nb...)
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	for _, h := range m.helpers {
+		hb := m.helperBody(h)
+		bodies = appendU32(bodies, uint32(len(hb)))
+		bodies = append(bodies, hb...)
+	}
+	out := appendU32(nil, n+uint32(len(m.helpers)))
+	return append(out, bodies...), nil
+}
+
+// rewriteBody replaces the memory.grow instructions of one function body.
+func (m *guardModule) rewriteBody(body []byte) ([]byte, error) {
+	r := &wasmReader{b: body}
+	groups := r.u32()
+	for i := uint32(0); i < groups && r.err == nil; i++ {
+		r.u32()
+		r.valType()
+	}
+	var out []byte
+	last := 0
+	for r.err == nil && r.more() {
+		at := r.off
+		op := r.byte()
+		if op == 0x40 { // memory.grow memidx
+			mem := r.u32()
+			if r.err != nil {
+				break
+			}
+			idx, err := m.helperIndex(mem)
+			if err != nil {
+				return nil, err
+			}
+			if out == nil {
+				out = make([]byte, 0, len(body)+8)
+			}
+			out = append(out, body[last:at]...)
+			out = append(out, 0x10) // call
+			out = appendU32(out, idx)
+			last = r.off
+			continue
+		}
+		if err := r.skipInstr(op); err != nil {
+			return nil, fmt.Errorf("offset %d: %v", at, err)
+		}
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	if out == nil {
+		return body, nil
+	}
+	return append(out, body[last:]...), nil
+}
+
+// helperBody is the grow helper of the file comment, for h's memory.
+func (m *guardModule) helperBody(h growHelper) []byte {
+	g := m.guardGlobal()
+	mem := appendU32(nil, h.memory)
+	var b []byte
+	if h.is64 {
+		// Locals: $r i64, $asked i64.
+		b = append(b, 0x01, 0x02, 0x7E)
+		b = append(b, 0x20, 0x00, 0x40)
+		b = append(b, mem...)
+		b = append(b, 0x22, 0x01, 0x42, 0x7F, 0x51, 0x04, 0x40) // local.tee 1, i64.const -1, i64.eq, if
+		b = append(b, 0x3F)
+		b = append(b, mem...)
+		b = append(b, 0x20, 0x00, 0x7C, 0x22, 0x02) // local.get 0, i64.add, local.tee 2
+		// An addition that wraps asked for more than any memory can hold.
+		b = append(b, 0x20, 0x00, 0x54, 0x04, 0x40, 0x42, 0x7F, 0x21, 0x02, 0x0B) // lt_u 0 → asked = -1
+	} else {
+		// Locals: $r i32, $asked i64.
+		b = append(b, 0x02, 0x01, 0x7F, 0x01, 0x7E)
+		b = append(b, 0x20, 0x00, 0x40)
+		b = append(b, mem...)
+		b = append(b, 0x22, 0x01, 0x41, 0x7F, 0x46, 0x04, 0x40) // local.tee 1, i32.const -1, i32.eq, if
+		b = append(b, 0x3F)
+		b = append(b, mem...)
+		b = append(b, 0xAD, 0x20, 0x00, 0xAD, 0x7C, 0x21, 0x02) // extend_u, local.get 0, extend_u, i64.add, local.set 2
+	}
+	b = append(b, 0x20, 0x02, 0x23) // local.get 2, global.get g
+	b = appendU32(b, g)
+	b = append(b, 0x56, 0x04, 0x40, 0x20, 0x02, 0x24) // i64.gt_u, if, local.get 2, global.set g
+	b = appendU32(b, g)
+	b = append(b, 0x0B, 0x0B, 0x20, 0x01, 0x0B) // end, end, local.get 1, end
+	return b
+}
+
+func (m *guardModule) typeSection(body []byte) []byte {
+	r := &wasmReader{b: body}
+	r.u32()
+	var added []byte
+	k := uint32(0)
+	for _, is64 := range []bool{false, true} {
+		if m.needs(is64) {
+			t := byte(0x7F)
+			if is64 {
+				t = 0x7E
+			}
+			added = append(added, 0x60, 0x01, t, 0x01, t)
+			k++
+		}
+	}
+	out := appendU32(nil, m.types+k)
+	out = append(out, body[r.off:]...)
+	return append(out, added...)
+}
+
+func (m *guardModule) functionSection(body []byte) []byte {
+	r := &wasmReader{b: body}
+	r.u32()
+	out := appendU32(nil, m.definedFuncs+uint32(len(m.helpers)))
+	out = append(out, body[r.off:]...)
+	for _, h := range m.helpers {
+		out = appendU32(out, m.helperType(h.is64))
+	}
+	return out
+}
+
+// globalSection appends (global (mut i64) (i64.const 0)) to body, which holds n globals.
+func (m *guardModule) globalSection(body []byte, n uint32) []byte {
+	rest := []byte(nil)
+	if body != nil {
+		r := &wasmReader{b: body}
+		r.u32()
+		rest = body[r.off:]
+	}
+	out := appendU32(nil, n+1)
+	out = append(out, rest...)
+	return append(out, 0x7E, 0x01, 0x42, 0x00, 0x0B)
+}
+
+func (m *guardModule) exportSection(body []byte) []byte {
+	r := &wasmReader{b: body}
+	r.u32()
+	out := appendU32(nil, m.exports+1)
+	out = append(out, body[r.off:]...)
+	out = appendU32(out, uint32(len(growGuardExport)))
+	out = append(out, growGuardExport...)
+	out = append(out, 0x03)
+	return appendU32(out, m.guardGlobal())
+}
+
+func appendSection(out []byte, id byte, body []byte) []byte {
+	out = append(out, id)
+	out = appendU32(out, uint32(len(body)))
+	return append(out, body...)
+}
+
+func appendU32(b []byte, v uint32) []byte {
+	for {
+		c := byte(v & 0x7F)
+		v >>= 7
+		if v == 0 {
+			return append(b, c)
+		}
+		b = append(b, c|0x80)
+	}
+}
+
+// wasmReader decodes the binary format. The first error sticks: later reads return zeros.
+type wasmReader struct {
+	b   []byte
+	off int
+	err error
+}
+
+func (r *wasmReader) more() bool { return r.err == nil && r.off < len(r.b) }
+
+func (r *wasmReader) fail(format string, args ...any) {
+	if r.err == nil {
+		r.err = fmt.Errorf(format, args...)
+	}
+}
+
+func (r *wasmReader) byte() byte {
+	if r.err != nil {
+		return 0
+	}
+	if r.off >= len(r.b) {
+		r.fail("unexpected end at offset %d", r.off)
+		return 0
+	}
+	c := r.b[r.off]
+	r.off++
+	return c
+}
+
+func (r *wasmReader) take(n int) []byte {
+	if r.err != nil {
+		return nil
+	}
+	if n < 0 || n > len(r.b)-r.off {
+		r.fail("%d bytes at offset %d run past the end", n, r.off)
+		return nil
+	}
+	s := r.b[r.off : r.off+n]
+	r.off += n
+	return s
+}
+
+// uleb reads an unsigned LEB128 of at most bits bits.
+func (r *wasmReader) uleb(bits uint) uint64 {
+	var v uint64
+	for shift := uint(0); ; shift += 7 {
+		c := r.byte()
+		if r.err != nil {
+			return 0
+		}
+		if shift >= bits {
+			r.fail("integer too long at offset %d", r.off)
+			return 0
+		}
+		v |= uint64(c&0x7F) << shift
+		if c&0x80 == 0 {
+			return v
+		}
+	}
+}
+
+func (r *wasmReader) u32() uint32 {
+	v := r.uleb(32)
+	if v > math.MaxUint32 {
+		r.fail("integer too large at offset %d", r.off)
+	}
+	return uint32(v)
+}
+
+func (r *wasmReader) u64() uint64 { return r.uleb(64) }
+
+// sleb skips a signed LEB128 (s32, s33, s64): only its length matters here.
+func (r *wasmReader) sleb() { r.uleb(70) }
+
+// valType skips a value type: a one-byte type or (ref null? heaptype).
+func (r *wasmReader) valType() {
+	switch b := r.byte(); {
+	case b == 0x63 || b == 0x64:
+		r.sleb()
+	case b >= 0x69 && b <= 0x7F:
+	default:
+		r.fail("value type 0x%02x", b)
+	}
+}
+
+func (r *wasmReader) refType() { r.valType() }
+
+// limits skips table limits.
+func (r *wasmReader) limits() {
+	flags := r.byte()
+	r.u64()
+	if flags&0x01 != 0 {
+		r.u64()
+	}
+}
+
+// memType reads a memory type and reports whether it is a 64-bit memory.
+func (r *wasmReader) memType() (bool, error) {
+	flags := r.byte()
+	if flags&^0x07 != 0 {
+		// Custom page sizes (0x08) would make a page something other than 64 KiB.
+		return false, fmt.Errorf("memory limits flags 0x%02x", flags)
+	}
+	r.u64()
+	if flags&0x01 != 0 {
+		r.u64()
+	}
+	return flags&0x04 != 0, r.err
+}
+
+func (r *wasmReader) memarg() {
+	if r.u32()&0x40 != 0 {
+		r.u32()
+	}
+	r.u64()
+}
+
+// blockType skips an empty type (0x40), a value type, or a type index (s33).
+func (r *wasmReader) blockType() {
+	if r.off < len(r.b) {
+		if b := r.b[r.off]; b == 0x40 {
+			r.off++
+			return
+		} else if b > 0x40 && b < 0x80 {
+			r.valType()
+			return
+		}
+	}
+	r.sleb()
+}
+
+func (r *wasmReader) skipU32s(n int) {
+	for range n {
+		r.u32()
+	}
+}
+
+// skipInstr skips the immediates of the instruction whose opcode op was just read. Opcodes
+// of proposals it does not know are an error, never guessed.
+func (r *wasmReader) skipInstr(op byte) error {
+	switch {
+	case op <= 0x01, op == 0x05, op == 0x0A, op == 0x0B, op == 0x0F, op == 0x19, op == 0x1A, op == 0x1B:
+	case op == 0x02, op == 0x03, op == 0x04, op == 0x06: // block, loop, if, try
+		r.blockType()
+	case op == 0x07, op == 0x08, op == 0x09, op == 0x0C, op == 0x0D, op == 0x10, op == 0x12,
+		op == 0x14, op == 0x15, op == 0x18:
+		r.u32()
+	case op == 0x0E: // br_table
+		n := r.u32()
+		for i := uint32(0); i < n && r.err == nil; i++ {
+			r.u32()
+		}
+		r.u32()
+	case op == 0x11, op == 0x13: // call_indirect, return_call_indirect
+		r.skipU32s(2)
+	case op == 0x1C: // select t*
+		n := r.u32()
+		for i := uint32(0); i < n && r.err == nil; i++ {
+			r.valType()
+		}
+	case op == 0x1F: // try_table
+		r.blockType()
+		n := r.u32()
+		for i := uint32(0); i < n && r.err == nil; i++ {
+			switch kind := r.byte(); kind {
+			case 0x00, 0x01:
+				r.skipU32s(2)
+			case 0x02, 0x03:
+				r.u32()
+			default:
+				return fmt.Errorf("catch clause 0x%02x", kind)
+			}
+		}
+	case op >= 0x20 && op <= 0x26: // locals, globals, table.get/set
+		r.u32()
+	case op >= 0x28 && op <= 0x3E: // loads and stores
+		r.memarg()
+	case op == 0x3F: // memory.size
+		r.u32()
+	case op == 0x41, op == 0x42:
+		r.sleb()
+	case op == 0x43:
+		r.take(4)
+	case op == 0x44:
+		r.take(8)
+	case op >= 0x45 && op <= 0xC4: // numeric
+	case op == 0xD0: // ref.null
+		r.sleb()
+	case op == 0xD1, op == 0xD3, op == 0xD4:
+	case op == 0xD2, op == 0xD5, op == 0xD6:
+		r.u32()
+	case op == 0xFB:
+		return r.skipGC()
+	case op == 0xFC:
+		return r.skipMisc()
+	case op == 0xFD:
+		return r.skipSIMD()
+	case op == 0xFE:
+		return r.skipAtomic()
+	default:
+		return fmt.Errorf("opcode 0x%02x", op)
+	}
+	return r.err
+}
+
+func (r *wasmReader) skipGC() error {
+	switch sub := r.u32(); {
+	case sub <= 1, sub >= 6 && sub <= 7, sub >= 11 && sub <= 14, sub == 16:
+		r.u32()
+	case sub >= 2 && sub <= 5, sub >= 8 && sub <= 10, sub >= 17 && sub <= 19:
+		r.skipU32s(2)
+	case sub == 15, sub >= 26 && sub <= 30:
+	case sub >= 20 && sub <= 23:
+		r.sleb()
+	case sub == 24, sub == 25: // br_on_cast(_fail) flags label ht ht
+		r.byte()
+		r.u32()
+		r.sleb()
+		r.sleb()
+	default:
+		return fmt.Errorf("opcode 0xfb %d", sub)
+	}
+	return r.err
+}
+
+func (r *wasmReader) skipMisc() error {
+	switch sub := r.u32(); {
+	case sub <= 7, sub >= 19 && sub <= 22:
+	case sub == 8, sub == 10, sub == 12, sub == 14:
+		r.skipU32s(2)
+	case sub == 9, sub == 11, sub == 13, sub >= 15 && sub <= 17:
+		r.u32()
+	default:
+		return fmt.Errorf("opcode 0xfc %d", sub)
+	}
+	return r.err
+}
+
+func (r *wasmReader) skipSIMD() error {
+	switch sub := r.u32(); {
+	case sub <= 11, sub == 92, sub == 93:
+		r.memarg()
+	case sub == 12, sub == 13:
+		r.take(16)
+	case sub >= 21 && sub <= 34:
+		r.byte()
+	case sub >= 84 && sub <= 91:
+		r.memarg()
+		r.byte()
+	case sub <= 0x113: // the rest of SIMD and relaxed SIMD take no immediates
+	default:
+		return fmt.Errorf("opcode 0xfd %d", sub)
+	}
+	return r.err
+}
+
+func (r *wasmReader) skipAtomic() error {
+	switch sub := r.u32(); {
+	case sub == 0x03:
+		r.byte()
+	case sub <= 0x02, sub >= 0x10 && sub <= 0x4E:
+		r.memarg()
+	default:
+		return fmt.Errorf("opcode 0xfe %d", sub)
+	}
+	return r.err
+}
