@@ -53,6 +53,7 @@ func commands() map[string]command {
 
 		// Executions in the state store (through its owner's socket when a process owns it).
 		"executions": {"List past executions, or prune old ones", runExecutions, false},
+		"artifacts":  {"List, read or delete the artifacts of an execution", runArtifacts, false},
 		"show":       {"Show one execution: status, nodes, timings, outputs, errors", runShow, false},
 		"logs":       {"Print the logs the nodes of an execution wrote", runLogs, false},
 		"cancel":     {"Cancel a running or waiting execution", runCancel, false},

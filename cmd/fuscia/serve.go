@@ -30,7 +30,7 @@ import (
 )
 
 func runServe(ctx context.Context, c *cli, args []string) int {
-	fs := newFlagSet(c, "serve", "serve [PATH…] [-listen ADDR] [-metrics-listen ADDR] [-shutdown-grace D] [-webhook-wait D]")
+	fs := newFlagSet(c, "serve", "serve [PATH…] [-listen ADDR] [-metrics-listen ADDR] [-shutdown-grace D] [-webhook-wait D] [-retain D]")
 	listen := fs.String("listen", "127.0.0.1:8080", "serve the HTTP API and the webhooks on `ADDR` (host:port; port 0 picks a free one)")
 	metricsListen := fs.String("metrics-listen", "", "serve Prometheus metrics at /metrics on `ADDR` (default: off)")
 	grace := fs.Duration("shutdown-grace", 30*time.Second, "on SIGTERM or SIGINT, let running attempts finish for up to `D`")
@@ -38,6 +38,7 @@ func runServe(ctx context.Context, c *cli, args []string) int {
 	var pluginDirs multiFlag
 	fs.Var(&pluginDirs, "plugin-dir", "also look for plugins in `DIR` (repeatable)")
 	logFormat := fs.String("log-format", "", "log format on stderr: `text` or json (default: text on a terminal)")
+	retainText := fs.String("retain", "", "prune the runs that finished more than `D` ago (720h, 30d), with their artifacts, KV and logs, at start and every tenth of D (default: keep every run)")
 	paths, code, ok := fs.parse(args)
 	if !ok {
 		return code
@@ -52,6 +53,12 @@ func runServe(ctx context.Context, c *cli, args []string) int {
 	}
 	if *grace < 0 || *webhookWait <= 0 {
 		return c.fail(false, "Invalid duration", "-shutdown-grace must be 0 or more and -webhook-wait more than 0.")
+	}
+	var retain time.Duration
+	if *retainText != "" {
+		if retain, ok = parseAge(*retainText); !ok {
+			return c.fail(false, "Invalid -retain", fmt.Sprintf("%q is not a duration: use one such as 720h or 30d, or 0 to keep every run.", *retainText))
+		}
 	}
 	now, err := c.serveClock()
 	if err != nil {
@@ -77,6 +84,7 @@ func runServe(ctx context.Context, c *cli, args []string) int {
 	var diagMu sync.Mutex
 	srv := serve.New(serve.Config{
 		Paths: paths, Metrics: rec, Now: now, WebhookWait: *webhookWait,
+		Retain: retain, Prune: func(ctx context.Context, before time.Time) (local.Pruned, error) { return h.owner.Prune(ctx, before) },
 		Load: func(ctx context.Context, file string) (*engine.Program, error) {
 			prog, parser, diags := loadForApply(ctx, file, env, h.plugins.Manager, lang.VarInputs{Env: c.environ()})
 			if !diags.HasErrors() {

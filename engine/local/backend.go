@@ -74,6 +74,16 @@ type Backend interface {
 	// Prune deletes the runs that finished before before, with their artifacts, and returns
 	// their ids (on an error, those it did delete).
 	Prune(ctx context.Context, before time.Time) ([]string, error)
+	// Artifacts returns the run's artifacts, and those deleted from it. Errors wrap
+	// journal.ErrNotFound and journal.ErrAmbiguous as Execution's do.
+	Artifacts(ctx context.Context, id string) (*Artifacts, error)
+	// DeleteArtifacts deletes a finished run's artifacts and keeps its record (outputs keep
+	// the references; reading one says it was deleted). A file another run's artifact shares
+	// stays. Errors wrap ErrNotFinished for a run that has not ended.
+	DeleteArtifacts(ctx context.Context, id string) (*ArtifactsDeleted, error)
+	// Artifact returns the bytes and reference of one of the run's artifacts. Errors wrap
+	// artifact.ErrNotFound, with artifact.ErrDeleted once the run's artifacts were deleted.
+	Artifact(ctx context.Context, id, artifactID string) ([]byte, artifact.Ref, error)
 	// Close releases the backend (the store, when this process opened it).
 	Close() error
 }
@@ -104,7 +114,7 @@ func OpenBackend(ctx context.Context, home string, logger *slog.Logger) (Backend
 	for {
 		st, err := journal.Open(stateDir, journal.Options{Logger: logger})
 		if err == nil {
-			d.ops = &ops{st: st, artifacts: artifact.Dir{Root: filepath.Join(home, artifactsName)}}
+			d.ops = &ops{st: st, artifacts: artifact.NewDir(filepath.Join(home, artifactsName))}
 			return d, nil
 		}
 		if !errors.Is(err, journal.ErrLocked) {
@@ -251,6 +261,36 @@ func (d *direct) Prune(ctx context.Context, before time.Time) ([]string, error) 
 		return d.remote.Prune(ctx, before)
 	}
 	return d.ops.Prune(ctx, before)
+}
+
+func (d *direct) Artifacts(ctx context.Context, id string) (*Artifacts, error) {
+	if err := d.acquire(ctx); err != nil {
+		return nil, err
+	}
+	if d.remote != nil {
+		return d.remote.Artifacts(ctx, id)
+	}
+	return d.ops.Artifacts(ctx, id)
+}
+
+func (d *direct) DeleteArtifacts(ctx context.Context, id string) (*ArtifactsDeleted, error) {
+	if err := d.acquire(ctx); err != nil {
+		return nil, err
+	}
+	if d.remote != nil {
+		return d.remote.DeleteArtifacts(ctx, id)
+	}
+	return d.ops.DeleteArtifacts(ctx, id)
+}
+
+func (d *direct) Artifact(ctx context.Context, id, artifactID string) ([]byte, artifact.Ref, error) {
+	if err := d.acquire(ctx); err != nil {
+		return nil, artifact.Ref{}, err
+	}
+	if d.remote != nil {
+		return d.remote.Artifact(ctx, id, artifactID)
+	}
+	return d.ops.Artifact(ctx, id, artifactID)
 }
 
 // Logs reads the lines from the store. A follow of a run that has not finished releases the

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/fuscia/fuscia/engine/artifact"
 	"github.com/fuscia/fuscia/engine/journal"
 )
 
@@ -115,6 +116,12 @@ func (c *client) request(ctx context.Context, method, path string, body any) (*h
 		e.sentinel = ErrInvalidSignal
 	case codeNoEndpoint:
 		e.noEndpoint = true
+	case codeNotFinished:
+		e.sentinel = ErrNotFinished
+	case codeNoArtifact:
+		e.sentinel = artifact.ErrNotFound
+	case codeArtifactDeleted:
+		e.sentinel = errors.Join(artifact.ErrNotFound, artifact.ErrDeleted)
 	}
 	if eb.Code == codeFinished {
 		return nil, &finishedError{apiError: e, status: eb.Status}

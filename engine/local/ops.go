@@ -182,32 +182,3 @@ func (o *ops) Cancel(ctx context.Context, ref string) (string, error) {
 	}
 	return sum.Status, nil
 }
-
-func (o *ops) Prune(ctx context.Context, before time.Time) ([]string, error) {
-	if before.IsZero() {
-		return nil, errors.New("prune: no completion time given")
-	}
-	if o.st == nil {
-		return []string{}, nil
-	}
-	runs, err := o.st.List(journal.Filter{CompletedBefore: before})
-	if err != nil {
-		return nil, err
-	}
-	ids := make([]string, 0, len(runs))
-	for _, r := range runs {
-		// Artifacts first: a failure leaves the record, so pruning again finishes the job.
-		if err := o.artifacts.DeleteExecution(ctx, r.ID); err != nil {
-			err = fmt.Errorf("prune execution %s: %w", r.ID, err)
-			if derr := o.st.Delete(ids...); derr != nil {
-				return nil, errors.Join(err, fmt.Errorf("prune: %w", derr))
-			}
-			return ids, err
-		}
-		ids = append(ids, r.ID)
-	}
-	if err := o.st.Delete(ids...); err != nil {
-		return nil, fmt.Errorf("prune: %w", err)
-	}
-	return ids, nil
-}

@@ -96,7 +96,7 @@ func Own(ctx context.Context, cfg OwnerConfig) (*Owner, error) {
 	}
 	o := &Owner{
 		Store:     st,
-		Artifacts: artifact.Dir{Root: filepath.Join(cfg.Home, artifactsName)},
+		Artifacts: artifact.NewDir(filepath.Join(cfg.Home, artifactsName)),
 		home:      cfg.Home,
 		sock:      sock,
 		ownerFile: filepath.Join(cfg.Home, OwnerFileName),

@@ -28,6 +28,11 @@ const (
 	codeNotWaiting    = "not_waiting"
 	codeInvalidSignal = "invalid_signal"
 	codeNoEndpoint    = "no_endpoint"
+	// codeNotFinished: the run has not ended (deleting its artifacts); codeNoArtifact: the run
+	// has no such artifact; codeArtifactDeleted: it had, until its artifacts were deleted.
+	codeNotFinished     = "not_finished"
+	codeNoArtifact      = "no_artifact"
+	codeArtifactDeleted = "artifact_deleted"
 )
 
 // streamErrorTrailer is the HTTP trailer a follow sets when its stream ended early (the owner
@@ -55,6 +60,9 @@ func (s *server) routes() http.Handler {
 	mux.HandleFunc("POST /v1/executions/{id}/cancel", s.cancel)
 	mux.HandleFunc("POST /v1/prune", s.prune)
 	mux.HandleFunc("POST /v1/executions/{id}/signal", s.signal)
+	mux.HandleFunc("GET /v1/executions/{id}/artifacts", s.artifacts)
+	mux.HandleFunc("DELETE /v1/executions/{id}/artifacts", s.deleteArtifacts)
+	mux.HandleFunc("GET /v1/executions/{id}/artifacts/{artifact}", s.artifact)
 	if s.extend != nil {
 		s.extend(mux)
 	}
@@ -257,6 +265,9 @@ type pruneRequest struct {
 type pruneResponse struct {
 	Deleted      int      `json:"deleted"`
 	ExecutionIDs []string `json:"execution_ids"`
+	// What deleting their artifacts freed.
+	ArtifactsDeleted int   `json:"artifacts_deleted"`
+	BytesFreed       int64 `json:"bytes_freed"`
 }
 
 func (s *server) prune(w http.ResponseWriter, r *http.Request) {
@@ -271,10 +282,11 @@ func (s *server) prune(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// Pruning must not stop half-way because the client went away.
-	ids, err := s.ops.Prune(context.WithoutCancel(r.Context()), before)
+	p, err := s.ops.prune(context.WithoutCancel(r.Context()), before)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, pruneResponse{Deleted: len(ids), ExecutionIDs: ids})
+	writeJSON(w, http.StatusOK, pruneResponse{Deleted: len(p.ExecutionIDs), ExecutionIDs: p.ExecutionIDs,
+		ArtifactsDeleted: p.Artifacts.Artifacts, BytesFreed: p.Artifacts.Bytes})
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/fuscia/fuscia/engine"
 	"github.com/fuscia/fuscia/engine/journal"
+	"github.com/fuscia/fuscia/engine/local"
 	"github.com/fuscia/fuscia/engine/metrics"
 	"github.com/fuscia/fuscia/lang"
 )
@@ -36,6 +37,12 @@ type Config struct {
 	// MissedWindow is how late a schedule occurrence missed while serve was down may still fire
 	// at start (default 1 min).
 	MissedWindow time.Duration
+	// Retain, when above 0, prunes with Prune the runs that finished longer ago than it (by
+	// Now), at Start and then every tenth of it (retention.go). 0 keeps every run.
+	Retain time.Duration
+	// Prune deletes the runs that finished before a time, with their artifacts, key-value
+	// state and log lines (local.Owner.Prune); needed with Retain.
+	Prune func(ctx context.Context, before time.Time) (local.Pruned, error)
 }
 
 // Server is a running `fuscia serve`.
@@ -114,6 +121,7 @@ func (s *Server) Start(ctx context.Context) (int, error) {
 	s.bg.Add(2)
 	go func() { defer s.bg.Done(); s.watch() }()
 	go func() { defer s.bg.Done(); s.parked.run(s.ctx) }()
+	s.startRetention()
 	s.mu.Lock()
 	n := len(s.workflows)
 	s.started = true
