@@ -283,7 +283,8 @@ task "nap" {
 	}
 }
 
-// TestCorruptStore: a damaged store is reported with what to do, not a stack, for runs and reads.
+// TestCorruptStore: a damaged store is reported with the file and what is safe to do, not a
+// stack, for runs and reads; moving the store aside (which loses every run) is a last resort.
 func TestCorruptStore(t *testing.T) {
 	h := newHarness(t)
 	h.write("w.fsc.hcl", `workflow "w" {}
@@ -296,7 +297,10 @@ task "a" {
 	for _, args := range [][]string{{"apply", "w.fsc.hcl"}, {"executions", "list"}} {
 		r := h.run(args...)
 		wantCode(t, r, 1)
-		wantContains(t, "stderr", r.stderr, "state store", "move ", "aside")
+		wantContains(t, "stderr", r.stderr, filepath.Join(h.home, "state", "MANIFEST")+" is corrupt", "nothing was changed", "keep a copy", "backup", "only as a last resort")
+		if strings.Contains(r.stderr, "and run again") {
+			t.Errorf("stderr advises moving the store aside first:\n%s", r.stderr)
+		}
 	}
 }
 

@@ -216,12 +216,15 @@ func (c *cli) finishRun(ctx context.Context, h *runHost, r *engine.Run) int {
 
 func isNotFound(err error) bool { return errors.Is(err, journal.ErrNotFound) }
 
-// storeFailed reports a store that cannot be opened. Anything but a lock (another process) is
-// most likely a damaged store, so say what the user can do about it.
+// storeFailed reports a store that cannot be opened. Anything but a lock (another process) or a
+// damaged file the error names with its own advice may still be a damaged store, so say what is
+// safe to do: not to move the store aside first, which would lose every run in it.
 func (c *cli) storeFailed(summary, home string, err error) int {
 	fmt.Fprintf(c.stderr, "Error: %s\n\n%s\n", summary, sentenceOf(err))
-	if !errors.Is(err, journal.ErrLocked) && !errors.Is(err, local.ErrBusy) && !errors.Is(err, local.ErrOwned) && !errors.Is(err, journal.ErrFormat) {
-		fmt.Fprintf(c.stderr, "\nIf the state store is damaged, move %s aside and run again: fuscia starts a new one (the history in the old one is then not shown).\n", filepath.Join(home, "state"))
+	if !errors.Is(err, journal.ErrLocked) && !errors.Is(err, local.ErrBusy) && !errors.Is(err, local.ErrOwned) && !errors.Is(err, journal.ErrFormat) && !errors.Is(err, journal.ErrCorrupt) {
+		fmt.Fprintf(c.stderr, "\nNothing in the state store was changed. If it is damaged, stop the fuscia processes using %s and keep a copy of it as it is before anything else; "+
+			"docs/state.md (\"Damaged files\") says what is safe to do. Moving it aside starts an empty store without any run, unfinished ones included: do that only as a last resort.\n",
+			filepath.Join(home, "state"))
 	}
 	return exitFailed
 }

@@ -72,6 +72,14 @@ func badgerOptions(dir string, logger *slog.Logger) badger.Options {
 	// to the value log.
 	o.ValueThreshold = 4 << 10
 	o.ValueLogFileSize = valueLogFileSize
+	// Checksums (docs/state.md, "Corruption"): Open verifies every table the manifest lists
+	// before Badger opens them (checkStoreFiles: Badger panics on some damaged tables, and its
+	// OnTableRead would read every table a second time), and Badger verifies every value it
+	// reads from the value log. Not on each block read: Badger's reads and compactions take a
+	// block that fails its check for the end of its table (no error reaches the caller), which
+	// would turn damage into silently missing entries.
+	o.ChecksumVerificationMode = options.NoVerification
+	o.VerifyValueChecksum = true
 	return o
 }
 

@@ -47,7 +47,7 @@ func getSummary(txn *badger.Txn, id string) (*Summary, error) {
 		return nil, err
 	}
 	var s Summary
-	err = item.Value(func(v []byte) error { return json.Unmarshal(v, &s) })
+	err = itemValue(item, func(v []byte) error { return json.Unmarshal(v, &s) })
 	if err != nil {
 		return nil, fmt.Errorf("execution %s: decode summary: %w", id, err)
 	}
@@ -201,7 +201,7 @@ func allRuns(txn *badger.Txn, f Filter, out *[]Summary, full func() bool) error 
 	defer it.Close()
 	for it.Seek(prefixEnd(prefix)); it.ValidForPrefix(prefix) && !full(); it.Next() {
 		var sum Summary
-		err := it.Item().Value(func(v []byte) error { return json.Unmarshal(v, &sum) })
+		err := itemValue(it.Item(), func(v []byte) error { return json.Unmarshal(v, &sum) })
 		if err != nil {
 			return fmt.Errorf("decode summary %s: %w", it.Item().Key(), err)
 		}
@@ -275,7 +275,7 @@ func eachValue(txn *badger.Txn, prefix []byte, after uint64, fn func([]byte) err
 	it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
 	defer it.Close()
 	for it.Seek(seqKey(prefix, after+1)); it.ValidForPrefix(prefix); it.Next() {
-		if err := it.Item().Value(fn); err != nil {
+		if err := itemValue(it.Item(), fn); err != nil {
 			return err
 		}
 	}

@@ -147,10 +147,13 @@ func Open(dir string, opts Options) (*Store, error) {
 }
 
 func open(dir string, opts Options, wc walConfig) (*Store, error) {
-	db, err := openBadger(dir, badgerOptions(dir, opts.Logger))
+	db, err := openBadger(dir, badgerOptions(dir, opts.Logger), badger.Open)
 	if err != nil {
 		if strings.Contains(err.Error(), "Cannot acquire directory lock") {
 			return nil, fmt.Errorf("open state store %s: %w: %w", dir, ErrLocked, err)
+		}
+		if err := openError(dir, err); errors.Is(err, ErrCorrupt) {
+			return nil, err // it names the directory and the file
 		}
 		return nil, fmt.Errorf("open state store %s: %w", dir, err)
 	}
@@ -341,7 +344,7 @@ func checkFormat(db *badger.DB) error {
 		if err != nil {
 			return err
 		}
-		v, err := item.ValueCopy(nil)
+		v, err := itemValueCopy(item)
 		version = string(v)
 		return err
 	})
@@ -453,7 +456,7 @@ func (s *Store) Plan(digest string) ([]byte, error) {
 		if err != nil {
 			return err
 		}
-		data, err = item.ValueCopy(nil)
+		data, err = itemValueCopy(item)
 		return err
 	})
 	if err != nil {
@@ -495,7 +498,7 @@ func (s *Store) view(fn func(txn *badger.Txn) error) error {
 		s.readMu.Unlock()
 	}()
 	s.waitApplied()
-	return s.db.View(fn)
+	return s.readError(s.db.View(fn))
 }
 
 // submit queues a request that is not an Append.
