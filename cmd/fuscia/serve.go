@@ -99,6 +99,28 @@ func runServe(ctx context.Context, c *cli, args []string) int {
 			return nil, errors.New(diagSummary(diags))
 		},
 	})
+	// The listener is bound before the store is opened: a request in the first moments of a
+	// (re)start is answered 503 with Retry-After (serve's Handler, docs/serve.md "Readiness")
+	// rather than refused. An address in use may be the serve this one replaces, still
+	// draining: it frees the address before the store, so then it is bound once the store is
+	// ours.
+	apiSrv := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog: slog.NewLogLogger(c.logger(*logFormat).Handler(), slog.LevelWarn)}
+	servers := []*http.Server{apiSrv}
+	listenAPI := func() error {
+		api, err := net.Listen("tcp", *listen)
+		if err != nil {
+			return err
+		}
+		go func() { _ = apiSrv.Serve(api) }()
+		fmt.Fprintf(c.stdout, "API and webhooks on http://%s\n", api.Addr())
+		return nil
+	}
+	lerr := listenAPI()
+	if lerr != nil && !errors.Is(lerr, syscall.EADDRINUSE) {
+		return c.operationFailed("Cannot listen for the API and webhooks", lerr)
+	}
+
 	h, err = c.openRunHost(ctx, runHostOptions{
 		home: home, logFormat: *logFormat, pluginDirs: pluginDirs, logLevel: &level,
 		tuneEngine: func(cfg *engine.Config) {
@@ -113,6 +135,7 @@ func runServe(ctx context.Context, c *cli, args []string) int {
 		},
 	})
 	if err != nil {
+		_ = apiSrv.Close()
 		if errors.Is(err, context.Canceled) {
 			// SIGTERM or SIGINT while waiting for the store: a stop asked for, not a failure.
 			fmt.Fprintln(c.stdout, "Stopped.")
@@ -123,18 +146,14 @@ func runServe(ctx context.Context, c *cli, args []string) int {
 	srv.SetLogger(h.logger)
 	_ = rec.ObservePluginRestarts(func() int64 { return int64(h.plugins.Manager.Restarts()) })
 
-	api, err := net.Listen("tcp", *listen)
-	if err != nil {
-		_ = h.close()
-		return c.operationFailed("Cannot listen for the API and webhooks", err)
+	if lerr != nil {
+		if err := listenAPI(); err != nil {
+			_ = h.close()
+			return c.operationFailed("Cannot listen for the API and webhooks", err)
+		}
 	}
-	mux := http.NewServeMux()
-	mux.Handle("/v1/", h.owner.Handler())
-	mux.Handle("/", srv.Webhooks())
-	apiSrv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(h.logger.Handler(), slog.LevelWarn)}
-	servers := []*http.Server{apiSrv}
-	go func() { _ = apiSrv.Serve(api) }()
-	fmt.Fprintf(c.stdout, "API and webhooks on http://%s\n", api.Addr())
+	// Webhooks answer 503 "starting" until Start has loaded the workflows.
+	srv.ServeAPI(h.owner.Handler())
 	if *metricsListen != "" {
 		ml, err := net.Listen("tcp", *metricsListen)
 		if err != nil {

@@ -72,9 +72,9 @@ var (
 
 var serveClient = &http.Client{Timeout: 30 * time.Second}
 
-// startServe starts `fuscia serve ARGS… -home HOME -listen 127.0.0.1:0` in h.dir with env added
-// to the harness's environment, and returns once it printed that it serves its workflows. The
-// process is always stopped and reaped when the test ends.
+// startServe starts `fuscia serve ARGS… -home HOME -listen 127.0.0.1:0` (unless ARGS has a
+// -listen) in h.dir with env added to the harness's environment, and returns once it printed
+// that it serves its workflows. The process is always stopped and reaped when the test ends.
 func startServe(t *testing.T, h *harness, env []string, args ...string) *serveProc {
 	t.Helper()
 	sp := launchServe(t, h, env, args...)
@@ -86,7 +86,10 @@ func startServe(t *testing.T, h *harness, env []string, args ...string) *servePr
 func launchServe(t *testing.T, h *harness, env []string, args ...string) *serveProc {
 	t.Helper()
 	all := append([]string{"serve"}, args...)
-	all = append(all, "-home", h.home, "-listen", "127.0.0.1:0")
+	all = append(all, "-home", h.home)
+	if !slices.Contains(args, "-listen") {
+		all = append(all, "-listen", "127.0.0.1:0")
+	}
 	if !slices.Contains(args, "-shutdown-grace") {
 		all = append(all, "-shutdown-grace", "2s")
 	}

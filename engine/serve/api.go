@@ -24,18 +24,18 @@ func (s *Server) RegisterAPI(mux *http.ServeMux) {
 	mux.HandleFunc("POST /v1/apply", s.applyPlan)
 }
 
+// health is 200 "ok" once Start has loaded the workflows and resumed the runs; before, and
+// from the start of a shutdown, 503 "starting" or "stopping" with Retry-After, as the
+// webhooks answer then (readiness.go).
 func (s *Server) health(w http.ResponseWriter, _ *http.Request) {
 	s.mu.Lock()
 	n := len(s.workflows)
-	started, stopped := s.started, s.stopped
+	unready := s.readinessLocked()
 	s.mu.Unlock()
 	status, code := "ok", http.StatusOK
-	switch {
-	case stopped:
-		status, code = "stopping", http.StatusServiceUnavailable
-	case !started:
-		// Workflows are still loading: webhooks would answer 404.
-		status, code = "starting", http.StatusServiceUnavailable
+	if unready != "" {
+		status, code = unready, http.StatusServiceUnavailable
+		w.Header().Set("Retry-After", retryAfter)
 	}
 	writeJSON(w, code, map[string]any{
 		"status": status, "version": version.Fuscia, "workflows": n,
@@ -90,6 +90,11 @@ type startRequest struct {
 }
 
 func (s *Server) startRun(w http.ResponseWriter, r *http.Request) {
+	// While starting, the workflow may not be loaded yet: not a 404.
+	if unready := s.readiness(); unready != "" {
+		unavailable(w, unready)
+		return
+	}
 	var req startRequest
 	if r.ContentLength != 0 {
 		if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 16<<20)).Decode(&req); err != nil {

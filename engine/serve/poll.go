@@ -40,9 +40,7 @@ func (s *Server) pollOnce(ctx context.Context, l *loaded, t *lang.Trigger) {
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	log := s.logger.With("workflow", w.Name, "trigger", t.Type+"."+t.Name)
-	res := s.eng.InvokeTrigger(cctx, l.prog, t, engine.TriggerEvent{Type: "poll"}, func(level, msg string) {
-		log.Info(msg, "level", level)
-	})
+	res := s.eng.InvokeTrigger(cctx, l.prog, t, engine.TriggerEvent{Type: "poll"}, triggerLog(log))
 	if ctx.Err() != nil {
 		return
 	}

@@ -10,7 +10,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/fuscia/fuscia/engine"
@@ -62,8 +64,14 @@ type Server struct {
 	gates     map[string]*gate   // by workflow name
 	hooks     map[string]*hook   // webhook routes by path
 	waiters   map[string][]chan struct{}
-	started   bool // Start loaded the workflows: health says ready
+	started   bool // Start loaded the workflows and resumed the runs: readiness.go
 	stopped   bool
+
+	// front is what Handler serves once ServeAPI gave it the API; nil until then (readiness.go).
+	front atomic.Pointer[http.Handler]
+	// missing holds the files the watcher found gone at its last look (removed at the next one
+	// if still gone). Owned by the watcher goroutine.
+	missing map[string]bool
 
 	parked *parkedIndex
 }
@@ -88,7 +96,7 @@ func New(cfg Config) *Server {
 	s := &Server{
 		cfg: cfg, logger: cfg.Logger,
 		files: map[string]*loaded{}, workflows: map[string]*loaded{}, gates: map[string]*gate{},
-		hooks: map[string]*hook{}, waiters: map[string][]chan struct{}{},
+		hooks: map[string]*hook{}, waiters: map[string][]chan struct{}{}, missing: map[string]bool{},
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.parked = newParkedIndex(s.resumeParked)
@@ -103,7 +111,8 @@ func (s *Server) Attach(eng *engine.Engine, st *journal.Store) {
 
 // Start loads the workflows, resumes the unfinished runs, and starts the triggers, the file
 // watcher and the wait index. It returns the number of workflows loaded; the files that failed
-// are logged (and retried when they change).
+// are logged (and retried when they change). Until it returns, the webhooks, the manual-start
+// API and the health check answer 503 "starting" (readiness.go).
 func (s *Server) Start(ctx context.Context) (int, error) {
 	files, err := workflowFiles(s.cfg.Paths)
 	if err != nil {

@@ -29,8 +29,9 @@ type hook struct {
 // reservedPrefixes are the API's paths: a webhook cannot take them.
 var reservedPrefixes = []string{"/v1/", "/metrics"}
 
-// hookConflictsLocked lists the webhook paths of l that another workflow or the API holds.
-func (s *Server) hookConflictsLocked(l *loaded) []string {
+// hookConflictsLocked lists the webhook paths of l that another workflow or the API holds;
+// the routes of moved (a version l replaces from a file that is gone; may be nil) are l's to take.
+func (s *Server) hookConflictsLocked(l, moved *loaded) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, t := range l.prog.Workflow.Triggers {
@@ -46,18 +47,21 @@ func (s *Server) hookConflictsLocked(l *loaded) []string {
 			out = append(out, fmt.Sprintf("trigger %q: the path %s is used by another webhook of the same workflow", t.Name, t.Path))
 		}
 		seen[t.Path] = true
-		if h := s.hooks[t.Path]; h != nil && h.l.file != l.file {
+		if h := s.hooks[t.Path]; h != nil && h.l.file != l.file && h.l != moved {
 			out = append(out, fmt.Sprintf("trigger %q: the path %s is already served for workflow %s (%s)", t.Name, t.Path, h.l.prog.Workflow.Name, h.l.file))
 		}
 	}
 	return out
 }
 
-// routeHooksLocked replaces old's webhook routes with l's (either may be nil).
-func (s *Server) routeHooksLocked(old, l *loaded) {
+// routeHooksLocked replaces the webhook routes of the versions replaced with l's (l may be nil),
+// under one lock: a request finds the old route or the new one, never none.
+func (s *Server) routeHooksLocked(l *loaded, replaced ...*loaded) {
 	for path, h := range s.hooks {
-		if old != nil && h.l == old {
-			delete(s.hooks, path)
+		for _, old := range replaced {
+			if old != nil && h.l == old {
+				delete(s.hooks, path)
+			}
 		}
 	}
 	if l == nil {
@@ -70,14 +74,21 @@ func (s *Server) routeHooksLocked(old, l *loaded) {
 	}
 }
 
-// Webhooks serves the webhook triggers: engine.md's table of answers.
-func (s *Server) Webhooks() http.Handler { return http.HandlerFunc(s.serveWebhook) }
-
+// serveWebhook serves the webhook triggers (ServeAPI routes every path outside /v1/ here):
+// engine.md's table of answers. While serve starts or stops, every path answers 503 with
+// Retry-After (readiness.go): a path is only unknown (404) once every file has been loaded.
 func (s *Server) serveWebhook(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	h := s.hooks[r.URL.Path]
-	stopped := s.stopped
+	unready := s.readinessLocked()
 	s.mu.Unlock()
+	if unready != "" {
+		if h != nil {
+			s.cfg.Metrics.TriggerFired(s.ctx, h.l.prog.Workflow.Name, h.t.Name, h.t.Type, "refused")
+		}
+		unavailable(w, unready)
+		return
+	}
 	if h == nil {
 		writeJSON(w, http.StatusNotFound, map[string]string{"error": fmt.Sprintf("no webhook at %s", r.URL.Path)})
 		return
@@ -86,10 +97,6 @@ func (s *Server) serveWebhook(w http.ResponseWriter, r *http.Request) {
 	refuse := func(status int, body map[string]any) {
 		s.cfg.Metrics.TriggerFired(s.ctx, wf.Name, t.Name, t.Type, "refused")
 		writeJSON(w, status, body)
-	}
-	if stopped {
-		refuse(http.StatusServiceUnavailable, map[string]any{"error": "fuscia is shutting down"})
-		return
 	}
 	if r.Method != t.Method {
 		w.Header().Set("Allow", t.Method)
@@ -130,9 +137,7 @@ func (s *Server) serveWebhook(w http.ResponseWriter, r *http.Request) {
 	}
 	if t.Uses != nil {
 		res := s.eng.InvokeTrigger(r.Context(), h.l.prog, t, engine.TriggerEvent{Type: "webhook", Request: webhookEvent(r, body)},
-			func(level, msg string) {
-				s.logger.Info(msg, "level", level, "workflow", wf.Name, "trigger", t.Type+"."+t.Name)
-			})
+			triggerLog(s.logger.With("workflow", wf.Name, "trigger", t.Type+"."+t.Name)))
 		switch res.Type {
 		case "completed":
 			if len(res.Payload) > 0 {
@@ -169,7 +174,8 @@ func refuseStart(w http.ResponseWriter, st Started, err error) bool {
 	case errors.Is(err, ErrSkipped):
 		writeJSON(w, http.StatusConflict, map[string]any{"skipped": true, "reason": st.Skip})
 	case errors.Is(err, engine.ErrDraining):
-		writeJSON(w, http.StatusServiceUnavailable, map[string]any{"error": err.Error()})
+		// Stop began after the request passed the readiness check.
+		unavailable(w, statusStopping)
 	default:
 		return false
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -132,12 +133,19 @@ func (s *Server) loadFile(ctx context.Context, file string, first bool) {
 	l := &loaded{file: file, prog: prog, hash: hash, stat: stamp}
 	w := prog.Workflow
 	s.mu.Lock()
+	// moved: the workflow's version from a file that is gone (renamed to this one). This file
+	// takes its place and its webhook paths at once, rather than after the watcher's second
+	// look unloads it: in between those paths would answer 404.
+	var moved *loaded
 	if other := s.workflows[w.Name]; other != nil && other.file != file {
-		s.mu.Unlock()
-		s.logger.Error("two files declare the same workflow; the second is not served", "workflow", w.Name, "file", file, "first", other.file)
-		return
+		if !gone(other.file) {
+			s.mu.Unlock()
+			s.logger.Error("two files declare the same workflow; the second is not served", "workflow", w.Name, "file", file, "first", other.file)
+			return
+		}
+		moved = other
 	}
-	if problems := s.hookConflictsLocked(l); len(problems) > 0 {
+	if problems := s.hookConflictsLocked(l, moved); len(problems) > 0 {
 		s.mu.Unlock()
 		for _, p := range problems {
 			s.logger.Error("webhook path conflict; the workflow is not (re)loaded", "file", file, "problem", p)
@@ -147,20 +155,34 @@ func (s *Server) loadFile(ctx context.Context, file string, first bool) {
 	if old != nil && old.prog != nil && old.prog.Workflow.Name != w.Name {
 		delete(s.workflows, old.prog.Workflow.Name)
 	}
+	if moved != nil {
+		delete(s.files, moved.file)
+	}
 	s.files[file] = l
 	s.workflows[w.Name] = l
-	s.routeHooksLocked(old, l)
+	s.routeHooksLocked(l, old, moved)
 	s.mu.Unlock()
 	s.gateOf(w.Name).setLimit(w.Settings.MaxConcurrentRuns)
-	if old != nil {
-		old.stopTriggers()
+	for _, o := range []*loaded{old, moved} {
+		if o != nil {
+			o.stopTriggers()
+		}
 	}
 	s.startTriggers(l)
-	verb := "workflow loaded"
-	if !first && old != nil {
-		verb = "workflow reloaded"
+	switch {
+	case moved != nil:
+		s.logger.Info("workflow reloaded from another file", "file", file, "previous_file", moved.file, "workflow", w.Name, "triggers", triggerList(w))
+	case !first && old != nil:
+		s.logger.Info("workflow reloaded", "file", file, "workflow", w.Name, "triggers", triggerList(w))
+	default:
+		s.logger.Info("workflow loaded", "file", file, "workflow", w.Name, "triggers", triggerList(w))
 	}
-	s.logger.Info(verb, "file", file, "workflow", w.Name, "triggers", triggerList(w))
+}
+
+// gone reports whether file no longer exists.
+func gone(file string) bool {
+	_, err := os.Stat(file)
+	return errors.Is(err, fs.ErrNotExist)
 }
 
 func triggerList(w *lang.Workflow) string {
@@ -180,7 +202,7 @@ func (s *Server) unloadFile(file string) {
 		if s.workflows[l.prog.Workflow.Name] == l {
 			delete(s.workflows, l.prog.Workflow.Name)
 		}
-		s.routeHooksLocked(l, nil)
+		s.routeHooksLocked(nil, l)
 	}
 	s.mu.Unlock()
 	if l != nil {
@@ -199,37 +221,54 @@ func (s *Server) watch() {
 			return
 		case <-t.C:
 		}
-		files, err := workflowFiles(s.cfg.Paths)
+		s.look()
+	}
+}
+
+// look is one look of the watcher at the files: new and changed files are loaded; a file gone
+// at two looks in a row is unloaded. A tool that replaces a file by deleting and re-creating
+// it (git checkout, some editors) leaves it gone for a moment, and a look in that moment must
+// not take its webhooks away (they would answer 404 until the next look). Only the watcher
+// goroutine calls it.
+func (s *Server) look() {
+	files, err := workflowFiles(s.cfg.Paths)
+	if err != nil {
+		s.logger.Warn("cannot list the workflow files", "error", err)
+		return
+	}
+	present := map[string]bool{}
+	for _, f := range files {
+		present[f] = true
+		stamp, err := stampOf(f)
 		if err != nil {
-			s.logger.Warn("cannot list the workflow files", "error", err)
 			continue
 		}
-		present := map[string]bool{}
-		for _, f := range files {
-			present[f] = true
-			stamp, err := stampOf(f)
-			if err != nil {
-				continue
-			}
-			s.mu.Lock()
-			l := s.files[f]
-			s.mu.Unlock()
-			if l == nil || l.stat != stamp {
-				s.loadFile(s.ctx, f, false)
-			}
-		}
 		s.mu.Lock()
-		var gone []string
-		for f := range s.files {
-			if !present[f] {
-				gone = append(gone, f)
-			}
-		}
+		l := s.files[f]
 		s.mu.Unlock()
-		for _, f := range gone {
-			s.unloadFile(f)
+		if l == nil || l.stat != stamp {
+			s.loadFile(s.ctx, f, false)
 		}
 	}
+	s.mu.Lock()
+	var missing []string
+	for f := range s.files {
+		if !present[f] {
+			missing = append(missing, f)
+		}
+	}
+	s.mu.Unlock()
+	sort.Strings(missing)
+	now := map[string]bool{}
+	for _, f := range missing {
+		if !s.missing[f] {
+			now[f] = true
+			s.logger.Info("workflow file gone; its triggers stop if it is still gone at the next look", "file", f)
+			continue
+		}
+		s.unloadFile(f)
+	}
+	s.missing = now
 }
 
 // startTriggers starts l's schedule and poll goroutines (webhooks are routes).

@@ -195,5 +195,6 @@ func tick(ctx context.Context, call *sdk.Call, _ sdk.Event) (sdk.TriggerResult, 
 	if err := kv.Set(ctx, tickKey, []byte(strconv.Itoa(n))); err != nil {
 		return sdk.Pending(), err
 	}
+	call.Debug("tick %d", n)
 	return sdk.Completed(map[string]int{"n": n}), nil
 }
