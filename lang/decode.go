@@ -16,15 +16,40 @@ type decoder struct {
 	static staticEval
 	nodes  *nameSet
 	diags  hcl.Diagnostics
+	faults *faults
+
+	// bodyErrors counts the errors of loop body nodes decoded so far, so that a loop is not
+	// blamed for its body's errors (see decodeNode).
+	bodyErrors int
 }
 
 func (d *decoder) add(diags ...*hcl.Diagnostic) { d.diags = appendDiags(d.diags, diags...) }
 
-// decodeFile decodes the body of a parsed file. vars supplies variable values (see Load).
-func decodeFile(filename string, body hcl.Body, vars func([]*Variable) (map[string]cty.Value, hcl.Diagnostics)) (*Workflow, hcl.Diagnostics) {
+// diagMark is a position in a decoder's diagnostics (its own and its static evaluator's).
+type diagMark struct{ diags, static int }
+
+func (d *decoder) mark() diagMark { return diagMark{len(d.diags), len(d.static.diags)} }
+
+// errorsSince counts the errors reported since m.
+func (d *decoder) errorsSince(m diagMark) int {
+	n := 0
+	for _, ds := range []hcl.Diagnostics{d.diags[m.diags:], d.static.diags[m.static:]} {
+		for _, diag := range ds {
+			if diag.Severity == hcl.DiagError {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// decodeFile decodes the body of a parsed file. vars supplies variable values (see Load). The
+// nodes it reports errors in, and the node names it rejected, are added to f.
+func decodeFile(filename string, body hcl.Body, f *faults, vars func([]*Variable) (map[string]cty.Value, hcl.Diagnostics)) (*Workflow, hcl.Diagnostics) {
 	d := &decoder{
-		w:     &Workflow{Filename: filename, byAddr: make(map[Addr]*Node), Calls: map[string]*Workflow{}},
-		nodes: newNameSet("node", "Node names are shared by task, switch, join, loop, wait and call blocks, loop bodies included, and must be unique in a file."),
+		w:      &Workflow{Filename: filename, byAddr: make(map[Addr]*Node), Calls: map[string]*Workflow{}},
+		nodes:  newNameSet("node", "Node names are shared by task, switch, join, loop, wait and call blocks, loop bodies included, and must be unique in a file."),
+		faults: f,
 	}
 	content, diags := body.Content(fileSchema)
 	d.add(diags...)
@@ -308,9 +333,22 @@ func (d *decoder) decodeComponent(b *hcl.Block, names *nameSet) *Component {
 				"A component source is \"org/name\" (lowercase letters, digits, \"_\" and \"-\"); got %q.", v))
 		}
 	}
-	if v, ok := st.str(a["version"]); ok {
+	// Without a usable source or version the block cannot be resolved (an error said why).
+	c.Invalid = !validComponentSource(c.Source)
+	if attr := a["version"]; attr != nil {
+		// A version that is not known yet (a variable, at validate) constrains nothing.
+		before := len(st.diags)
+		v, ok := st.str(attr)
 		c.Version = v
-		d.add(checkVersionConstraint(v, a["version"].Expr.Range()))
+		switch {
+		case ok:
+			if diag := checkVersionConstraint(v, attr.Expr.Range()); diag != nil {
+				d.add(diag)
+				c.Invalid = true
+			}
+		case st.diags[before:].HasErrors():
+			c.Invalid = true
+		}
 	}
 	if attr := a["config"]; attr != nil {
 		c.Config = attr.Expr
@@ -344,9 +382,22 @@ func (d *decoder) decodePlugin(b *hcl.Block, names *nameSet) *Plugin {
 				"A plugin source is the plugin's name, as in its file name fuscia-plugin-<name>; got %q.", v))
 		}
 	}
-	if v, ok := st.str(a["version"]); ok {
-		p.Version = v
-		d.add(checkVersionConstraint(v, a["version"].Expr.Range()))
+	// Without a usable source or version the block cannot be resolved (an error said why).
+	p.Invalid = !validName(p.Source)
+	if attr := a["version"]; attr != nil {
+		// A version that is not known yet (a variable, at validate) constrains nothing.
+		before := len(st.diags)
+		v, ok := st.str(attr)
+		p.Version, p.VersionRange = v, attr.Expr.Range()
+		switch {
+		case ok:
+			if diag := checkVersionConstraint(v, attr.Expr.Range()); diag != nil {
+				d.add(diag)
+				p.Invalid = true
+			}
+		case st.diags[before:].HasErrors():
+			p.Invalid = true
+		}
 	}
 	if attr := a["config"]; attr != nil {
 		p.Config = attr.Expr

@@ -8,10 +8,24 @@ import (
 )
 
 // decodeNode decodes a node block of any kind; loop is the enclosing loop's name or "".
+// The node is marked faulty when its own block has errors (its body's, for a loop, belong to
+// the body's nodes); a block with an invalid name is not declared at all, and references to
+// that name are left to its error.
 func (d *decoder) decodeNode(b *hcl.Block, kind NodeKind, loop string) *Node {
 	n := &Node{Addr: Addr{Loop: loop, Kind: kind, Name: b.Labels[0]}, DeclRange: b.DefRange, FailWorkflow: true}
+	start, bodyStart := d.mark(), d.bodyErrors
+	defer func() {
+		errs := d.errorsSince(start)
+		if errs > d.bodyErrors-bodyStart {
+			d.faults.nodes[n] = true
+		}
+		if loop != "" {
+			d.bodyErrors += errs
+		}
+	}()
 	if diag := checkName(n.Addr.Name, string(kind)+" name", b.LabelRanges[0]); diag != nil {
 		d.add(diag)
+		d.faults.rejected[n.Addr.Name] = true
 		return nil
 	}
 	if diag := d.nodes.add(n.Addr.Name, b.DefRange); diag != nil {

@@ -50,3 +50,40 @@ func splitRoots(expr hcl.Expression, allowed ...string) (ok, foreign []hcl.Trave
 	}
 	return ok, foreign
 }
+
+// SortDiagnostics orders diagnostics as Load does: by file (in the order files are first
+// mentioned) and position, those without a position first, so users read them top to bottom.
+func SortDiagnostics(diags hcl.Diagnostics) { sortDiags(diags) }
+
+// AppendLater appends the diagnostics of a later check to those of earlier ones, leaving out
+// each later one whose subject lies within the subject of an earlier error: a later check that
+// evaluates an expression an earlier one rejected would only report that error again in other
+// words (an undeclared variable in a plugin's config is also an unsupported attribute when the
+// config is evaluated).
+func AppendLater(earlier, later hcl.Diagnostics) hcl.Diagnostics {
+	out := earlier
+	for _, d := range later {
+		if d == nil || coveredByError(earlier, d.Subject) {
+			continue
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// coveredByError reports whether rng lies within the subject of one of diags' errors.
+func coveredByError(diags hcl.Diagnostics, rng *hcl.Range) bool {
+	if rng == nil {
+		return false
+	}
+	for _, d := range diags {
+		if d == nil || d.Severity != hcl.DiagError || d.Subject == nil {
+			continue
+		}
+		s := d.Subject
+		if s.Filename == rng.Filename && s.Start.Byte <= rng.Start.Byte && rng.End.Byte <= s.End.Byte {
+			return true
+		}
+	}
+	return false
+}

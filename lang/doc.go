@@ -13,5 +13,15 @@
 // validates task inputs against their JSON Schemas. Load runs all of it; `fuscia validate`,
 // `graph` and `plan` are thin layers on top.
 //
+// # Every error, once
+//
+// After a syntax error nothing else runs, but otherwise every step runs even when an earlier one
+// found errors, so that one Load reports every independent error. What a step reported is
+// recorded (faults.go) and skipped by the later ones: a node with a bad reference is not
+// evaluated, a reference to a rejected node name is not "undeclared" too, a plugin or component
+// block with a bad source or version is marked [Plugin.Invalid] or [Component.Invalid] for the
+// checks after Load. Those (engine/plan) add their diagnostics with [AppendLater], which drops
+// the ones at a place an earlier error already covers.
+//
 // A Workflow never changes after Load returns, so the engine may share it between goroutines.
 package lang

@@ -89,8 +89,9 @@ type checker struct {
 }
 
 // check evaluates what is known and validates it: conditions are booleans, for_each is a
-// collection within the limit, inputs match their schemas.
-func check(w *Workflow, skip map[*Node]bool) hcl.Diagnostics {
+// collection within the limit, inputs match their schemas. It skips the nodes (and outputs)
+// that f says had errors already.
+func check(w *Workflow, f *faults) hcl.Diagnostics {
 	secrets := make(map[string]cty.Value, len(w.Secrets))
 	for _, s := range w.Secrets {
 		secrets[s.Name] = cty.UnknownVal(cty.String).Mark(Sensitive)
@@ -114,11 +115,11 @@ func check(w *Workflow, skip map[*Node]bool) hcl.Diagnostics {
 	}
 	w.Values = make(map[Addr]*NodeValues, len(w.Nodes))
 	for _, n := range w.Nodes {
-		if !skip[n] {
+		if !f.nodes[n] {
 			c.node(n)
 		}
 	}
-	if !skip[nil] {
+	if !f.outputs {
 		for _, o := range w.Outputs {
 			c.eval(o.Value, cty.NilVal)
 		}

@@ -25,16 +25,18 @@ type linker struct {
 	diags  hcl.Diagnostics
 	byName map[string]*Node // node names are unique per file, bodies included
 	deps   map[*Node]map[Addr]*Dep
-	// bad holds the nodes with reference errors; check skips them so that it does not repeat
-	// those errors in other words.
-	bad map[*Node]bool
+	// faults gets the nodes with reference errors, so that check does not repeat those errors
+	// in other words; its rejected names are not reported again as undeclared.
+	faults *faults
 }
 
 func (l *linker) add(d ...*hcl.Diagnostic) { l.diags = appendDiags(l.diags, d...) }
 
-// link resolves every reference of w into Deps, builds the graphs, and reports cycles.
-func link(w *Workflow) (hcl.Diagnostics, map[*Node]bool) {
-	l := &linker{w: w, byName: make(map[string]*Node, len(w.Nodes)), deps: make(map[*Node]map[Addr]*Dep), bad: map[*Node]bool{}}
+// link resolves every reference of w into Deps, builds the graphs, and reports cycles. The
+// graphs are built even when some references are wrong: an edge that is missing because its
+// reference was reported cannot make a cycle, so the cycles found are errors of their own.
+func link(w *Workflow, f *faults) hcl.Diagnostics {
+	l := &linker{w: w, byName: make(map[string]*Node, len(w.Nodes)), deps: make(map[*Node]map[Addr]*Dep), faults: f}
 	for _, n := range w.Nodes {
 		l.byName[n.Addr.Name] = n
 	}
@@ -42,7 +44,7 @@ func link(w *Workflow) (hcl.Diagnostics, map[*Node]bool) {
 		before := len(l.diags)
 		l.linkNode(n)
 		if len(l.diags) > before {
-			l.bad[n] = true
+			f.nodes[n] = true
 		}
 	}
 	for _, o := range w.Outputs {
@@ -51,7 +53,7 @@ func link(w *Workflow) (hcl.Diagnostics, map[*Node]bool) {
 			l.ref(nil, tr, false)
 		}
 		if len(l.diags) > before {
-			l.bad[nil] = true // an output with a bad reference: outputs are not checked
+			f.outputs = true
 		}
 	}
 	for _, c := range w.Components {
@@ -74,10 +76,8 @@ func link(w *Workflow) (hcl.Diagnostics, map[*Node]bool) {
 				t.Name, t.HMAC.Secret, t.HMAC.Secret))
 		}
 	}
-	if !l.diags.HasErrors() {
-		l.buildGraph()
-	}
-	return l.diags, l.bad
+	l.buildGraph()
+	return l.diags
 }
 
 func (l *linker) linkNode(n *Node) {
@@ -211,6 +211,8 @@ func (l *linker) loopOutputRef(loop *Node, tr hcl.Traversal) {
 func (l *linker) resolve(n *Node, kind NodeKind, name string, rng hcl.Range) *Node {
 	t := l.byName[name]
 	switch {
+	case t == nil && l.faults.rejected[name]:
+		return nil // the block's invalid name was reported
 	case t == nil:
 		l.add(errorf(rng, "Reference to undeclared node",
 			"No %s named %q is declared in this file.%s", kind, name, l.suggest(name)))

@@ -58,24 +58,22 @@ func (p *Parser) load(filename string, opts Options, callers []string) (*Workflo
 	if f == nil || diags.HasErrors() {
 		return nil, diags
 	}
-	w, ddiags := decodeFile(filename, f.Body, func(decls []*Variable) (map[string]cty.Value, hcl.Diagnostics) {
+	// Every step runs even when an earlier one found errors, so that one run reports every
+	// independent error; faults tells each step what the earlier ones reported, so that it
+	// skips that instead of reporting it again in other words.
+	faults := newFaults()
+	w, ddiags := decodeFile(filename, f.Body, faults, func(decls []*Variable) (map[string]cty.Value, hcl.Diagnostics) {
 		return resolveVars(p, decls, opts.Vars, opts.Planning)
 	})
 	diags = append(diags, ddiags...)
-	ldiags, bad := link(w)
-	diags = append(diags, ldiags...)
+	diags = append(diags, link(w, faults)...)
 	abs, _ := filepath.Abs(filename)
 	for _, n := range w.Nodes {
 		if n.Call != nil && n.Call.Workflow != "" {
 			diags = append(diags, p.loadCall(w, n, append(callers, abs))...)
 		}
 	}
-	// Check even when linking failed (a cycle should not hide a bad input elsewhere), but not
-	// after decode errors, which leave nodes half-decoded, and not the nodes whose references
-	// were wrong.
-	if !ddiags.HasErrors() {
-		diags = append(diags, check(w, bad)...)
-	}
+	diags = append(diags, check(w, faults)...)
 	return w, diags
 }
 

@@ -138,18 +138,26 @@ type Component struct {
 	AllowedPaths []string
 	MaxMemory    int64 // 0: manifest or host default
 	MaxFuel      uint64
-	DeclRange    hcl.Range
+	// Invalid is set when Load reported an error in the block's source or version: it cannot
+	// be resolved, and the checks after Load skip it instead of reporting it again.
+	Invalid   bool
+	DeclRange hcl.Range
 	// AllowedHostsRange and AllowedPathsRange locate the lists when they are set.
 	AllowedHostsRange, AllowedPathsRange hcl.Range
 }
 
 // Plugin is a `plugin` block: a provider binary from the plugins directory.
 type Plugin struct {
-	Name      string
-	Source    string
-	Version   string
-	Config    hcl.Expression
+	Name    string
+	Source  string
+	Version string // constraint; empty means the newest found
+	Config  hcl.Expression
+	// Invalid is set when Load reported an error in the block's source or version: it cannot
+	// be resolved, and the checks after Load skip it instead of reporting it again.
+	Invalid   bool
 	DeclRange hcl.Range
+	// VersionRange locates the version constraint when it is set.
+	VersionRange hcl.Range
 }
 
 // Trigger types.

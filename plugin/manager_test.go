@@ -256,14 +256,30 @@ func TestSchemaCachedByDigest(t *testing.T) {
 	}
 }
 
+// TestVersionMustMatchFileName: Schema refuses a binary whose file name says another version
+// than the plugin reports, naming both; Describe still gives what the plugin reports (for
+// `plugin list`), and Check says why it cannot be used.
 func TestVersionMustMatchFileName(t *testing.T) {
 	bin := plugintest.Build(t, "examples/plugins/greeter", "greeter")
 	path := plugintest.Install(t, bin, t.TempDir(), "fuscia-plugin-greeter_v9.9.9")
 	tg := target(t, path, "greeter", "9.9.9")
 	m := newManager(t, plugin.Options{})
 	_, err := m.Schema(context.Background(), tg)
-	if err == nil || !strings.Contains(err.Error(), `reports version "0.1.0"`) {
+	if err == nil || !strings.Contains(err.Error(), `reports version "0.1.0"`) || !strings.Contains(err.Error(), "9.9.9") {
 		t.Fatalf("got %v", err)
+	}
+	s, err := m.Describe(context.Background(), tg)
+	if err != nil || s.Version != "0.1.0" || len(s.Tasks) == 0 {
+		t.Fatalf("Describe: %+v, %v; want the reported version 0.1.0 and the tasks", s, err)
+	}
+	if err := tg.Check(s); err == nil || !strings.Contains(err.Error(), "file name says 9.9.9") {
+		t.Errorf("Check: %v", err)
+	}
+	// Without a version in the file name, the reported one stands.
+	unversioned := tg
+	unversioned.Version = ""
+	if err := unversioned.Check(s); err != nil {
+		t.Errorf("Check of an unversioned file: %v", err)
 	}
 }
 

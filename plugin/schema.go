@@ -62,34 +62,43 @@ func raw(b []byte) json.RawMessage {
 // cached it on disk; nil otherwise. It never starts the plugin.
 func (m *Manager) CachedSchema(t Target) *Schema {
 	s := m.known(t.Digest)
-	if s == nil || t.check(s) != nil {
+	if s == nil || t.Check(s) != nil {
 		return nil
 	}
 	return s
 }
 
-// Schema returns t's GetSchema answer. It is kept by binary digest, in memory and in the
-// cache directory, so that `validate` needs to start a plugin only the first time it sees a
-// binary. The plugin's reported protocol version and, when the file name has one, version are
-// checked.
+// Schema returns t's GetSchema answer, checked against its file (see [Target.Check]). It is
+// kept by binary digest, in memory and in the cache directory, so that `validate` needs to
+// start a plugin only the first time it sees a binary.
 func (m *Manager) Schema(ctx context.Context, t Target) (*Schema, error) {
-	s := m.known(t.Digest)
-	if s == nil {
-		var resp *pluginv1.GetSchemaResponse
-		err := m.call(ctx, t, "GetSchema", nil, func(ctx context.Context, p *process, _ string, _ int64) error {
-			var err error
-			resp, err = p.provider.GetSchema(ctx, &pluginv1.GetSchemaRequest{})
-			return err
-		})
-		if err != nil {
-			return nil, err
-		}
-		s = schemaFrom(resp)
-		m.remember(t.Digest, s)
-	}
-	if err := t.check(s); err != nil {
+	s, err := m.Describe(ctx, t)
+	if err != nil {
 		return nil, err
 	}
+	if err := t.Check(s); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Describe returns t's GetSchema answer as the plugin gives it, unchecked: what `plugin list`
+// shows, even of a binary whose file name disagrees with it. Cached as Schema is.
+func (m *Manager) Describe(ctx context.Context, t Target) (*Schema, error) {
+	if s := m.known(t.Digest); s != nil {
+		return s, nil
+	}
+	var resp *pluginv1.GetSchemaResponse
+	err := m.call(ctx, t, "GetSchema", nil, func(ctx context.Context, p *process, _ string, _ int64) error {
+		var err error
+		resp, err = p.provider.GetSchema(ctx, &pluginv1.GetSchemaRequest{})
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	s := schemaFrom(resp)
+	m.remember(t.Digest, s)
 	return s, nil
 }
 
@@ -148,8 +157,12 @@ func (m *Manager) cacheFile(d string) string {
 	return filepath.Join(m.opts.CacheDir, "plugins", strings.ReplaceAll(d, ":", "-")+".json")
 }
 
-// check compares what a plugin reports with what its file says (plugins.md, "Discovery").
-func (t Target) check(s *Schema) error {
+// Check compares what a plugin reports with what Fuscia knows of it: the plugin protocol it
+// speaks must be Fuscia's, and when its file name carries a version (fuscia-plugin-NAME_vX.Y.Z)
+// the version it reports must be that one. The reported version is the plugin's version
+// everywhere else (lock file, plan, `plugin list`); a file name that says otherwise is refused
+// rather than trusted, because discovery picked the binary by that name.
+func (t Target) Check(s *Schema) error {
 	if s.ProtocolVersion != 0 && s.ProtocolVersion != int(sdk.Handshake.ProtocolVersion) {
 		return &Error{Kind: Fatal, Message: fmt.Sprintf("%s speaks plugin protocol %d; Fuscia speaks %d", t, s.ProtocolVersion, sdk.Handshake.ProtocolVersion)}
 	}

@@ -35,17 +35,11 @@ func runPlan(ctx context.Context, c *cli, args []string) int {
 		Planning: true,
 		Vars:     lang.VarInputs{Env: c.environ(), Files: varFiles, Flags: vars},
 	})
-	var res *plan.Resolution
-	if w != nil && !diags.HasErrors() {
-		var rdiags hcl.Diagnostics
-		res, rdiags = plan.Resolve(w, plan.Env{Home: fs.homeDir(), PluginDirs: pluginDirs}, hcl.DiagError)
-		diags = append(diags, rdiags...)
-		if !diags.HasErrors() {
-			plugins := c.pluginManager(fs.homeDir(), c.logger(""))
-			diags = append(diags, plan.CheckPlugins(ctx, w, res, plugins, plan.FullChecks)...)
-			_ = plugins.Close()
-		}
-	}
+	// Every check runs, errors or not, so that one run reports every independent error.
+	plugins := c.pluginManager(fs.homeDir(), c.logger(""))
+	res, diags := plan.Check(ctx, w, diags, plan.Env{Home: fs.homeDir(), PluginDirs: pluginDirs}, plugins,
+		plan.CheckOptions{Missing: hcl.DiagError, Plugins: plan.FullChecks})
+	_ = plugins.Close()
 	if !diags.HasErrors() {
 		_, ldiags := plan.UpdateLock(file, res, *lockfile == "readonly")
 		diags = append(diags, ldiags...)

@@ -45,7 +45,9 @@ type pluginJSON struct {
 	Path     string   `json:"path"`
 	Tasks    []string `json:"tasks"`
 	Triggers []string `json:"triggers"`
-	// Error says why the plugin could not describe itself; tasks and triggers are then empty.
+	// Error says why the plugin cannot be used: it could not describe itself (tasks and
+	// triggers are then empty and the version is its file name's), or what it reports
+	// disagrees with its file name.
 	Error string `json:"error,omitempty"`
 }
 
@@ -82,11 +84,17 @@ func runPluginList(ctx context.Context, c *cli, args []string) int {
 			continue
 		}
 		e.Checksum, e.Digest = digest, digest
-		s, err := m.Schema(ctx, plugin.Target{Name: b.Name, Path: b.Path, Digest: digest, Version: b.Version})
+		// The version shown is the one the plugin reports (docs/plugins.md, "Versions").
+		t := plugin.Target{Name: b.Name, Path: b.Path, Digest: digest, Version: b.Version}
+		s, err := m.Describe(ctx, t)
 		if err != nil {
 			e.Error = sentenceOf(err)
-		} else {
-			e.Version, e.Tasks, e.Triggers = s.Version, sortedNames(s.Tasks), sortedNames(s.Triggers)
+			out = append(out, e)
+			continue
+		}
+		e.Version, e.Tasks, e.Triggers = s.Version, sortedNames(s.Tasks), sortedNames(s.Triggers)
+		if err := t.Check(s); err != nil {
+			e.Error = sentenceOf(err)
 		}
 		out = append(out, e)
 	}

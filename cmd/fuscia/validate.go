@@ -29,13 +29,10 @@ func runValidate(ctx context.Context, c *cli, args []string) int {
 	var diags hcl.Diagnostics
 	plugins := c.pluginManager(fs.homeDir(), c.logger(""))
 	for _, f := range files {
+		// Every check runs, errors or not, so that one run reports every independent error.
 		w, fdiags := parser.Load(f, lang.Options{})
+		_, fdiags = plan.Check(ctx, w, fdiags, env, plugins, plan.CheckOptions{Missing: hcl.DiagWarning, Plugins: plan.SchemaChecks})
 		diags = append(diags, fdiags...)
-		if w != nil && !fdiags.HasErrors() {
-			res, rdiags := plan.Resolve(w, env, hcl.DiagWarning)
-			diags = append(diags, rdiags...)
-			diags = append(diags, plan.CheckPlugins(ctx, w, res, plugins, plan.SchemaChecks)...)
-		}
 	}
 	_ = plugins.Close()
 	errs, warns := countDiags(diags)

@@ -150,7 +150,9 @@ func joinSentence(items []string) string {
 // CheckPluginLock refuses plugin binaries that differ from what the lock file beside the
 // workflow records (plugins.md: "integrity is checked with the digest in the lock file before
 // a binary is started"), for `apply PATH`, which plans without writing the lock file. A
-// source the lock file does not name yet is not checked: `plan` records it.
+// source the lock file does not name yet is not checked: `plan` records it. Only digests are
+// compared: the locked version is the one the binary reports, which is not known before it
+// starts, and the same digest is the same binary.
 func CheckPluginLock(w *lang.Workflow, res *Resolution) hcl.Diagnostics {
 	path := filepath.Join(filepath.Dir(w.Filename), LockFileName)
 	lock, diags := ReadLock(path)
@@ -160,12 +162,12 @@ func CheckPluginLock(w *lang.Workflow, res *Resolution) hcl.Diagnostics {
 	for _, p := range w.Plugins {
 		got := res.Plugins[p.Name]
 		want, ok := lock.Plugins[p.Source]
-		if got == nil || !ok || (got.Digest == want.Digest && got.Version == want.Version) {
+		if got == nil || !ok || got.Digest == want.Digest {
 			continue
 		}
 		diags = append(diags, missing(p.DeclRange, hcl.DiagError, "Plugin does not match the lock file",
-			fmt.Sprintf("%s records plugin %s %s (%s), but %s is %s (%s). If the new binary is intended, run `fuscia plan` to lock it; otherwise restore the locked one.",
-				path, p.Source, orUnversioned(want.Version), want.Digest, got.Path, orUnversioned(got.Version), got.Digest)))
+			fmt.Sprintf("%s records plugin %s %s (%s), but %s has digest %s. If the new binary is intended, run `fuscia plan` to lock it; otherwise restore the locked one.",
+				path, p.Source, orUnversioned(want.Version), want.Digest, got.Path, got.Digest)))
 	}
 	return diags
 }

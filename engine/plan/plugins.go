@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 
+	"github.com/hashicorp/go-version"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
 
@@ -30,11 +32,12 @@ const (
 
 // PluginTarget is the binary a resolved plugin block runs.
 func PluginTarget(local string, lock *PluginLock) plugin.Target {
-	return plugin.Target{Name: local, Path: lock.Path, Digest: lock.Digest, Version: lock.Version}
+	return plugin.Target{Name: local, Path: lock.Path, Digest: lock.Digest, Version: lock.FileVersion}
 }
 
-// CheckPlugins checks a workflow's use of its resolved plugins. A plugin that cannot be
-// started or asked is an error on its block.
+// CheckPlugins checks a workflow's use of its resolved plugins, and records in res the
+// version each plugin reports (PluginLock.Version), which the lock file and the plan show. A
+// plugin that cannot be started or asked is an error on its block.
 func CheckPlugins(ctx context.Context, w *lang.Workflow, res *Resolution, m *plugin.Manager, depth PluginChecks) hcl.Diagnostics {
 	var diags hcl.Diagnostics
 	schemas := map[string]*plugin.Schema{}
@@ -48,6 +51,10 @@ func CheckPlugins(ctx context.Context, w *lang.Workflow, res *Resolution, m *plu
 		s, err := m.Schema(ctx, t)
 		if err != nil {
 			diags = append(diags, missing(p.DeclRange, hcl.DiagError, "Cannot use plugin", lang.Sentence(err.Error())))
+			continue
+		}
+		if d := reportedVersion(p, lock, s); d != nil {
+			diags = append(diags, d)
 			continue
 		}
 		schemas[p.Name] = s
@@ -146,6 +153,36 @@ func CheckPlugins(ctx context.Context, w *lang.Workflow, res *Resolution, m *plu
 		}
 	}
 	return diags
+}
+
+// reportedVersion records the version plugin block p's binary reports (schema s) in its lock,
+// and checks it against the block's version constraint. plugin.Find could only check the
+// constraint against a version in the file name; a binary without one is checked here.
+func reportedVersion(p *lang.Plugin, lock *PluginLock, s *plugin.Schema) *hcl.Diagnostic {
+	v, err := version.NewSemver(s.Version)
+	if err != nil {
+		return missing(p.DeclRange, hcl.DiagError, "Invalid plugin version",
+			fmt.Sprintf("Plugin %q (%s) reports version %q, which is not a semantic version such as 1.2.3. The plugin is broken; fix its version or replace it.",
+				p.Name, filepath.Base(lock.Path), s.Version))
+	}
+	lock.Version = s.Version
+	if p.Version == "" {
+		return nil
+	}
+	cons, err := version.NewConstraint(p.Version)
+	if err != nil {
+		return nil // lang reported the constraint
+	}
+	if !cons.Check(v) {
+		rng := p.DeclRange
+		if p.VersionRange != (hcl.Range{}) {
+			rng = p.VersionRange
+		}
+		return missing(rng, hcl.DiagError, "Plugin version does not match",
+			fmt.Sprintf("Plugin %q needs version %s, but %s reports %s. Install a matching %s%s binary, or change the constraint.",
+				p.Name, p.Version, lock.Path, s.Version, plugin.FilePrefix, p.Source))
+	}
+	return nil
 }
 
 // pluginConfig evaluates a plugin block's config with what plan knows: variables; secrets and

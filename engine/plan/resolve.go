@@ -24,10 +24,16 @@ type ComponentLock struct {
 
 // PluginLock is a resolved plugin binary.
 type PluginLock struct {
-	Source  string `json:"source"`
+	Source string `json:"source"`
+	// Version is the version the plugin reports through GetSchema, set by CheckPlugins: what
+	// the lock file, the plan and a saved plan record. Until then (and when the plugin could
+	// not be asked) it is FileVersion.
 	Version string `json:"version,omitempty"`
 	Digest  string `json:"digest"`
 	Path    string `json:"-"`
+	// FileVersion is the version in the binary's file name (fuscia-plugin-NAME_vX.Y.Z); empty
+	// when the name has none.
+	FileVersion string `json:"-"`
 }
 
 // Resolution maps the local names of a workflow's component and plugin blocks to what they
@@ -43,6 +49,9 @@ func Resolve(w *lang.Workflow, env Env, severity hcl.DiagnosticSeverity) (*Resol
 	res := &Resolution{Components: map[string]*ComponentLock{}, Plugins: map[string]*PluginLock{}}
 	var diags hcl.Diagnostics
 	for _, c := range w.Components {
+		if c.Invalid {
+			continue // Load reported its source or version
+		}
 		inst, err := registry.Find(env.ComponentsDir(), c.Source, c.Version)
 		if err != nil {
 			diags = append(diags, missing(c.DeclRange, severity, "Component not installed",
@@ -59,6 +68,9 @@ func Resolve(w *lang.Workflow, env Env, severity hcl.DiagnosticSeverity) (*Resol
 	}
 	dirs := env.PluginSearchPath(w.Filename)
 	for _, p := range w.Plugins {
+		if p.Invalid {
+			continue // Load reported its source or version
+		}
 		bin, err := plugin.Find(dirs, p.Source, p.Version)
 		if errors.Is(err, plugin.ErrNotFound) {
 			want := ""
@@ -79,7 +91,7 @@ func Resolve(w *lang.Workflow, env Env, severity hcl.DiagnosticSeverity) (*Resol
 			diags = append(diags, missing(p.DeclRange, hcl.DiagError, "Cannot read plugin", fmt.Sprintf("%s.", err)))
 			continue
 		}
-		res.Plugins[p.Name] = &PluginLock{Source: p.Source, Version: bin.Version, Digest: digest, Path: bin.Path}
+		res.Plugins[p.Name] = &PluginLock{Source: p.Source, Version: bin.Version, FileVersion: bin.Version, Digest: digest, Path: bin.Path}
 	}
 	diags = append(diags, checkComponents(w, res)...)
 	return res, diags
