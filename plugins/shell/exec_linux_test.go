@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -75,17 +77,32 @@ func TestWorkdir(t *testing.T) {
 	}
 }
 
+// TestOutputIsCapped: what is kept of stdout fits, as JSON, under the engine's node output
+// limit (execcore.MaxDocument), whether its bytes cost one byte of JSON or six.
 func TestOutputIsCapped(t *testing.T) {
-	out, err := run(context.Background(), Input{Command: "/usr/bin/head", Args: []string{"-c", "20971520", "/dev/zero"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(out.Stdout) != 10<<20 || !out.Truncated {
-		t.Errorf("stdout %d bytes truncated=%v, want %d true", len(out.Stdout), out.Truncated, 10<<20)
-	}
-	out, err = run(context.Background(), Input{Command: "/usr/bin/head", Args: []string{"-c", "10485760", "/dev/zero"}})
-	if err != nil || len(out.Stdout) != 10<<20 || out.Truncated {
-		t.Errorf("exactly 10 MiB: %d bytes truncated=%v err=%v", len(out.Stdout), out.Truncated, err)
+	for _, tc := range []struct {
+		name, script string
+		truncated    bool
+		length       int // of stdout; 0: anything near full
+	}{
+		{"control bytes", "head -c 20971520 /dev/zero", true, 0},
+		{"text", "head -c 20971520 /dev/zero | tr '\\0' a", true, 0},
+		{"text that just fits", fmt.Sprintf("head -c %d /dev/zero | tr '\\0' a", execcore.MaxOutput), false, execcore.MaxOutput},
+		{"one byte more", fmt.Sprintf("head -c %d /dev/zero | tr '\\0' a", execcore.MaxOutput+1), true, execcore.MaxOutput},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, err := run(context.Background(), Input{Command: "/bin/sh", Args: []string{"-c", tc.script}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			doc, _ := json.Marshal(out)
+			if out.Truncated != tc.truncated || len(doc) > execcore.MaxDocument || len(doc) < execcore.MaxDocument-256 {
+				t.Errorf("stdout %d bytes (%d of JSON) truncated=%v; want %v and JSON just under %d", len(out.Stdout), len(doc), out.Truncated, tc.truncated, execcore.MaxDocument)
+			}
+			if tc.length != 0 && len(out.Stdout) != tc.length {
+				t.Errorf("stdout %d bytes; want %d", len(out.Stdout), tc.length)
+			}
+		})
 	}
 }
 

@@ -5,8 +5,21 @@ import (
 	"unicode/utf8"
 )
 
-// MaxOutput is how much of each of stdout and stderr an exec task keeps (plugins.md: 10 MiB).
-const MaxOutput = 10 << 20
+// MaxDocument bounds the JSON encoding of an exec task's whole output, the document the
+// engine receives: 64 KiB under the engine's default max_node_output (10 MiB), so that an
+// output that had to be cut is a success with truncated = true, not a data_limit_exceeded
+// failure. stdout and stderr share it (see Collect): a command that prints 12 MB of text, or
+// 2 MB of control bytes that JSON writes as \u00XX, keeps as much as fits.
+const MaxDocument = 10<<20 - 64<<10
+
+// MaxOutput is how much of each of stdout and stderr is read into memory: as much as the
+// document holds, since every byte takes at least one byte of JSON. What is kept of it is
+// decided by Collect.
+const MaxOutput = MaxDocument - documentOverhead
+
+// documentOverhead bounds the JSON of an Output besides the two strings' contents:
+// {"exit_code":-2147483648,"stdout":"","stderr":"","truncated":false} is 66 bytes.
+const documentOverhead = 128
 
 // tailSize bounds the end of a stream Capture remembers for error messages, independently of
 // the limit, so an exit error can quote the last lines of stderr even when stderr was cut.
@@ -17,11 +30,11 @@ type Output struct {
 	// ExitCode is the command's exit status, or -1 when it did not exit normally (killed by a
 	// signal, timed out, cancelled, or the connection was lost).
 	ExitCode int `json:"exit_code" jsonschema_description:"Exit status; -1 when the command did not exit normally (signal, timeout, cancellation)."`
-	// Stdout and Stderr hold at most MaxOutput bytes each.
-	Stdout string `json:"stdout" jsonschema_description:"Standard output, at most 10 MiB."`
-	Stderr string `json:"stderr" jsonschema_description:"Standard error, at most 10 MiB."`
-	// Truncated is true when stdout or stderr was longer than MaxOutput and was cut.
-	Truncated bool `json:"truncated" jsonschema_description:"True when stdout or stderr was longer than 10 MiB and was cut."`
+	// Stdout and Stderr together, as JSON, take at most MaxDocument bytes (Collect).
+	Stdout string `json:"stdout" jsonschema_description:"Standard output, the first part of it when it was cut (see truncated)."`
+	Stderr string `json:"stderr" jsonschema_description:"Standard error, the first part of it when it was cut (see truncated)."`
+	// Truncated is true when stdout or stderr was cut to fit.
+	Truncated bool `json:"truncated" jsonschema_description:"True when stdout or stderr was cut: the whole output, as JSON, is kept under 10 MiB less 64 KiB."`
 }
 
 // Capture is an io.Writer that keeps the first limit bytes written to it and discards the rest
@@ -106,12 +119,14 @@ func trimPartialRune(b []byte) []byte {
 	return b
 }
 
-// Collect builds an Output from the two captures and an exit code.
+// Collect builds an Output from the two captures and an exit code, cut so that its JSON
+// encoding fits in MaxDocument (see FitStreams).
 func Collect(exitCode int, stdout, stderr *Capture) Output {
+	out, errs, cut := FitStreams(stdout.String(), stderr.String(), MaxDocument-documentOverhead)
 	return Output{
 		ExitCode:  exitCode,
-		Stdout:    stdout.String(),
-		Stderr:    stderr.String(),
-		Truncated: stdout.Truncated() || stderr.Truncated(),
+		Stdout:    out,
+		Stderr:    errs,
+		Truncated: cut || stdout.Truncated() || stderr.Truncated(),
 	}
 }
