@@ -96,6 +96,9 @@ func NeedsFuel(componentsDir string, workflows ...*lang.Workflow) bool {
 type installedComponent struct {
 	inst   registry.Installed
 	inputs map[string]*schema.Schema // by task; nil schema when the task has none
+	// outputs are the tasks' output_schemas, compiled once per resolution (checkOutput); a
+	// task without one is absent.
+	outputs map[string]*schema.Schema
 }
 
 // module loads ic's compiled module, on the calling goroutine: a call's, never the loop's.
@@ -135,8 +138,15 @@ func (c *Components) resolve(block *lang.Component, version, digest string) (*in
 	if inst.Parsed == nil {
 		return nil, fmt.Errorf("component %q: the manifest of %s in %s cannot be read; reinstall it", block.Name, inst.Ref(), inst.Dir)
 	}
-	ic := &installedComponent{inst: inst, inputs: map[string]*schema.Schema{}}
+	ic := &installedComponent{inst: inst, inputs: map[string]*schema.Schema{}, outputs: map[string]*schema.Schema{}}
 	for name, t := range inst.Parsed.Tasks {
+		if len(t.OutputSchema) > 0 {
+			s, err := schema.Compile(inst.Ref()+" task "+name+" output", t.OutputSchema)
+			if err != nil {
+				return nil, fmt.Errorf("component %q: the output_schema of %s task %q does not compile: %w", block.Name, inst.Ref(), name, err)
+			}
+			ic.outputs[name] = s
+		}
 		if len(t.Schema) == 0 {
 			continue
 		}
@@ -232,7 +242,7 @@ func (c *Components) Dispatch(ctx context.Context, call TaskCall) outcome.Result
 	if perr != nil {
 		return outcome.Fail(outcome.Fatal, "component %s task %q answered with an invalid response: %v (response: %s)", ic.ref(), task, perr, preview(resp))
 	}
-	return res
+	return checkOutput(res, ic.outputs[task], fmt.Sprintf("component %s task %q", ic.ref(), task))
 }
 
 // env is what a call of ic may reach: the manifest's grants narrowed by the block.

@@ -49,6 +49,7 @@ type Plugins struct {
 	mu       sync.Mutex
 	resolved map[string]resolvedPlugin
 	inputs   map[string]*schema.Schema // by digest + task
+	outputs  map[string]*schema.Schema // by digest + task; nil when none or it does not compile
 }
 
 type resolvedPlugin struct {
@@ -222,7 +223,48 @@ func (p *Plugins) Dispatch(ctx context.Context, call TaskCall) outcome.Result {
 	if perr != nil {
 		return outcome.Fail(outcome.Fatal, "%s task %q answered with an invalid result: %v", t, call.Uses.Name, perr)
 	}
-	return res
+	if res.Type != outcome.Success && res.Type != outcome.Branch {
+		return res
+	}
+	s, what := p.outputSchema(ctx, t, call.Uses.Name)
+	return checkOutput(res, s, what)
+}
+
+// outputSchema is the compiled output_schema of a plugin task, compiled once per binary, and
+// the plugin's name and version for checkOutput's message. The schema is nil when the task
+// declares none, when it does not compile (`validate` reports that), or when the plugin's
+// schema cannot be had: its answer then stands unchecked.
+func (p *Plugins) outputSchema(ctx context.Context, t plugin.Target, task string) (*schema.Schema, string) {
+	s := p.Manager.CachedSchema(t)
+	if s == nil {
+		var err error
+		if s, err = p.Manager.Schema(ctx, t); err != nil {
+			return nil, ""
+		}
+	}
+	what := fmt.Sprintf("plugin %s task %q", s.Name, task)
+	if s.Version != "" {
+		what = fmt.Sprintf("plugin %s@%s task %q", s.Name, s.Version, task)
+	}
+	ts, ok := s.Tasks[task]
+	if !ok || len(ts.Output) == 0 {
+		return nil, what
+	}
+	key := t.Digest + "\x00" + task
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if cs, ok := p.outputs[key]; ok {
+		return cs, what
+	}
+	cs, err := schema.Compile("plugin "+s.Name+" task "+task+" output", ts.Output)
+	if err != nil {
+		cs = nil
+	}
+	if p.outputs == nil {
+		p.outputs = map[string]*schema.Schema{}
+	}
+	p.outputs[key] = cs
+	return cs, what
 }
 
 // env is the Host service's view of a call.

@@ -20,6 +20,8 @@ type Problem struct {
 	// Attribute names the attribute at fault when the problem is an attribute the schema does
 	// not allow; Path is then the object that holds it. Callers use it to point at the attribute.
 	Attribute string
+	// Pointer is Path as a JSON Pointer: "/headers/Accept", "/args/2"; "" is the value itself.
+	Pointer string
 }
 
 // String returns "<path>: <message>", or just the message when the problem is about the whole
@@ -120,7 +122,7 @@ func render(ps []problem) []Problem {
 		if i > 0 && comparePaths(ps[i-1].at, p.at) == 0 && ps[i-1].msg == p.msg {
 			continue
 		}
-		out = append(out, Problem{Path: p.at.String(), Message: p.msg, Attribute: p.attr})
+		out = append(out, Problem{Path: p.at.String(), Message: p.msg, Attribute: p.attr, Pointer: p.at.pointer()})
 	}
 	return out
 }

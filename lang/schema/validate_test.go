@@ -236,7 +236,7 @@ func TestCheck(t *testing.T) {
 	if !got.RawEquals(want) {
 		t.Errorf("Check:\n got  %#v\n want %#v", got, want)
 	}
-	wantProblems := []Problem{{Path: "port", Message: `must be an integer, got string "eighty"`}}
+	wantProblems := []Problem{{Path: "port", Message: `must be an integer, got string "eighty"`, Pointer: "/port"}}
 	if !slices.Equal(problems, wantProblems) {
 		t.Errorf("problems:\n got  %q\n want %q", problems, wantProblems)
 	}
