@@ -182,3 +182,14 @@ func watMemory64(t *testing.T, body string) []byte {
 	}
 	return wasm
 }
+
+// BenchmarkGuardGrowth is the rewrite of a Go guest, once per module before it is compiled.
+func BenchmarkGuardGrowth(b *testing.B) {
+	wasm := guesttest.Wasm(b, "text")
+	b.SetBytes(int64(len(wasm)))
+	for b.Loop() {
+		if _, err := guardGrowth(wasm); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
