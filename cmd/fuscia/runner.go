@@ -57,6 +57,13 @@ type runHostOptions struct {
 // another process holds it.
 func (c *cli) openRunHost(ctx context.Context, o runHostOptions) (*runHost, error) {
 	home, logFormat, workflows := o.home, o.logFormat, o.workflows
+	sizes, err := c.storeSizes()
+	if err != nil {
+		if o.plugins != nil {
+			_ = o.plugins.Close()
+		}
+		return nil, err
+	}
 	level := slog.LevelWarn
 	if o.logLevel != nil {
 		level = *o.logLevel
@@ -84,8 +91,9 @@ func (c *cli) openRunHost(ctx context.Context, o runHostOptions) (*runHost, erro
 	}}
 	h.plugins = &engine.Plugins{Manager: o.plugins, Env: plan.Env{Home: home, PluginDirs: o.pluginDirs}}
 	ocfg := local.OwnerConfig{
-		Home:   home,
-		Logger: tel.Logger,
+		Home:       home,
+		Logger:     tel.Logger,
+		StoreSizes: sizes,
 		OnWait: func(by string) {
 			fmt.Fprintf(c.stderr, "Waiting for the state store in %s: %s holds it. Press Ctrl-C to give up.\n", home, by)
 		},
@@ -221,7 +229,7 @@ func isNotFound(err error) bool { return errors.Is(err, journal.ErrNotFound) }
 // safe to do: not to move the store aside first, which would lose every run in it.
 func (c *cli) storeFailed(summary, home string, err error) int {
 	fmt.Fprintf(c.stderr, "Error: %s\n\n%s\n", summary, sentenceOf(err))
-	if !errors.Is(err, journal.ErrLocked) && !errors.Is(err, local.ErrBusy) && !errors.Is(err, local.ErrOwned) && !errors.Is(err, journal.ErrFormat) && !errors.Is(err, journal.ErrCorrupt) {
+	if !errors.Is(err, journal.ErrLocked) && !errors.Is(err, local.ErrBusy) && !errors.Is(err, local.ErrOwned) && !errors.Is(err, journal.ErrFormat) && !errors.Is(err, journal.ErrCorrupt) && !errors.Is(err, errTestStore) {
 		fmt.Fprintf(c.stderr, "\nNothing in the state store was changed. If it is damaged, stop the fuscia processes using %s and keep a copy of it as it is before anything else; "+
 			"docs/state.md (\"Damaged files\") says what is safe to do. Moving it aside starts an empty store without any run, unfinished ones included: do that only as a last resort.\n",
 			filepath.Join(home, "state"))

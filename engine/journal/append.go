@@ -99,7 +99,7 @@ func (s *Store) enqueueEntries(ctx context.Context, runID string, req *request, 
 	if err := s.takeFailure(runID); err != nil {
 		return fmt.Errorf("an earlier relaxed write failed: %w", err)
 	}
-	seq, sum, err := buildEntries(req, runID, st, entries, encoded)
+	seq, sum, err := buildEntries(req, runID, st, entries, encoded, s.maxValue)
 	if err != nil {
 		return err
 	}
@@ -144,8 +144,8 @@ func withSeq(data []byte, seq uint64) []byte {
 }
 
 // buildEntries fills req with the ops of entries (encoded by encodeEntries) and returns the
-// run's new last seq and summary; st is not modified.
-func buildEntries(req *request, runID string, st *runState, entries []Entry, encoded [][]byte) (uint64, *Summary, error) {
+// run's new last seq and summary; st is not modified. It refuses values over maxValue.
+func buildEntries(req *request, runID string, st *runState, entries []Entry, encoded [][]byte, maxValue int64) (uint64, *Summary, error) {
 	seq, sum := st.seq, st.summary
 	prefix := runJournalPrefix(runID)
 	req.ops = make([]op, 0, len(entries)+6)
@@ -184,7 +184,7 @@ func buildEntries(req *request, runID string, st *runState, entries []Entry, enc
 			return 0, nil, err
 		}
 	}
-	if err := checkOps(req.ops); err != nil {
+	if err := checkOps(req.ops, maxValue); err != nil {
 		return 0, nil, err
 	}
 	// Only now that nothing can fail: a refused Append leaves the entries' seqs alone.
@@ -285,7 +285,7 @@ func (s *Store) Log(runID string, lines ...LogLine) error {
 		seq := st.logSeq + uint64(i) + 1
 		req.add(op{key: seqKey(prefix, seq), value: withSeq(encoded[i], seq)})
 	}
-	if err := checkOps(req.ops); err != nil {
+	if err := checkOps(req.ops, s.maxValue); err != nil {
 		return fmt.Errorf("log run %s: %w", runID, err)
 	}
 	for i := range lines {

@@ -17,22 +17,23 @@ const (
 	maxKeySize = 65000
 )
 
-// checkOp refuses what Badger would refuse whatever the state (too large a key or value):
-// such an op must not reach the WAL, whose replay must not fail.
-func checkOp(o op) error {
+// checkOp refuses what Badger would refuse whatever the state (too large a key, a value over
+// maxValue, the store's value-log file size): such an op must not reach the WAL, whose replay
+// must not fail.
+func checkOp(o op, maxValue int64) error {
 	if len(o.key) == 0 || len(o.key) > maxKeySize {
 		return fmt.Errorf("key of %d bytes (at most %d)", len(o.key), maxKeySize)
 	}
-	if len(o.value) > valueLogFileSize {
-		return fmt.Errorf("value of %d bytes under key %.40q (at most %d)", len(o.value), o.key, valueLogFileSize)
+	if int64(len(o.value)) > maxValue {
+		return fmt.Errorf("value of %d bytes under key %.40q (at most %d)", len(o.value), o.key, maxValue)
 	}
 	return nil
 }
 
 // checkOps is checkOp for every op of a request.
-func checkOps(ops []op) error {
+func checkOps(ops []op, maxValue int64) error {
 	for _, o := range ops {
-		if err := checkOp(o); err != nil {
+		if err := checkOp(o, maxValue); err != nil {
 			return err
 		}
 	}

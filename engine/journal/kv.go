@@ -74,7 +74,7 @@ func (s *Store) KVDelete(scope, key string) error {
 
 func (s *Store) kvWrite(o op, what, key string) error {
 	req := &request{ops: []op{o}, durable: true, done: make(chan error, 1)}
-	if err := checkOps(req.ops); err != nil {
+	if err := checkOps(req.ops, s.maxValue); err != nil {
 		return fmt.Errorf("%s %q: %w", what, key, err)
 	}
 	if err := s.submit(req); err != nil {

@@ -30,6 +30,9 @@ type Options struct {
 	// GCInterval, when positive, runs value-log GC in the background this often (for
 	// long-lived processes).
 	GCInterval time.Duration
+	// Sizes replaces the sizes of the store's files (the zero value keeps the defaults; tests
+	// shrink them, see Sizes).
+	Sizes Sizes
 }
 
 var (
@@ -54,6 +57,8 @@ type Store struct {
 	walDir string
 	wc     walConfig
 	logger *slog.Logger
+	// maxValue is the largest value the store takes (its value-log file size).
+	maxValue int64
 
 	// mu orders appends: seqs are assigned and requests appended to pending under it, so
 	// pending order is seq order. It guards the fields below it.
@@ -143,11 +148,18 @@ type Store struct {
 // process holds dir and with ErrFormat when dir holds another format version. After a crash
 // it first replays the write-ahead log into Badger.
 func Open(dir string, opts Options) (*Store, error) {
-	return open(dir, opts, defaultWALConfig())
+	wc := defaultWALConfig()
+	opts.Sizes.applyWAL(&wc)
+	return open(dir, opts, wc)
 }
 
 func open(dir string, opts Options, wc walConfig) (*Store, error) {
-	db, err := openBadger(dir, badgerOptions(dir, opts.Logger), badger.Open)
+	if err := opts.Sizes.check(); err != nil {
+		return nil, fmt.Errorf("open state store %s: %w", dir, err)
+	}
+	bo := badgerOptions(dir, opts.Logger)
+	opts.Sizes.applyBadger(&bo)
+	db, err := openBadger(dir, bo, badger.Open)
 	if err != nil {
 		if strings.Contains(err.Error(), "Cannot acquire directory lock") {
 			return nil, fmt.Errorf("open state store %s: %w: %w", dir, ErrLocked, err)
@@ -167,6 +179,7 @@ func open(dir string, opts Options, wc walConfig) (*Store, error) {
 		walDir:     filepath.Join(dir, walDirName),
 		wc:         wc,
 		logger:     opts.Logger,
+		maxValue:   opts.Sizes.maxValue(),
 		runs:       make(map[string]*runState),
 		forgets:    make(map[string]struct{}),
 		wake:       make(chan struct{}, 1),
@@ -268,7 +281,7 @@ func (s *Store) replay(nums []uint64) error {
 			return fmt.Errorf("decode WAL record: %w", err)
 		}
 		for _, o := range ops {
-			if err := checkOp(o); err != nil {
+			if err := checkOp(o, s.maxValue); err != nil {
 				s.logError("replay WAL: skipping an op Badger refuses", err)
 				continue
 			}
@@ -432,7 +445,7 @@ func (s *Store) PutPlan(digest string, data []byte) error {
 	}
 	value := append([]byte(nil), data...)
 	req := &request{ops: []op{{key: planKey(digest), value: value}}, durable: true, done: make(chan error, 1)}
-	if err := checkOps(req.ops); err != nil {
+	if err := checkOps(req.ops, s.maxValue); err != nil {
 		return fmt.Errorf("put plan %s: %w", digest, err)
 	}
 	if err := s.submit(req); err != nil {

@@ -37,6 +37,9 @@ type OwnerConfig struct {
 	// Signaled is told about a signal journaled for a run no process runs (serve resumes it).
 	// Nil: the run waits for `fuscia resume`.
 	Signaled func(id string)
+	// StoreSizes replaces the sizes of the store's files (the zero value keeps the defaults;
+	// the crash matrix shrinks them, see journal.Sizes).
+	StoreSizes journal.Sizes
 }
 
 // Owner is the process's ownership of the store under a home directory: the open store, the
@@ -123,7 +126,7 @@ func lock(ctx context.Context, cfg OwnerConfig, logger *slog.Logger, sock string
 	start := time.Now()
 	waited := false
 	for {
-		st, err := journal.Open(stateDir, journal.Options{Logger: logger, GCInterval: 10 * time.Minute})
+		st, err := journal.Open(stateDir, journal.Options{Logger: logger, GCInterval: 10 * time.Minute, Sizes: cfg.StoreSizes})
 		if err == nil {
 			return st, nil
 		}
