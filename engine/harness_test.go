@@ -48,6 +48,11 @@ func newTestEnv(t *testing.T) *testEnv {
 	return te
 }
 
+// runDeadline bounds how long a test waits for a run that should end. It is a liveness bound,
+// not a timing assertion: compiling a Go guest under -race on a busy 2-core machine alone can take
+// well over 10 seconds.
+const runDeadline = 2 * time.Minute
+
 // closeStore waits for every run of the env's engine, then closes its store (once); the
 // store's files may then be read directly.
 func (te *testEnv) closeStore() {
@@ -60,8 +65,8 @@ func (te *testEnv) closeStore() {
 	go func() { te.engine.Wait(); close(done) }()
 	select {
 	case <-done:
-	case <-time.After(10 * time.Second):
-		te.t.Errorf("runs still active 10s after the test; the store is left open")
+	case <-time.After(runDeadline):
+		te.t.Errorf("runs still active %s after the test; the store is left open", runDeadline)
 		return
 	}
 	if err := te.store.Close(); err != nil {
@@ -123,8 +128,8 @@ func (te *testEnv) wait(r *Run) *journal.Execution {
 	te.t.Helper()
 	select {
 	case <-r.Done():
-	case <-time.After(10 * time.Second):
-		te.t.Fatal("run did not end")
+	case <-time.After(runDeadline):
+		te.t.Fatalf("run did not end within %s", runDeadline)
 	}
 	ex, err := r.Result()
 	if err != nil {
