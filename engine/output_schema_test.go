@@ -127,7 +127,8 @@ output "count" { value = task.honest.output.count }
 	wantJSON(t, "outputs", mustJSON(t, ex.Outputs), `{"count":7}`)
 }
 
-// TestPluginOutputSchema: the same for a plugin task, with the schema the plugin reports.
+// TestPluginOutputSchema: the same for a plugin task, with the schema the plugin reports
+// (declared for "shaped", derived from a Go type for "sparse").
 func TestPluginOutputSchema(t *testing.T) {
 	te := newTestEnv(t)
 	bin := plugintest.Build(t, "cmd/fuscia/testdata/echoplugin", "echo")
@@ -158,6 +159,10 @@ task "free" {
   uses   = plugin.echo.run
   inputs = { count = "anything" }
 }
+task "sparse" {
+  uses   = plugin.echo.sparse
+  inputs = { name = "ada" }
+}
 `, StartOptions{})
 	wantRun(t, ex, journal.StatusCompletedWithErrors)
 	n := wantNode(t, ex, "task.bad", journal.StatusFailed)
@@ -168,6 +173,10 @@ task "free" {
 	}
 	wantNode(t, ex, "task.good", journal.StatusSucceeded)
 	wantNode(t, ex, "task.free", journal.StatusSucceeded)
+	// A typed output whose slice, map and pointer are nil (null on the wire) meets the schema
+	// the SDK derived from its type.
+	n = wantNode(t, ex, "task.sparse", journal.StatusSucceeded)
+	wantJSON(t, "task.sparse's output", n.Output, `{"name":"ada","tags":null,"labels":null,"parent":null}`)
 }
 
 // BenchmarkCheckOutput is the per-attempt cost of holding an output to its output_schema: a

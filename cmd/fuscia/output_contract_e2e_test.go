@@ -104,7 +104,8 @@ output "count" {
 }
 
 // TestPluginOutputSchemaE2E: the same for a plugin, through the binary and a real plugin
-// process: the echo plugin's "shaped" task declares {"count": integer}.
+// process: the echo plugin's "shaped" task declares {"count": integer}; its "sparse" task has
+// the output schema the SDK derives from a Go struct, and answers that struct with nil fields.
 func TestPluginOutputSchemaE2E(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
@@ -129,6 +130,15 @@ task "good" {
   uses   = plugin.echo.shaped
   inputs = { count = 7 }
 }
+
+task "sparse" {
+  uses   = plugin.echo.sparse
+  inputs = { name = "ada" }
+}
+
+output "sparse" {
+  value = task.sparse.output
+}
 `)
 	id, _ := crApply(t, h, 3, f) // 3: completed with errors
 	ex := crShow(t, h, id)
@@ -141,6 +151,12 @@ task "good" {
 	if n := crNodeOf(t, ex, "task.good"); n.Status != "succeeded" {
 		t.Fatalf("task.good: %+v", n)
 	}
+	// A typed output whose slice, map and pointer are nil meets the schema the SDK derived
+	// from its Go type: encoding/json writes them as null, and the schema says so.
+	if n := crNodeOf(t, ex, "task.sparse"); n.Status != "succeeded" {
+		t.Fatalf("task.sparse: %s, error %+v", n.Status, n.Error)
+	}
+	jsonEqual(t, "outputs.sparse", ex.Outputs["sparse"], `{"name":"ada","tags":null,"labels":null,"parent":null}`)
 }
 
 // TestShellOutputOverLimitE2E: a command that prints more than the node output limit holds, as

@@ -34,6 +34,9 @@ func TestOutputReferences(t *testing.T) {
 	                   "tags": {"type": "array", "items": {"type": "object", "properties": {"k": {"type": "string"}}, "additionalProperties": false}}}}},
 	  "listed": {"output_schema": {"type": "object", "properties": {"id": {"type": "string"}}}},
 	  "open": {"output_schema": {"type": "object", "properties": {"id": {"type": "string"}}, "additionalProperties": true}},
+	  "nullable": {"output_schema": {"type": "object", "additionalProperties": false,
+	    "properties": {"email": {"type": ["object", "null"], "properties": {"to": {"type": "string"}}, "additionalProperties": false},
+	                   "tags": {"type": ["array", "null"], "items": {"type": ["object", "null"], "properties": {"k": {"type": "string"}}, "additionalProperties": false}}}}},
 	  "bare": {}
 	}`)
 	cases := []struct {
@@ -52,6 +55,11 @@ func TestOutputReferences(t *testing.T) {
 		{"no schema", "task.c.output.anything", ""},
 		{"for_each instance", "task.d.output[0].id", ""},
 		{"for_each typo", "task.d.output[0].idd", `has no attribute "idd"`},
+		// A type list with null (the Go plugin SDK's nil-able fields) keeps its properties.
+		{"nullable object", "task.f.output.email.to", ""},
+		{"nullable object typo", "task.f.output.email.too", `task.f.output.email has no attribute "too"`},
+		{"nullable items", "task.f.output.tags[0].k", ""},
+		{"nullable items typo", "task.f.output.tags[0].key", `has no attribute "key"`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -68,6 +76,7 @@ task "d" {
   for_each = ["x", "y"]
 }
 output "x" { value = ` + tc.ref + ` }
+task "f" { uses = component.m.nullable }
 `
 			os.WriteFile(file, []byte(src), 0o644)
 			w, diags := lang.NewParser().Load(file, lang.Options{Planning: true})

@@ -25,7 +25,7 @@ func TestExecute(t *testing.T) {
 			&pluginv1.ExecuteResponse{Type: success, Output: []byte(`{"message":"hello ann x2"}`)}, ""},
 		{"null input", "echo", `null`,
 			&pluginv1.ExecuteResponse{Type: success, Output: []byte(`{"message":"hello  x0"}`)}, ""},
-		{"nil pointer output", "nil", `{}`, &pluginv1.ExecuteResponse{Type: success, Output: []byte(`{}`)}, ""},
+		{"nil pointer output", "nil", `{}`, &pluginv1.ExecuteResponse{Type: success, Output: []byte(`{"message":""}`)}, ""},
 		{"skip", "result", `{"kind":"skip"}`,
 			&pluginv1.ExecuteResponse{Type: pluginv1.ExecuteResponse_TYPE_SKIP, Reason: "nothing to do"}, ""},
 		{"branch", "result", `{"kind":"branch"}`,

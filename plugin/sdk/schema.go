@@ -13,6 +13,8 @@ var (
 	rawMessageType  = reflect.TypeFor[json.RawMessage]()
 	resultType      = reflect.TypeFor[Result]()
 	artifactRefType = reflect.TypeFor[ArtifactRef]()
+	// jsonMarshalerType says which types encode themselves (json.RawMessage among them).
+	jsonMarshalerType = reflect.TypeFor[json.Marshaler]()
 )
 
 // inputSchemaFor returns the JSON Schema of a task input of type t. An input that takes any
@@ -21,16 +23,17 @@ func inputSchemaFor(t reflect.Type) ([]byte, error) {
 	if takesAnything(t) {
 		return []byte(`{"type":"object"}`), nil
 	}
-	return deriveSchema(t)
+	return deriveSchema(t, nil)
 }
 
 // outputSchemaFor returns the JSON Schema of a task output of type t; nil when t says nothing
-// about it (a Result, json.RawMessage, an interface).
+// about it (a Result, json.RawMessage, an interface). Unlike an input's, it accepts null
+// wherever encoding/json may write one (admitNull).
 func outputSchemaFor(t reflect.Type) ([]byte, error) {
 	if takesAnything(t) || t == resultType {
 		return nil, nil
 	}
-	return deriveSchema(t)
+	return deriveSchema(t, admitNull)
 }
 
 func takesAnything(t reflect.Type) bool {
@@ -44,7 +47,8 @@ func takesAnything(t reflect.Type) bool {
 // one self-contained document, every type inline, no $id (Fuscia compiles it as it is and
 // never fetches anything). A field is required unless tagged omitempty or omitzero, and an
 // object refuses fields its struct does not have, as the strict decoding of inputs does.
-func deriveSchema(t reflect.Type) (doc []byte, err error) {
+// adjust, if not nil, amends the reflected schema before it is encoded.
+func deriveSchema(t reflect.Type, adjust func(reflect.Type, *jsonschema.Schema)) (doc []byte, err error) {
 	// invopop panics on types JSON cannot hold (channels, functions, complex numbers).
 	defer func() {
 		if p := recover(); p != nil {
@@ -62,7 +66,11 @@ func deriveSchema(t reflect.Type) (doc []byte, err error) {
 	if recursive(t, map[reflect.Type]bool{}) {
 		r.DoNotReference, r.ExpandedStruct = false, false
 	}
-	doc, err = json.Marshal(r.ReflectFromType(t))
+	s := r.ReflectFromType(t)
+	if adjust != nil {
+		adjust(t, s)
+	}
+	doc, err = json.Marshal(s)
 	if err != nil {
 		return nil, fmt.Errorf("encode the JSON Schema of %s: %w", t, err)
 	}

@@ -33,7 +33,7 @@ type tree struct {
 // compile compiles a derived schema the way Fuscia compiles a plugin's schemas.
 func compile(t *testing.T, typ reflect.Type) *schema.Schema {
 	t.Helper()
-	doc, err := deriveSchema(typ)
+	doc, err := deriveSchema(typ, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +117,7 @@ func TestDeriveSchemaRecursive(t *testing.T) {
 func TestDeriveSchemaErrors(t *testing.T) {
 	if _, err := deriveSchema(reflect.TypeFor[struct {
 		C chan int `json:"c"`
-	}]()); err == nil || !strings.Contains(err.Error(), "cannot derive a JSON Schema") {
+	}](), nil); err == nil || !strings.Contains(err.Error(), "cannot derive a JSON Schema") {
 		t.Errorf("chan field: %v", err)
 	}
 }

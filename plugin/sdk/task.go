@@ -28,12 +28,15 @@ func (t TaskDef) Name() string { return t.name }
 // Task defines the task name, served by fn. The input is decoded into In with encoding/json,
 // strictly: a field that In does not have, or a value of the wrong type, fails the attempt with
 // a validation error before fn runs; an absent or null input leaves In at its zero value. fn's
-// Out is encoded with encoding/json as the success output (nil is {}); an Out of type Result is
-// sent as that result.
+// Out is encoded with encoding/json as the success output (a nil pointer as the zero value it
+// points to, a nil slice as [], a nil map or interface as {}); an Out of type Result is sent as
+// that result.
 //
 // The input and output JSON Schemas are derived from In and Out (see the package README):
 // a field tagged `json:",omitempty"` is optional, any other is required, and fields not in the
-// type are refused. InputSchema and OutputSchema declare them instead.
+// type are refused; an output field that can be nil (slice, map, pointer, interface) and is
+// not omitempty also accepts null, as encoding/json writes it. InputSchema and OutputSchema
+// declare them instead.
 func Task[In, Out any](name string, fn func(ctx context.Context, call *Call, in In) (Out, error), opts ...Option) TaskDef {
 	if fn == nil {
 		return TaskDef{name: name, err: fmt.Errorf("task %s has a nil handler", strconv.Quote(name))}
@@ -46,8 +49,25 @@ func Task[In, Out any](name string, fn func(ctx context.Context, call *Call, in 
 		if r, ok := any(out).(Result); ok {
 			return r, nil
 		}
-		return Success(out), nil
+		return Success(sendable(out)), nil
 	})
+}
+
+// sendable is a task's output as Task sends it: a nil pointer (to anything but an interface)
+// as the zero value it points to, and a nil slice as an empty one, so that what is sent
+// matches the schema derived from Out, which describes that value and not null (marshalOutput
+// would send {}). A nil map, interface or json.RawMessage stays as it is and is sent as {}.
+func sendable(out any) any {
+	v := reflect.ValueOf(out)
+	switch {
+	case !v.IsValid() || !canBeNil(v.Type()) || !v.IsNil():
+		return out
+	case v.Kind() == reflect.Pointer && v.Type().Elem().Kind() != reflect.Interface:
+		return reflect.New(v.Type().Elem()).Interface()
+	case v.Kind() == reflect.Slice && !v.Type().Implements(jsonMarshalerType):
+		return reflect.MakeSlice(v.Type(), 0, 0).Interface()
+	}
+	return out
 }
 
 // TaskWithResult defines the task name, served by fn, which may answer Skip, Branch and
