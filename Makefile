@@ -4,7 +4,7 @@ BIN      := bin/fuscia
 LOAD     := bin/fuscia-load
 FUZZTIME ?= 20s
 
-.PHONY: build test vet fmt-check fuzz demo bench soak load-tool examples proto clean
+.PHONY: build test vet fmt-check fuzz demo bench soak crash load-tool examples proto clean
 
 # build builds the CLI and the first-party plugins (bin/plugins/fuscia-plugin-shell, -ssh).
 build:
@@ -12,8 +12,9 @@ build:
 	$(GO) build -o bin/plugins/fuscia-plugin-shell ./plugins/shell
 	$(GO) build -o bin/plugins/fuscia-plugin-ssh ./plugins/ssh
 
-# test is what CI runs (.ci/run): formatting, vet, every test with the race detector, the
-# examples through the real binary, and a short fuzz run of the workflow loader.
+# test is what CI runs (.ci/run): formatting, vet, every test with the race detector (32 kills
+# of the crash matrix among them), the examples through the real binary, and a short fuzz run
+# of the workflow loader.
 test: fmt-check vet build
 	$(GO) test -race -count=1 ./...
 	./$(BIN) validate examples/
@@ -92,6 +93,16 @@ load-tool:
 # one is). Not part of `make test`.
 soak: build load-tool
 	$(LOAD) -fuscia $(BIN) -mode soak -duration 10m -rate 100
+
+# crash runs the crash matrix (docs/state.md, "Crash matrix") with CRASH_KILLS kills: `fuscia
+# serve` under webhook load and `fuscia apply`/`resume` SIGKILLed at Badger's memtable and
+# value-log rotations, table writes and compactions, the WAL's segment rotations and
+# checkpoints, random times and startup. After each kill the store must open the first time,
+# hold every acknowledged run, and no finished node may run again; it prints the kill points
+# hit (docs/performance.md). `make test` runs 32 kills of it. 500 kills take ~10 minutes; Linux.
+CRASH_KILLS ?= 500
+crash:
+	FUSCIA_CRASH_KILLS=$(CRASH_KILLS) $(GO) test -count=1 -timeout 3h -run '^TestCrashMatrix$$' -v ./cmd/fuscia
 
 # examples builds the example Wasm components (GOOS=wasip1, a WASI reactor) and plugins with
 # the Go toolchain alone; each component.wasm lands beside its manifest.json, ready for
