@@ -56,6 +56,9 @@ func runApply(ctx context.Context, c *cli, args []string) int {
 				"A saved plan runs with the variables it was planned with; -var and -var-file cannot change them. Plan again with the new values.")
 		}
 		prog, parser, diags, err = loadSavedPlan(file, env)
+		if errors.Is(err, plan.ErrIntegrity) {
+			return c.fail(*asJSON, "Plan file does not match its digest", sentenceOf(err))
+		}
 		if err != nil {
 			return c.fail(*asJSON, "Invalid plan file", sentenceOf(err))
 		}
@@ -169,8 +172,9 @@ func loadForApply(ctx context.Context, file string, env plan.Env, plugins *plugi
 	return engine.NewProgram(w, blob), parser, diags
 }
 
-// loadSavedPlan reads a saved plan, reloads its workflow from the saved sources, and refuses it
-// when a locked component or plugin changed since it was planned.
+// loadSavedPlan reads a saved plan (refused when it does not match its digest), reloads its
+// workflow from the saved sources, and refuses it when a locked component or plugin changed
+// since it was planned or the plan built again differs from the saved one.
 func loadSavedPlan(file string, env plan.Env) (*engine.Program, *lang.Parser, hcl.Diagnostics, error) {
 	data, err := os.ReadFile(file)
 	if err != nil {
@@ -196,6 +200,17 @@ func loadSavedPlan(file string, env plan.Env) (*engine.Program, *lang.Parser, hc
 		return nil, parser, diags, nil
 	}
 	if err := plan.CheckLocks(saved, res); err != nil {
+		return nil, parser, diags, err
+	}
+	// The locked binaries are the planned ones, so they report the versions the plan recorded
+	// (the plan asked them; apply does not start them before the run).
+	for name, pl := range res.Plugins {
+		pl.Version = saved.Plugins[name].Version
+	}
+	// What runs is the workflow loaded from the saved sources; the plan in the file is what was
+	// reviewed. They must be one plan: a component whose manifest now grants other hosts (its
+	// digest covers only its module) or a plan rewritten with its digest is refused.
+	if err := saved.Rebuilt(plan.Build(w, res)); err != nil {
 		return nil, parser, diags, err
 	}
 	return engine.NewProgram(w, data), parser, diags, nil

@@ -20,8 +20,9 @@ import (
 
 // A saved plan (`plan -out FILE`, conventionally NAME.fsplan) is a zip holding:
 //
-//	fuscia-plan.json     Saved, below: versions, the plan, variables, locked digests, file index
 //	workflows/N          the source of each workflow file (the planned one first, then called ones)
+//	fuscia-plan.json     Saved, below: versions, the plan, variables, locked digests, file index
+//	fuscia-plan.sha256   the digest of every other member (integrity.go)
 //
 // Sources are stored under numbered entries, with their paths in the index, so that a path such as
 // "../shared/child.fsc.hcl" never becomes a zip entry that escapes a directory. Secret values are
@@ -41,8 +42,10 @@ type Saved struct {
 	Plugins       map[string]PluginLock    `json:"plugins"`
 	Plan          *Plan                    `json:"plan"`
 
-	// Sources holds each file's content by path; filled by ReadFile.
+	// Sources holds each file's content by path; filled by Decode.
 	Sources map[string][]byte `json:"-"`
+	// planJSON is Plan as the file holds it, for Rebuilt; filled by Decode.
+	planJSON json.RawMessage
 }
 
 // SavedFile indexes one workflow source in the zip.
@@ -138,8 +141,10 @@ func Encode(p *Plan, w *lang.Workflow, sources map[string][]byte, vars map[strin
 	}
 	collect(w)
 
-	buf := &bytes.Buffer{}
-	zw := zip.NewWriter(buf)
+	// Members are written sources first, then the manifest, then the integrity entry that
+	// binds them all (integrity.go).
+	members := map[string][]byte{}
+	var order []string
 	seen := map[string]bool{}
 	for _, f := range files {
 		if seen[f] {
@@ -152,16 +157,28 @@ func Encode(p *Plan, w *lang.Workflow, sources map[string][]byte, vars map[strin
 		}
 		entry := fmt.Sprintf("workflows/%d", len(s.Files))
 		s.Files = append(s.Files, SavedFile{Path: f, Entry: entry})
-		if err := writeEntry(zw, entry, src); err != nil {
-			return nil, err
-		}
+		members[entry] = src
+		order = append(order, entry)
 	}
 	manifest, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {
 		return nil, fmt.Errorf("save plan: %w", err)
 	}
-	if err := writeEntry(zw, manifestEntry, manifest); err != nil {
-		return nil, err
+	members[manifestEntry] = manifest
+	order = append(order, manifestEntry)
+	seal, err := sealMembers(members)
+	if err != nil {
+		return nil, fmt.Errorf("save plan: %w", err)
+	}
+	members[integrityEntry] = seal
+	order = append(order, integrityEntry)
+
+	buf := &bytes.Buffer{}
+	zw := zip.NewWriter(buf)
+	for _, name := range order {
+		if err := writeEntry(zw, name, members[name]); err != nil {
+			return nil, err
+		}
 	}
 	if err := zw.Close(); err != nil {
 		return nil, fmt.Errorf("save plan: %w", err)
@@ -180,10 +197,14 @@ func writeEntry(zw *zip.Writer, name string, data []byte) error {
 	return nil
 }
 
-// maxEntrySize bounds what ReadFile inflates, so a zip bomb is refused as corrupt.
-const maxEntrySize = 64 << 20
+// maxEntrySize bounds what Decode inflates of one member, and maxPlanSize of all of them, so
+// that a zip bomb is refused as corrupt.
+const (
+	maxEntrySize = 64 << 20
+	maxPlanSize  = 256 << 20
+)
 
-// ReadFile opens a saved plan. Errors wrap ErrCorrupt or ErrVersion.
+// ReadFile opens a saved plan. Errors wrap ErrCorrupt, ErrVersion or ErrIntegrity.
 func ReadFile(path string) (*Saved, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -192,42 +213,48 @@ func ReadFile(path string) (*Saved, error) {
 	return Decode(path, data)
 }
 
-// Decode reads a saved plan from its bytes; name is used in messages. Errors wrap ErrCorrupt or
-// ErrVersion.
+// Decode reads a saved plan from its bytes; name is used in messages. It checks every member
+// against the plan's digest (integrity.go) before it believes any of them. Errors wrap
+// ErrCorrupt, ErrVersion or ErrIntegrity.
 func Decode(name string, data []byte) (*Saved, error) {
 	path := name
 	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrCorrupt, path, err)
 	}
-	entries := map[string]*zip.File{}
-	for _, f := range zr.File {
-		entries[f.Name] = f
-	}
-	read := func(name string) ([]byte, error) {
-		f := entries[name]
-		if f == nil {
-			return nil, fmt.Errorf("%w: %s has no %s", ErrCorrupt, path, name)
-		}
-		rc, err := f.Open()
-		if err != nil {
-			return nil, fmt.Errorf("%w: %s: %s: %v", ErrCorrupt, path, name, err)
-		}
-		defer rc.Close()
-		data, err := io.ReadAll(io.LimitReader(rc, maxEntrySize+1))
-		if err != nil || len(data) > maxEntrySize {
-			return nil, fmt.Errorf("%w: %s: entry %s is unreadable or too large", ErrCorrupt, path, name)
-		}
-		return data, nil
-	}
-	raw, err := read(manifestEntry)
+	members, integrity, err := readMembers(path, zr)
 	if err != nil {
 		return nil, err
+	}
+	raw, ok := members[manifestEntry]
+	if !ok && integrity == nil {
+		return nil, fmt.Errorf("%w: %s has no %s", ErrCorrupt, path, manifestEntry)
+	}
+	if integrity == nil {
+		// A plan saved before plans carried a digest. Its version says why, when it has one.
+		var old struct {
+			Fuscia string `json:"fuscia_version"`
+		}
+		if json.Unmarshal(raw, &old) == nil && old.Fuscia != "" && old.Fuscia != version.Fuscia {
+			return nil, fmt.Errorf("%w: %s was saved by fuscia %s, this is fuscia %s; run `fuscia plan` again", ErrVersion, path, old.Fuscia, version.Fuscia)
+		}
+		return nil, fmt.Errorf("%w: %s has no digest (%s): it was saved by an older fuscia, or put together by hand; run `fuscia plan -out` again", ErrIntegrity, path, integrityEntry)
+	}
+	if err := checkMembers(path, integrity, members); err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, fmt.Errorf("%w: %s has no %s", ErrCorrupt, path, manifestEntry)
 	}
 	var s Saved
 	if err := json.Unmarshal(raw, &s); err != nil {
 		return nil, fmt.Errorf("%w: %s: %s: %v", ErrCorrupt, path, manifestEntry, err)
 	}
+	var planOnly struct {
+		Plan json.RawMessage `json:"plan"`
+	}
+	_ = json.Unmarshal(raw, &planOnly)
+	s.planJSON = planOnly.Plan
 	if s.FormatVersion != version.PlanFormat || s.Plan == nil || len(s.Files) == 0 {
 		return nil, fmt.Errorf("%w: %s: unsupported format %q", ErrCorrupt, path, s.FormatVersion)
 	}
@@ -235,14 +262,35 @@ func Decode(name string, data []byte) (*Saved, error) {
 		return nil, fmt.Errorf("%w: %s was saved by fuscia %s, this is fuscia %s; run `fuscia plan` again", ErrVersion, path, s.Fuscia, version.Fuscia)
 	}
 	s.Sources = make(map[string][]byte, len(s.Files))
+	indexed := map[string]bool{manifestEntry: true}
 	for _, f := range s.Files {
-		data, err := read(f.Entry)
-		if err != nil {
-			return nil, err
+		data, ok := members[f.Entry]
+		if !ok || indexed[f.Entry] {
+			return nil, fmt.Errorf("%w: %s: the file index names member %q, which is missing or named twice", ErrCorrupt, path, f.Entry)
 		}
+		indexed[f.Entry] = true
 		s.Sources[filepath.Clean(f.Path)] = data
 	}
+	for name := range members {
+		if !indexed[name] {
+			return nil, fmt.Errorf("%w: %s: member %q is not in the file index", ErrCorrupt, path, name)
+		}
+	}
 	return &s, nil
+}
+
+// readMember inflates one member of a plan file, at most maxEntrySize bytes of it.
+func readMember(path string, f *zip.File) ([]byte, error) {
+	rc, err := f.Open()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %s: %v", ErrCorrupt, path, f.Name, err)
+	}
+	defer rc.Close()
+	data, err := io.ReadAll(io.LimitReader(rc, maxEntrySize+1))
+	if err != nil || len(data) > maxEntrySize {
+		return nil, fmt.Errorf("%w: %s: entry %s is unreadable or too large", ErrCorrupt, path, f.Name)
+	}
+	return data, nil
 }
 
 // VarValues decodes the saved variable values.
