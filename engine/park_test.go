@@ -166,8 +166,8 @@ func TestDrainInterruptsAfterGraceAndResumeDoesNotCountIt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ex.Status != journal.StatusRunning {
-		t.Fatalf("status %s, want running (resumable)", ex.Status)
+	if ex.Status != journal.StatusInterrupted {
+		t.Fatalf("status %s, want interrupted (resumable)", ex.Status)
 	}
 	wantNode(t, ex, "task.short", journal.StatusSucceeded)
 	wantNode(t, ex, "task.long", journal.StatusPending)

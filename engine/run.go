@@ -519,7 +519,7 @@ func (r *Run) detach(why string) {
 	r.detached = why
 	entry := journal.Entry{Type: journal.RunStatus, Status: journal.StatusWaiting, Reason: "parked"}
 	if why == DetachedInterrupted {
-		entry = journal.Entry{Type: journal.RunStatus, Status: journal.StatusRunning, Reason: "interrupted by a shutdown"}
+		entry = journal.Entry{Type: journal.RunStatus, Status: journal.StatusInterrupted, Reason: "interrupted by a shutdown"}
 		// Children started through calls derive their contexts from this one: they are
 		// interrupted too (they drain on their own), never cancelled.
 		r.cancel(errInterrupted)
@@ -532,7 +532,7 @@ func (r *Run) detach(why string) {
 		r.span.End()
 	}
 	r.e.cfg.Store.Forget(r.id)
-	r.finalStatus = journal.StatusRunning
+	r.finalStatus = journal.StatusInterrupted
 	if why == DetachedParked {
 		r.finalStatus = journal.StatusWaiting
 	}

@@ -631,8 +631,8 @@ func listRuns(ctx context.Context, c *http.Client, api string, q string) ([]runS
 	return r.Executions, err
 }
 
-// waitDrained waits until no run of workflow hook is running or waiting and at least want
-// runs have finished; it returns every run of hook and when the drain was seen.
+// waitDrained waits until no run of workflow hook is running, waiting or interrupted and at
+// least want runs have finished; it returns every run of hook and when the drain was seen.
 func waitDrained(ctx context.Context, c *http.Client, sp *serveProc, want int, timeout time.Duration) ([]runSummary, time.Time, error) {
 	deadline := time.Now().Add(timeout)
 	var last string
@@ -641,7 +641,7 @@ func waitDrained(ctx context.Context, c *http.Client, sp *serveProc, want int, t
 			return nil, time.Time{}, errors.New("serve exited while the runs were finishing")
 		}
 		busy := false
-		for _, st := range []string{"running", "waiting"} {
+		for _, st := range []string{"running", "waiting", "interrupted"} {
 			runs, err := listRuns(ctx, c, sp.api, "workflow=hook&status="+st+"&limit=1")
 			if err != nil {
 				last = err.Error()

@@ -53,7 +53,7 @@ func executionsUsage(w io.Writer) {
 
 // runStatuses are the statuses -status accepts.
 var runStatuses = []string{
-	journal.StatusRunning, journal.StatusWaiting, journal.StatusSucceeded, journal.StatusFailed,
+	journal.StatusRunning, journal.StatusWaiting, journal.StatusInterrupted, journal.StatusSucceeded, journal.StatusFailed,
 	journal.StatusCompletedWithErrors, journal.StatusCancelled, journal.StatusTimedOut,
 }
 

@@ -198,7 +198,9 @@ func TestExecutionsList(t *testing.T) {
 		{nil, []string{runs.running, runs.failed, runs.old}},
 		{[]string{"-workflow", "orders"}, []string{runs.running, runs.old}},
 		{[]string{"-status", "failed"}, []string{runs.failed}},
-		{[]string{"-status=running", "-workflow=orders"}, []string{runs.running}},
+		// No process ran it when the store was opened: it is interrupted, not running.
+		{[]string{"-status=interrupted", "-workflow=orders"}, []string{runs.running}},
+		{[]string{"-status=running"}, []string{}},
 		{[]string{"-workflow", "nope"}, []string{}},
 		{[]string{"-completed-before", "48h"}, []string{runs.old}},
 		{[]string{"-completed-before", "2d"}, []string{runs.old}},
@@ -219,7 +221,7 @@ func TestExecutionsList(t *testing.T) {
 	for _, col := range []string{"WORKFLOW", "STATUS", "TRIGGER", "STARTED", "DURATION"} {
 		wantContains(t, "header", lines[0], col)
 	}
-	wantContains(t, "list", lines[1], runs.running, "orders", "running", "manual.start")
+	wantContains(t, "list", lines[1], runs.running, "orders", "interrupted", "manual.start")
 	wantContains(t, "list", lines[2], runs.failed, "mail", "failed", "schedule.nightly", "1s")
 	wantContains(t, "list", lines[3], runs.old, "succeeded", "2.5s")
 	if r := h.run("executions", "list", "-workflow", "nope"); r.code != 0 || !strings.Contains(r.stdout, "No executions") {
@@ -379,9 +381,10 @@ func TestShowHuman(t *testing.T) {
 	if strings.Contains(r.stdout, "Outputs:") {
 		t.Errorf("a run without outputs shows an Outputs section:\n%s", r.stdout)
 	}
+	// Nobody ran it when the store was opened: interrupted, with how to continue it.
 	r = h.run("show", runs.running)
 	wantCode(t, r, 0)
-	wantContains(t, "show running", r.stdout, "Status:    running", "so far")
+	wantContains(t, "show interrupted", r.stdout, "Status:    interrupted", "so far", "Continue it with: fuscia resume "+runs.running)
 }
 
 // regexpLine reports whether a line of s matches the regular expression re.

@@ -1170,8 +1170,8 @@ func TestServeSIGTERM(t *testing.T) {
 	wantContains(t, "serve's stdout", sp.stdout.String(), "Shutting down:", "Stopped.")
 
 	ex := showJSON(t, h, id)
-	if ex.Status != "running" {
-		t.Errorf("after the shutdown the run is %s, want running (unfinished, resumable)", ex.Status)
+	if ex.Status != "interrupted" {
+		t.Errorf("after the shutdown the run is %s, want interrupted (unfinished, resumable)", ex.Status)
 	}
 	if n := nodeOf(t, ex, "task.short"); n.Status != "succeeded" || n.Attempts != 1 {
 		t.Errorf("task.short (2s, within the grace) is %s with %d attempts, want succeeded with 1", n.Status, n.Attempts)
@@ -1848,8 +1848,8 @@ func TestServeSecondSignal(t *testing.T) {
 		t.Errorf("serve exited %d, want 0:\n%s", code, sp)
 	}
 	ex := showJSON(t, h, id)
-	if ex.Status != "running" {
-		t.Errorf("after the interrupted shutdown the run is %s, want running (resumable)", ex.Status)
+	if ex.Status != "interrupted" {
+		t.Errorf("after the interrupted shutdown the run is %s, want interrupted (resumable)", ex.Status)
 	}
 	for _, addr := range []string{"task.short", "task.long"} {
 		if n := nodeOf(t, ex, addr); n.Status == "failed" || n.Status == "succeeded" || n.Status == "cancelled" {

@@ -92,6 +92,9 @@ func writeExecution(w io.Writer, x *journal.Execution, now time.Time) {
 			fmt.Fprintf(w, "  %s\n", l)
 		}
 	}
+	if x.Status == journal.StatusInterrupted {
+		fmt.Fprintf(w, "\nThe process running this execution ended before it did; nothing runs it now. Continue it with: fuscia resume %s\n", x.ID)
+	}
 }
 
 // nodeOrder sorts node addresses by when they started (or, for a node that never started,

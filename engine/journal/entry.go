@@ -109,11 +109,16 @@ type Trigger struct {
 	Payload json.RawMessage `json:"payload,omitempty"`
 }
 
-// Run statuses (language.md). "interrupted" is not a status: a run whose process died stays
-// `running` (or `waiting`) in the store until it is resumed.
+// Run statuses (language.md). A run is interrupted when the process running it ended before
+// it did: a crash, a kill, or a shutdown that stopped waiting for it. Only one process opens a
+// store at a time (Badger's directory lock), so no run is live when it opens the store: the
+// owner moves every run it finds running to interrupted (Store.InterruptRunning). Resume moves
+// it back to running. A waiting run stays waiting: its waits hold, and signal or resume
+// continue it.
 const (
 	StatusRunning             = "running"
 	StatusWaiting             = "waiting"
+	StatusInterrupted         = "interrupted"
 	StatusSucceeded           = "succeeded"
 	StatusFailed              = "failed"
 	StatusCompletedWithErrors = "completed_with_errors"
@@ -123,6 +128,12 @@ const (
 	StatusPending = "pending"
 	StatusSkipped = "skipped"
 )
+
+// UnfinishedStatuses are the run statuses that are not final, in the order a reader lists
+// them: running, waiting, interrupted.
+func UnfinishedStatuses() []string {
+	return []string{StatusRunning, StatusWaiting, StatusInterrupted}
+}
 
 // Finished reports whether a run status is final.
 func Finished(status string) bool {

@@ -150,7 +150,7 @@ func list(txn *badger.Txn, f Filter) ([]Summary, error) {
 	switch {
 	case f.Parent != "":
 		err = byIndex(parentIndexPrefix(f.Parent))
-	case f.Status == StatusRunning || f.Status == StatusWaiting:
+	case f.Status != "" && !Finished(f.Status):
 		err = byIndex(statusIndexPrefix(f.Status))
 	case f.Workflow != "":
 		err = byIndex(workflowIndexPrefix(f.Workflow))
@@ -212,12 +212,12 @@ func allRuns(txn *badger.Txn, f Filter, out *[]Summary, full func() bool) error 
 	return nil
 }
 
-// Unfinished returns the runs whose status is running or waiting (resumable after a crash),
+// Unfinished returns the runs whose status is running, waiting or interrupted (resumable),
 // newest first.
 func (s *Store) Unfinished() ([]Summary, error) {
 	var out []Summary
 	err := s.view(func(txn *badger.Txn) error {
-		for _, status := range []string{StatusRunning, StatusWaiting} {
+		for _, status := range UnfinishedStatuses() {
 			part, err := list(txn, Filter{Status: status})
 			if err != nil {
 				return err

@@ -145,8 +145,10 @@ type Store struct {
 }
 
 // Open opens (creating it if needed) the store in dir. It fails with ErrLocked when another
-// process holds dir and with ErrFormat when dir holds another format version. After a crash
-// it first replays the write-ahead log into Badger.
+// process holds dir, with ErrFormat when dir holds another format version, and with a
+// *CorruptError when a file is damaged. After a crash it first replays the write-ahead log into
+// Badger. The process that opens the store owns every run in it: InterruptRunning marks those a
+// dead process left running.
 func Open(dir string, opts Options) (*Store, error) {
 	wc := defaultWALConfig()
 	opts.Sizes.applyWAL(&wc)

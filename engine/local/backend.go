@@ -112,7 +112,7 @@ func OpenBackend(ctx context.Context, home string, logger *slog.Logger) (Backend
 	}
 	deadline := time.Now().Add(lockRetry)
 	for {
-		st, err := journal.Open(stateDir, journal.Options{Logger: logger})
+		st, err := openJournal(stateDir, journal.Options{Logger: logger})
 		if err == nil {
 			d.ops = &ops{st: st, artifacts: artifact.NewDir(filepath.Join(home, artifactsName))}
 			return d, nil

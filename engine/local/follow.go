@@ -66,7 +66,7 @@ func followWithoutStore(ctx context.Context, home, ref string, logger *slog.Logg
 // lookStore opens the store, lets look catch up with run ref, and closes it again. A store
 // another process holds is not an error: the next look, or its socket, will do.
 func lookStore(home, ref string, logger *slog.Logger, look func(o *ops, id string) (bool, error)) (bool, error) {
-	st, err := journal.Open(filepath.Join(home, stateDirName), journal.Options{Logger: logger})
+	st, err := openJournal(filepath.Join(home, stateDirName), journal.Options{Logger: logger})
 	if errors.Is(err, journal.ErrLocked) {
 		return false, nil
 	}

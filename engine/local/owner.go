@@ -126,7 +126,7 @@ func lock(ctx context.Context, cfg OwnerConfig, logger *slog.Logger, sock string
 	start := time.Now()
 	waited := false
 	for {
-		st, err := journal.Open(stateDir, journal.Options{Logger: logger, GCInterval: 10 * time.Minute, Sizes: cfg.StoreSizes})
+		st, err := openJournal(stateDir, journal.Options{Logger: logger, GCInterval: 10 * time.Minute, Sizes: cfg.StoreSizes})
 		if err == nil {
 			return st, nil
 		}

@@ -322,16 +322,14 @@ func (s *Server) Signaled(id string) {
 }
 
 // resumeUnfinished resumes, at start, every top-level run the journal has not seen finish:
-// interrupted ones go on, waiting ones park again with their original deadlines (and those
-// that fell due meanwhile fire at once). Sub-workflow runs are resumed by their parents.
+// interrupted ones (a crash, a kill or a shutdown stopped their process; the store marked them
+// when this process opened it) go on, waiting ones park again with their original deadlines
+// (and those that fell due meanwhile fire at once). Sub-workflow runs are resumed by their
+// parents.
 func (s *Server) resumeUnfinished(ctx context.Context) error {
-	var runs []journal.Summary
-	for _, st := range []string{journal.StatusRunning, journal.StatusWaiting} {
-		rs, err := s.store.List(journal.Filter{Status: st})
-		if err != nil {
-			return fmt.Errorf("list unfinished runs: %w", err)
-		}
-		runs = append(runs, rs...)
+	runs, err := s.store.Unfinished() // newest first
+	if err != nil {
+		return err
 	}
 	// Oldest first: they were admitted first.
 	for i := len(runs) - 1; i >= 0; i-- {
