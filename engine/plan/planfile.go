@@ -25,7 +25,7 @@ import (
 //	fuscia-plan.sha256   the digest of every other member (integrity.go)
 //
 // Sources are stored under numbered entries, with their paths in the index, so that a path such as
-// "../shared/child.fsc.hcl" never becomes a zip entry that escapes a directory. Secret values are
+// "../common/child.fsc.hcl" never becomes a zip entry that escapes a directory. Secret values are
 // never written: they are read again at apply.
 const manifestEntry = "fuscia-plan.json"
 
