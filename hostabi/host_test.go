@@ -3,6 +3,7 @@ package hostabi
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -222,7 +223,7 @@ func TestLoadRejects(t *testing.T) {
 		path := filepath.Join(h.dir, "y.wasm")
 		os.WriteFile(path, wasm, 0o644)
 		_, err := h.Load("t/y", path, "sha256:00")
-		if err == nil || !strings.Contains(err.Error(), "but its manifest says sha256:00") {
+		if !errors.Is(err, ErrModuleChanged) || !strings.Contains(err.Error(), "but sha256:00 was installed") || !strings.Contains(err.Error(), digestOf(wasm)) {
 			t.Fatalf("Load: %v", err)
 		}
 	})
@@ -459,5 +460,116 @@ func TestModuleCache(t *testing.T) {
 	os.WriteFile(foreign.CachePath(digestOf(wasm)), fdata, 0o644)
 	if m := foreign.load(t, "t/cached", wasm); m.Loaded != "compiled" {
 		t.Fatalf("foreign entry: %s; want a recompile", m.Loaded)
+	}
+}
+
+// TestModuleCacheChecksTheFile swaps component.wasm for another valid module after its
+// compiled code is in the disk cache and in memory: no Load runs either, each says which
+// component and both digests, and the installed file put back loads again.
+func TestModuleCacheChecksTheFile(t *testing.T) {
+	cache := t.TempDir()
+	installed := wat(t, "", packed(1024, len(okResponse)), okResponse, "")
+	other := `{"type":"success","output":{"ok":null}}`
+	swapped := wat(t, "", packed(1024, len(other)), other, "")
+	if len(swapped) != len(installed) {
+		t.Fatalf("the two modules differ in size (%d, %d): the in-place case needs one size", len(swapped), len(installed))
+	}
+	digest := digestOf(installed)
+	path := filepath.Join(t.TempDir(), "component.wasm")
+	write := func(wasm []byte) {
+		t.Helper()
+		if err := os.WriteFile(path, wasm, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wantChanged := func(err error) {
+		t.Helper()
+		if !errors.Is(err, ErrModuleChanged) {
+			t.Fatalf("Load of a changed file: %v; want ErrModuleChanged", err)
+		}
+		for _, want := range []string{"t/swapped@1.0.0", digest, digestOf(swapped), path} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("the error does not name %q: %v", want, err)
+			}
+		}
+	}
+	write(installed)
+	warm := newTestHost(t, Options{CacheDir: cache})
+	if m, err := warm.Load("t/swapped@1.0.0", path, digest); err != nil || m.Loaded != "compiled" {
+		t.Fatalf("first load: %v, %v", m, err)
+	}
+
+	// The next process: the cache entry for the digest exists, the file is another module.
+	write(swapped)
+	fresh := newTestHost(t, Options{CacheDir: cache})
+	_, err := fresh.Load("t/swapped@1.0.0", path, digest)
+	wantChanged(err)
+
+	// The same process: the module is in memory; the file is replaced under it.
+	_, err = warm.Load("t/swapped@1.0.0", path, digest)
+	wantChanged(err)
+
+	// Put back, it loads: from memory in the warm host, from the cache in a fresh one.
+	write(installed)
+	if m, err := warm.Load("t/swapped@1.0.0", path, digest); err != nil || m.Loaded != "memory" {
+		t.Fatalf("restored file, same host: %v, %v", m, err)
+	}
+	if m, err := fresh.Load("t/swapped@1.0.0", path, digest); err != nil || m.Loaded != "cache" {
+		t.Fatalf("restored file, next process: %v, %v", m, err)
+	}
+
+	// Rewritten in place with the same size and its modification time set back, at once
+	// (within the file system's time grain): the stamp of a file this young is not trusted.
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt(swapped, 0); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if err := os.Chtimes(path, fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	_, err = warm.Load("t/swapped@1.0.0", path, digest)
+	wantChanged(err)
+}
+
+func TestFileStampSettled(t *testing.T) {
+	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	old := now.Add(-time.Minute)
+	tests := []struct {
+		name  string
+		stamp fileStamp
+		want  bool
+	}{
+		{"old times", fileStamp{mtime: old, ctime: old.UnixNano()}, true},
+		{"no change time (other platforms)", fileStamp{mtime: old}, true},
+		{"modified just now", fileStamp{mtime: now.Add(-time.Second), ctime: old.UnixNano()}, false},
+		{"mtime set back, changed just now", fileStamp{mtime: old, ctime: now.Add(-time.Second).UnixNano()}, false},
+		{"times in the future", fileStamp{mtime: now.Add(time.Hour), ctime: now.Add(time.Hour).UnixNano()}, false},
+	}
+	for _, tt := range tests {
+		if got := tt.stamp.settled(now); got != tt.want {
+			t.Errorf("%s: settled = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+	// A file written now has no stamp to trust yet.
+	path := filepath.Join(t.TempDir(), "component.wasm")
+	if err := os.WriteFile(path, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := stampOf(path, time.Now()); err != nil || st != (fileStamp{}) {
+		t.Errorf("stamp of a new file = %+v, %v; want the zero stamp", st, err)
+	}
+	if st, err := stampOf(path, time.Now().Add(time.Minute)); err != nil || st.size != 1 || st.mtime.IsZero() {
+		t.Errorf("stamp a minute later = %+v, %v", st, err)
+	}
+	if _, err := stampOf(filepath.Dir(path), time.Now()); err == nil {
+		t.Error("a directory has a stamp")
 	}
 }

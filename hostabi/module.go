@@ -11,6 +11,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/bytecodealliance/wasmtime-go/v39"
 )
@@ -38,11 +40,26 @@ type moduleSlot struct {
 	ready chan struct{}
 	mod   *Module
 	err   error
+
+	// verified holds, by path, the stamp of each file found to have the slot's digest, so
+	// that a Load from memory re-reads a file only when it changed (filestamp.go).
+	mu       sync.Mutex
+	verified map[string]fileStamp
 }
+
+// ErrModuleChanged is wrapped by the error of a Load whose component.wasm is not the file that
+// was installed: its digest is not the one the manifest (and the plan's lock) recorded.
+var ErrModuleChanged = errors.New("component.wasm changed after install")
 
 // Load returns the compiled module for the component whose component.wasm is at wasmPath and
 // whose manifest says digest: from memory, from the disk cache, or compiled (and then cached).
-// A compile checks the file against digest first, so what runs is what was installed.
+//
+// What runs is what was installed: the file is hashed and checked against digest before its
+// compiled code is trusted, whether that code is compiled now or comes from the disk cache
+// (which holds native code, keyed by digest; a changed file must never reuse the entry of the
+// file it replaced). A Load from memory checks the file's stamp (size, times, inode) and hashes
+// it again only when the stamp changed (or the file is too young for its stamp to be trusted;
+// filestamp.go), which costs a stat.
 func (h *Host) Load(name, wasmPath, digest string) (*Module, error) {
 	h.mu.Lock()
 	if h.modules == nil {
@@ -58,16 +75,22 @@ func (h *Host) Load(name, wasmPath, digest string) (*Module, error) {
 		if s.err != nil {
 			return nil, s.err
 		}
+		if err := s.recheck(name, wasmPath, digest); err != nil {
+			return nil, err
+		}
 		m := *s.mod
 		m.Name, m.Loaded = name, "memory"
 		return &m, nil
 	}
-	s := &moduleSlot{ready: make(chan struct{})}
+	s := &moduleSlot{ready: make(chan struct{}), verified: map[string]fileStamp{}}
 	h.modules[digest] = s
 	h.mu.Unlock()
 
-	s.mod, s.err = h.load(name, wasmPath, digest)
-	if s.err != nil {
+	var stamp fileStamp
+	s.mod, stamp, s.err = h.load(name, wasmPath, digest)
+	if s.err == nil {
+		s.verified[wasmPath] = stamp // before ready: no other goroutine reads it yet
+	} else {
 		// A failure is not remembered: the next Load tries again (the file may be fixed).
 		h.mu.Lock()
 		delete(h.modules, digest)
@@ -77,33 +100,78 @@ func (h *Host) Load(name, wasmPath, digest string) (*Module, error) {
 	return s.mod, s.err
 }
 
-func (h *Host) load(name, wasmPath, digest string) (*Module, error) {
+func (h *Host) load(name, wasmPath, digest string) (*Module, fileStamp, error) {
+	wasm, stamp, err := readVerified(name, wasmPath, digest)
+	if err != nil {
+		return nil, fileStamp{}, err
+	}
 	if h.cacheDir != "" {
 		if mod, err := h.fromCache(digest); err == nil {
-			return newModule(name, digest, "cache", mod)
+			m, err := newModule(name, digest, "cache", mod)
+			return m, stamp, err
 		}
 		// A missing, foreign or damaged entry is rebuilt below; never trusted.
 	}
-	wasm, err := os.ReadFile(wasmPath)
-	if err != nil {
-		return nil, fmt.Errorf("load component %s: %w", name, err)
-	}
-	if got := digestOf(wasm); got != digest {
-		return nil, fmt.Errorf("load component %s: %s is %s, but its manifest says %s; reinstall the component", name, wasmPath, got, digest)
-	}
 	mod, err := compileGuarded(h.engine, wasm)
 	if err != nil {
-		return nil, fmt.Errorf("load component %s: compile %s: %w", name, wasmPath, err)
+		return nil, fileStamp{}, fmt.Errorf("load component %s: compile %s: %w", name, wasmPath, err)
 	}
 	m, err := newModule(name, digest, "compiled", mod)
 	if err != nil {
-		return nil, err
+		return nil, fileStamp{}, err
 	}
 	if h.cacheDir != "" {
 		// A cache that cannot be written costs the next process a compile, nothing more.
 		_ = h.toCache(digest, mod)
 	}
-	return m, nil
+	return m, stamp, nil
+}
+
+// readVerified reads the file at wasmPath and checks it against digest. The stamp is taken
+// before the read: a file replaced after it has another stamp, so the next check reads again.
+func readVerified(name, wasmPath, digest string) ([]byte, fileStamp, error) {
+	stamp, err := stampOf(wasmPath, time.Now())
+	if err != nil {
+		return nil, fileStamp{}, fmt.Errorf("load component %s: %w", name, err)
+	}
+	wasm, err := os.ReadFile(wasmPath)
+	if err != nil {
+		return nil, fileStamp{}, fmt.Errorf("load component %s: %w", name, err)
+	}
+	if got := digestOf(wasm); got != digest {
+		return nil, fileStamp{}, changedError(name, wasmPath, got, digest)
+	}
+	return wasm, stamp, nil
+}
+
+// recheck makes sure the file at wasmPath is still one with the slot's digest before a Load
+// hands out the module compiled from it: a stat when it did not change since it was checked,
+// a full read and hash when it did (or was never checked at this path).
+func (s *moduleSlot) recheck(name, wasmPath, digest string) error {
+	stamp, err := stampOf(wasmPath, time.Now())
+	if err != nil {
+		return fmt.Errorf("load component %s: %w", name, err)
+	}
+	s.mu.Lock()
+	known, ok := s.verified[wasmPath]
+	s.mu.Unlock()
+	if ok && known == stamp && stamp != (fileStamp{}) {
+		return nil
+	}
+	_, stamp, err = readVerified(name, wasmPath, digest)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.verified[wasmPath] = stamp
+	s.mu.Unlock()
+	return nil
+}
+
+// changedError says which component's file changed, and both digests.
+func changedError(name, wasmPath, got, want string) error {
+	return fmt.Errorf("load component %s: %w: %s is %s, but %s was installed (the digest in its manifest, which the plan locked); it is not run. Reinstall the component: fuscia component remove %s, then fuscia component install its .fcpkg",
+		name, ErrModuleChanged, wasmPath, got, want, name)
 }
 
 // compileGuarded compiles wasm with its memory.grow instructions guarded (growguard.go). A

@@ -7,10 +7,13 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/fuscia/fuscia/hostabi/guesttest"
 )
 
 // planMember is one member of a saved plan, as unzip shows it.
@@ -186,4 +189,120 @@ output "msg" { value = task.a.output.msg }
 	if out, _ := json.Marshal(finishedExecution(t, r.stdout)["outputs"]); string(out) != `{"msg":"hi ada"}` {
 		t.Fatalf("outputs %s", out)
 	}
+}
+
+// swapComponentWasm replaces the installed component.wasm of fuscia/text 1.0.0 in h's home
+// with another valid module (the same code with a custom section appended: it would run, and
+// answer the same) and returns its digest. Its manifest is left as installed.
+func swapComponentWasm(t *testing.T, h *harness) string {
+	t.Helper()
+	path := filepath.Join(h.home, "components", "fuscia--text--1.0.0", "component.wasm")
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("the installed component is not where the test expects it: %v", err)
+	}
+	other := appendCustomSection(guesttest.Wasm(t, "text"), "fuscia-e2e", []byte("swapped after install"))
+	writeFile(t, path, other, 0o644)
+	return componentDigest(other)
+}
+
+// wantWarmCache fails unless the component cache of h's home holds a compiled module.
+func wantWarmCache(t *testing.T, h *harness) {
+	t.Helper()
+	entries, err := os.ReadDir(filepath.Join(h.home, "cache"))
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".cwasm") {
+			return
+		}
+	}
+	t.Fatalf("no compiled module in %s after a run (%v): the test would not prove anything", filepath.Join(h.home, "cache"), err)
+}
+
+// TestComponentSwappedWithWarmCache: a component.wasm replaced after install, while its
+// compiled code is in the cache, is refused by apply (PATH and saved plan) with exit 2, naming
+// the component and both digests; no run starts.
+func TestComponentSwappedWithWarmCache(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	digest := crInstall(t, h, "text")
+	f := h.write("upper.fsc.hcl", crUpperWorkflow)
+	wantCode(t, h.run("plan", f, "-out=upper.fsplan"), 0)
+	_, r := crApply(t, h, 0, f)
+	wantContains(t, "apply", r.stdout, `up = {"length":4,"text":"WASM"}`)
+	wantWarmCache(t, h)
+
+	swapped := swapComponentWasm(t, h)
+	for _, args := range [][]string{{"apply", f}, {"apply", "upper.fsplan"}, {"plan", f}, {"apply", f, "-json"}} {
+		r := h.run(args...)
+		if r.code != 2 {
+			t.Errorf("exit code %d, want 2:\n%s", r.code, r)
+			continue
+		}
+		out := strings.Join(strings.Fields(r.stderr+r.stdout), " ")
+		wantContains(t, strings.Join(args, " "), out, "Component changed after install", "fuscia/text@1.0.0", digest, swapped, "component remove")
+	}
+	r = h.run("executions", "list", "-json")
+	wantCode(t, r, 0)
+	if n := strings.Count(r.stdout, `"execution_id"`); n != 1 {
+		t.Errorf("%d runs after the swap, want only the one before it:\n%s", n, r.stdout)
+	}
+}
+
+// swapHookWorkflow runs fuscia/text on a webhook, so that serve runs it twice in one process.
+const swapHookWorkflow = `workflow "hookup" {}
+
+component "text" {
+  source  = "fuscia/text"
+  version = "~> 1.0"
+}
+
+trigger "webhook" "in" {
+  path = "/hooks/up"
+}
+
+task "up" {
+  uses   = component.text.upper
+  inputs = { text = "wasm" }
+}
+`
+
+// TestServeRefusesSwappedComponent: serve has run a component (compiled, cached on disk and in
+// memory); its component.wasm is then replaced. The next run's task fails naming the component
+// and both digests, and the installed file put back runs again without a restart.
+func TestServeRefusesSwappedComponent(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	digest := crInstall(t, h, "text")
+	f := h.write("hookup.fsc.hcl", swapHookWorkflow)
+	sp := startServe(t, h, nil, f)
+	fire := func() string {
+		t.Helper()
+		code, b := sp.request(http.MethodPost, "/hooks/up", strings.NewReader("{}"), http.Header{"Content-Type": {"application/json"}})
+		if code != http.StatusAccepted {
+			t.Fatalf("POST /hooks/up: %d %s, want 202\n%s", code, b, sp)
+		}
+		return executionID(t, b)
+	}
+	sp.waitStatus(fire(), "succeeded")
+	wantWarmCache(t, h)
+
+	installed, err := os.ReadFile(filepath.Join(h.home, "components", "fuscia--text--1.0.0", "component.wasm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	swapped := swapComponentWasm(t, h)
+	id := fire()
+	sp.waitStatus(id, "failed")
+	n := crNodeOf(t, crShow(t, h, id), "task.up")
+	if n.Error == nil {
+		t.Fatalf("task.up failed without an error: %+v", n)
+	}
+	for _, want := range []string{"fuscia/text@1.0.0", digest, swapped, "changed after install"} {
+		if !strings.Contains(n.Error.Message, want) {
+			t.Errorf("task.up's error does not say %q: %s", want, n.Error.Message)
+		}
+	}
+
+	writeFile(t, filepath.Join(h.home, "components", "fuscia--text--1.0.0", "component.wasm"), installed, 0o644)
+	sp.waitStatus(fire(), "succeeded")
+	sp.stopOK()
 }

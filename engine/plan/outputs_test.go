@@ -1,6 +1,8 @@
 package plan
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,15 +13,20 @@ import (
 	"github.com/fuscia/fuscia/lang"
 )
 
-// installManifest lays out an installed component with the given tasks JSON; the wasm is not
-// read by planning.
+// installManifest lays out an installed component with the given tasks JSON. Planning does not
+// compile the wasm, but checks it is the one installed: its digest is the manifest's.
 func installManifest(t *testing.T, home, tasks string) {
 	t.Helper()
 	dir := filepath.Join(home, "components", "acme--mailer--1.2.3")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	manifest := `{"name":"acme/mailer","version":"1.2.3","abi":1,"digest":"sha256:` + strings.Repeat("0", 64) + `",
+	wasm := []byte("\x00asm\x01\x00\x00\x00")
+	if err := os.WriteFile(filepath.Join(dir, "component.wasm"), wasm, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(wasm)
+	manifest := `{"name":"acme/mailer","version":"1.2.3","abi":1,"digest":"sha256:` + hex.EncodeToString(sum[:]) + `",
 	  "capabilities":{"allowed_hosts":[],"allowed_paths":[]},"tasks":` + tasks + `}`
 	if err := os.WriteFile(filepath.Join(dir, "manifest.json"), []byte(manifest), 0o644); err != nil {
 		t.Fatal(err)

@@ -64,6 +64,13 @@ func Resolve(w *lang.Workflow, env Env, severity hcl.DiagnosticSeverity) (*Resol
 				fmt.Sprintf("The manifest of %s@%s in %s cannot be read. Reinstall the component.", c.Source, inst.Version, inst.Dir)))
 			continue
 		}
+		// The module that will run must be the one installed: its compiled code may be cached
+		// by digest, and a plan locks that digest.
+		if err := registry.Verify(inst); err != nil {
+			diags = append(diags, missing(c.DeclRange, hcl.DiagError, "Component changed after install",
+				fmt.Sprintf("Component %q uses %s.", c.Name, err)))
+			continue
+		}
 		res.Components[c.Name] = &ComponentLock{Source: c.Source, Version: inst.Version, Constraints: c.Version, Digest: inst.Digest, manifest: m}
 	}
 	dirs := env.PluginSearchPath(w.Filename)
