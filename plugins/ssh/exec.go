@@ -63,7 +63,7 @@ func (r *Runner) Run(ctx context.Context, in Input, cfg Config) (execcore.Output
 	hostport := net.JoinHostPort(t.host, strconv.Itoa(t.port))
 	key := poolKey{user: t.user, hostport: hostport, keyFingerprint: fingerprint(signer.PublicKey()), knownHosts: t.knownHosts}
 	dial := func(ctx context.Context) (*ssh.Client, error) { return dialSSH(ctx, key, signer) }
-	what := fmt.Sprintf("remote command %q on %s", firstWord(in.Command), key)
+	what := fmt.Sprintf("remote command %q on %s", commandName(in), key)
 
 	hp := r.pools.host(key)
 	c, reused, err := hp.get(ctx, dial)
@@ -88,7 +88,7 @@ func (r *Runner) Run(ctx context.Context, in Input, cfg Config) (execcore.Output
 	return out, err
 }
 
-// runSession runs in.Command in sess and closes sess. keep says whether the connection is in a
+// runSession runs in's command (commandLine) in sess and closes sess. keep says whether the connection is in a
 // known good state and may be reused. abort closes the connection: it is how a stopped command
 // is given up on.
 func runSession(ctx context.Context, sess *ssh.Session, abort func(), in Input, timeout time.Duration, what string) (out execcore.Output, keep bool, err error) {
@@ -111,7 +111,7 @@ func runSession(ctx context.Context, sess *ssh.Session, abort func(), in Input, 
 	}
 	defer cancel()
 
-	if err := sess.Start(in.Command); err != nil {
+	if err := sess.Start(commandLine(in)); err != nil {
 		return notRun, true, fmt.Errorf("%s could not start: %w", what, err)
 	}
 	done := make(chan error, 1)
@@ -151,15 +151,6 @@ func runSession(ctx context.Context, sess *ssh.Session, abort func(), in Input, 
 		return execcore.Collect(-1, stdout, stderr), false, fmt.Errorf("%s ended without an exit status (connection lost?)", what)
 	}
 	return execcore.Collect(-1, stdout, stderr), false, fmt.Errorf("%s: %w", what, waitErr)
-}
-
-// firstWord is how an error names a remote command: the rest of the line may carry secrets,
-// and the node's input already has it.
-func firstWord(cmd string) string {
-	if f := strings.Fields(cmd); len(f) > 0 {
-		return f[0]
-	}
-	return ""
 }
 
 // dialSSH connects to k.hostport and authenticates as k.user with signer, checking the host

@@ -35,10 +35,17 @@ func newFixture(t *testing.T) *fixture {
 		knownHosts: writeKnownHosts(t, map[string]ssh.PublicKey{srv.hostport: srv.hostSigner.PublicKey()})}
 }
 
-// input is an exec input for command on the fixture's server.
+// input is an exec input for the command line command (shell = true) on the fixture's server.
 func (f *fixture) input(command string) Input {
 	return Input{Host: "127.0.0.1", Port: f.srv.port(), User: "tester", PrivateKeyFile: f.key.file,
-		KnownHostsFile: f.knownHosts, Command: command}
+		KnownHostsFile: f.knownHosts, Command: Command{Line: command}, Shell: true}
+}
+
+// argvInput is an exec input for the program and arguments args on the fixture's server.
+func (f *fixture) argvInput(args ...string) Input {
+	in := f.input("")
+	in.Command, in.Shell = Command{List: args}, false
+	return in
 }
 
 func TestKeyAuthAndOutput(t *testing.T) {
@@ -119,7 +126,7 @@ func TestMissingKnownHostsFile(t *testing.T) {
 
 func TestConfigDefaults(t *testing.T) {
 	f := newFixture(t)
-	in := Input{Host: "127.0.0.1", Port: f.srv.port(), Command: "echo ok"}
+	in := Input{Host: "127.0.0.1", Port: f.srv.port(), Command: Command{List: []string{"echo", "ok"}}}
 	cfg := Config{User: "tester", PrivateKeyFile: f.key.file, KnownHostsFile: f.knownHosts}
 	if out, err := f.r.Run(context.Background(), in, cfg); err != nil || out.Stdout != "ok\n" {
 		t.Errorf("%+v, %v", out, err)
@@ -308,7 +315,7 @@ func TestHostKeyAlgorithmFollowsKnownHosts(t *testing.T) {
 	r := NewRunner()
 	t.Cleanup(r.Close)
 	for name, known := range map[string]ssh.PublicKey{"ecdsa": ecSigner.PublicKey(), "ed25519": srv.hostSigner.PublicKey()} {
-		in := Input{Host: "127.0.0.1", Port: srv.port(), User: "tester", PrivateKeyFile: key.file, Command: "true",
+		in := Input{Host: "127.0.0.1", Port: srv.port(), User: "tester", PrivateKeyFile: key.file, Command: Command{Line: "true"},
 			KnownHostsFile: writeKnownHosts(t, map[string]ssh.PublicKey{srv.hostport: known})}
 		if _, err := r.Run(context.Background(), in, Config{}); err != nil {
 			t.Errorf("known_hosts with the %s key only: %v", name, err)

@@ -23,7 +23,9 @@ type Input struct {
 	PrivateKey     string            `json:"private_key,omitempty" jsonschema:"writeOnly=true" jsonschema_description:"Unencrypted private key in PEM/OpenSSH format. Sensitive: pass it from a secret. Exclusive with private_key_file."`
 	PrivateKeyFile string            `json:"private_key_file,omitempty" jsonschema_description:"Path of an unencrypted private key file; default: the plugin block's private_key_file."`
 	KnownHostsFile string            `json:"known_hosts_file,omitempty" jsonschema_description:"known_hosts file the server's host key must be in; default: the plugin block's, else ~/.ssh/known_hosts."`
-	Command        string            `json:"command" jsonschema_description:"Command line run by the remote user's shell, which interprets it (quoting, variables, globs), as ssh does."`
+	Command        Command           `json:"command" jsonschema_description:"The program and its arguments as a list, each passed as it is (quoted for the remote shell), e.g. [\"systemctl\", \"restart\", \"app\"]; or a program name alone; or, with shell = true, a command line the remote shell interprets."`
+	Args           []string          `json:"args,omitempty" jsonschema_description:"More arguments after command's, each passed as it is (quoted for the remote shell). Not with shell = true."`
+	Shell          bool              `json:"shell,omitempty" jsonschema_description:"Send command, a string, to the remote user's shell as a command line it interprets (quoting, variables, globs, ;, |), as ssh host 'line' does. Quote any value spliced in."`
 	Stdin          string            `json:"stdin,omitempty" jsonschema_description:"Sent to the command's standard input, which is then closed."`
 	Env            map[string]string `json:"env,omitempty" jsonschema_description:"Variables sent with the SSH env request; servers accept only the names sshd_config's AcceptEnv lists, and a refusal fails the task."`
 	Timeout        string            `json:"timeout,omitempty" jsonschema_description:"Go duration bounding the command (not the connection); the attempt's deadline also applies."`
@@ -75,10 +77,7 @@ func checkInput(in Input, known execcore.Known) []execcore.Problem {
 			ps = append(ps, execcore.Problem{Path: "/private_key", Summary: "private_key is not a usable private key", Detail: err.Error()})
 		}
 	}
-	if known("/command") && strings.TrimSpace(in.Command) == "" {
-		ps = append(ps, execcore.Problem{Path: "/command", Summary: "command is required",
-			Detail: "the command line the remote shell runs, e.g. \"systemctl restart app\""})
-	}
+	ps = append(ps, checkCommand(in, known)...)
 	return append(ps, execcore.CheckCommon(in.Timeout, in.Env, in.AllowExitCodes, known)...)
 }
 

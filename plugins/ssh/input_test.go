@@ -8,7 +8,7 @@ import (
 )
 
 func TestCheckInput(t *testing.T) {
-	ok := Input{Host: "db.example", Command: "uptime"}
+	ok := Input{Host: "db.example", Command: Command{Line: "uptime"}}
 	tests := []struct {
 		name   string
 		mutate func(*Input)
@@ -21,7 +21,7 @@ func TestCheckInput(t *testing.T) {
 		{"port in host", func(in *Input) { in.Host = "db:2222" }, "/host"},
 		{"bracketed", func(in *Input) { in.Host = "[::1]" }, "/host"},
 		{"port", func(in *Input) { in.Port = 70000 }, "/port"},
-		{"no command", func(in *Input) { in.Command = "  " }, "/command"},
+		{"no command", func(in *Input) { in.Command = Command{Line: "  "} }, "/command"},
 		{"both keys", func(in *Input) { in.PrivateKey, in.PrivateKeyFile = "x", "/k" }, "/private_key"},
 		{"bad key", func(in *Input) {
 			in.PrivateKey = "-----BEGIN OPENSSH PRIVATE KEY-----\nAAAA\n-----END OPENSSH PRIVATE KEY-----\n"
@@ -53,7 +53,7 @@ func TestCheckInputSkipsUnknowns(t *testing.T) {
 
 func TestBadKeyErrorDoesNotQuoteTheKey(t *testing.T) {
 	secret := "-----BEGIN OPENSSH PRIVATE KEY-----\nc2VjcmV0IHNlY3JldCBzZWNyZXQ=\n-----END OPENSSH PRIVATE KEY-----\n"
-	for _, p := range checkInput(Input{Host: "h", Command: "c", PrivateKey: secret}, execcore.AllKnown) {
+	for _, p := range checkInput(Input{Host: "h", Command: Command{Line: "c"}, PrivateKey: secret}, execcore.AllKnown) {
 		if strings.Contains(p.Error(), "c2VjcmV0") {
 			t.Errorf("problem quotes the key: %s", p.Error())
 		}

@@ -32,7 +32,7 @@ func main() {
 				out, err := r.Run(ctx, in, cfg)
 				return out, execcore.SDKError(err, out)
 			},
-			sdk.Description("Runs a command line on a remote host over SSH (key auth, known_hosts checked, pooled connections)."),
+			sdk.Description("Runs a program with its arguments on a remote host over SSH, each argument quoted for the remote shell, or with shell = true a command line (key auth, known_hosts checked, pooled connections)."),
 			sdk.Validate(func(_ context.Context, in Input, unknown sdk.Unknowns) []sdk.Diagnostic {
 				return execcore.Diagnostics(checkInput(in, func(p string) bool { return !unknown.Within(p) }))
 			}))},

@@ -54,7 +54,7 @@ func TestPluginEndToEnd(t *testing.T) {
 		return resp
 	}
 	for i := range 3 {
-		resp := call(fmt.Sprintf(`{"host": "127.0.0.1", "port": %d, "command": "echo call %d"}`, f.srv.port(), i))
+		resp := call(fmt.Sprintf(`{"host": "127.0.0.1", "port": %d, "command": ["echo", "call", "%d"]}`, f.srv.port(), i))
 		var out execcore.Output
 		if resp.Type != pluginv1.ExecuteResponse_TYPE_SUCCESS || json.Unmarshal(resp.Output, &out) != nil || out.Stdout != fmt.Sprintf("call %d\n", i) {
 			t.Fatalf("call %d: %v", i, resp)
@@ -63,7 +63,7 @@ func TestPluginEndToEnd(t *testing.T) {
 	if n := f.srv.accepted.Load(); n != 1 {
 		t.Errorf("%d connections for 3 calls, want 1", n)
 	}
-	resp := call(fmt.Sprintf(`{"host": "127.0.0.1", "port": %d, "command": "exit 9"}`, f.srv.port()))
+	resp := call(fmt.Sprintf(`{"host": "127.0.0.1", "port": %d, "command": "exit 9", "shell": true}`, f.srv.port()))
 	if resp.Type != pluginv1.ExecuteResponse_TYPE_ERROR || resp.ErrorKind != "fatal" || !strings.Contains(resp.Message, "code 9") {
 		t.Errorf("exit 9: %v", resp)
 	}
