@@ -63,7 +63,17 @@ func TestPluginEndToEnd(t *testing.T) {
 	if n := f.srv.accepted.Load(); n != 1 {
 		t.Errorf("%d connections for 3 calls, want 1", n)
 	}
-	resp := call(fmt.Sprintf(`{"host": "127.0.0.1", "port": %d, "command": "exit 9", "shell": true}`, f.srv.port()))
+	// Arguments from the input reach the remote program as they are, never as shell code.
+	resp := call(fmt.Sprintf(`{"host": "127.0.0.1", "port": %d, "command": ["echo", "$(id)", "a;b"]}`, f.srv.port()))
+	var out execcore.Output
+	if resp.Type != pluginv1.ExecuteResponse_TYPE_SUCCESS || json.Unmarshal(resp.Output, &out) != nil || out.Stdout != "$(id) a;b\n" {
+		t.Errorf("echo $(id) a;b: %v", resp)
+	}
+	resp = call(fmt.Sprintf(`{"host": "127.0.0.1", "port": %d, "command": "echo $(id)"}`, f.srv.port()))
+	if resp.Type != pluginv1.ExecuteResponse_TYPE_ERROR || resp.ErrorKind != "validation" || !strings.Contains(resp.Message, "needs a shell") {
+		t.Errorf("a command line without shell = true: %v", resp)
+	}
+	resp = call(fmt.Sprintf(`{"host": "127.0.0.1", "port": %d, "command": "exit 9", "shell": true}`, f.srv.port()))
 	if resp.Type != pluginv1.ExecuteResponse_TYPE_ERROR || resp.ErrorKind != "fatal" || !strings.Contains(resp.Message, "code 9") {
 		t.Errorf("exit 9: %v", resp)
 	}
