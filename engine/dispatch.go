@@ -23,7 +23,11 @@ type TaskCall struct {
 	TaskID      string
 	Attempt     int
 	Iteration   *int // 0-based; nil outside loops and for_each
-	Log         func(level, message string)
+	// Sensitive are the JSON Pointers (RFC 6901) of the parts of Input derived from a secret or
+	// a sensitive variable ("" is the whole input); nil when none. Everything under a pointer
+	// is sensitive. A task must not quote them in its messages (builtin.http hides such a URL).
+	Sensitive []string
+	Log       func(level, message string)
 	// Component is set for component tasks, Plugin for plugin tasks.
 	Component *ComponentCall
 	Plugin    *PluginCall
@@ -71,7 +75,7 @@ func (t *Tasks) InputSchema(call TaskCall) *schema.Schema {
 func (t *Tasks) Dispatch(ctx context.Context, call TaskCall) outcome.Result {
 	switch call.Uses.Kind {
 	case lang.UsesBuiltin:
-		return t.Builtins.Run(ctx, builtin.Request{Name: call.Uses.Name, Input: call.Input, TaskID: call.TaskID, Attempt: call.Attempt, Log: call.Log})
+		return t.Builtins.Run(ctx, builtin.Request{Name: call.Uses.Name, Input: call.Input, TaskID: call.TaskID, Attempt: call.Attempt, Log: call.Log, Sensitive: call.Sensitive})
 	case lang.UsesComponent:
 		if t.Components != nil {
 			return t.Components.Dispatch(ctx, call)

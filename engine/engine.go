@@ -19,6 +19,7 @@ import (
 	"github.com/fuscia/fuscia/engine/metrics"
 	"github.com/fuscia/fuscia/engine/outcome"
 	"github.com/fuscia/fuscia/engine/plan"
+	"github.com/fuscia/fuscia/engine/redact"
 	"github.com/fuscia/fuscia/lang"
 )
 
@@ -44,6 +45,11 @@ type Config struct {
 	// OnRunEnd, when set, is called once per run (child runs included) after its loop ended,
 	// finished or detached, from the run's goroutine.
 	OnRunEnd func(*Run)
+	// Redact is the process's secret values: the engine adds every secret and sensitive
+	// variable value it reads, and scrubs the journal, node logs and events with it. Give the
+	// same set to the logger, the span exporter and the API (telemetry.Config.Redact,
+	// redact.HTTP) so that they scrub the same values. Nil: a set of the engine's own.
+	Redact *redact.Set
 }
 
 // Engine runs workflows against one store. It is safe for concurrent use.
@@ -75,6 +81,9 @@ func New(cfg Config) *Engine {
 	if cfg.ReadFile == nil {
 		cfg.ReadFile = os.ReadFile
 	}
+	if cfg.Redact == nil {
+		cfg.Redact = redact.NewSet()
+	}
 	e := &Engine{cfg: cfg, runs: map[string]*Run{}}
 	e.drainCtx, e.drainStop = context.WithCancel(context.Background())
 	return e
@@ -82,6 +91,9 @@ func New(cfg Config) *Engine {
 
 // Store is the engine's journal.
 func (e *Engine) Store() *journal.Store { return e.cfg.Store }
+
+// Redact is the set of secret values the engine scrubs from what it writes (Config.Redact).
+func (e *Engine) Redact() *redact.Set { return e.cfg.Redact }
 
 // Wait blocks until every run started by e has ended.
 func (e *Engine) Wait() { e.wg.Wait() }
@@ -355,7 +367,7 @@ func (e *Engine) Cancel(ctx context.Context, id string) error {
 		}
 		e.cfg.Logger.Warn("the run cannot be resumed to cancel it; marking it cancelled", "execution_id", id, "error", err)
 	}
-	return e.cfg.Store.Append(ctx, id, true, journal.Entry{Type: journal.RunFinished, Status: journal.StatusCancelled,
+	return e.append(ctx, id, true, journal.Entry{Type: journal.RunFinished, Status: journal.StatusCancelled,
 		Error: &outcome.Error{Kind: outcome.Cancelled, Message: "cancelled while no process was running it"}})
 }
 

@@ -58,6 +58,7 @@ func (r *Run) startCall(ns *nodeState) {
 		return
 	}
 	run.vars = vars
+	r.e.addSensitive(vars)
 	if vj, _, jerr := journalJSON(vars); jerr == nil {
 		run.info.Vars = vj
 	}

@@ -58,16 +58,19 @@ type taskInst struct {
 	taskID  string
 	attempt int
 	// calls counts the `continue` answers of the current attempt; state is the last one's.
-	calls  int
-	state  json.RawMessage
-	input  json.RawMessage
-	inVal  cty.Value // the coerced input, marks kept (builtin.transform's output)
-	status string
-	output cty.Value
-	err    *outcome.Error
-	queued bool
-	cancel context.CancelCauseFunc // of the running attempt
-	timer  *parked                 // the wait before a retry or a `continue` call
+	calls int
+	state json.RawMessage
+	input json.RawMessage
+	inVal cty.Value // the coerced input, marks kept (builtin.transform's output)
+	// sensitive are the JSON Pointers of the input's sensitive parts; nil when none. A task
+	// that gets any has a sensitive output (see attemptJob.sensitive).
+	sensitive []string
+	status    string
+	output    cty.Value
+	err       *outcome.Error
+	queued    bool
+	cancel    context.CancelCauseFunc // of the running attempt
+	timer     *parked                 // the wait before a retry or a `continue` call
 	// startedAt is when the first attempt started.
 	startedAt time.Time
 	// interrupted counts attempts a crash cut short (resume): they do not count against
@@ -140,6 +143,7 @@ func (r *Run) schedule(ti *taskInst) {
 			return
 		}
 		ti.input, ti.inVal = in, inVal
+		ti.sensitive = sensitivePointers(inVal)
 	}
 	if !ti.retryAt.IsZero() {
 		d := time.Until(ti.retryAt)
@@ -219,7 +223,7 @@ func (r *Run) dispatch(ti *taskInst) {
 	call := TaskCall{
 		Uses: ns.n.Task.Uses, Input: ti.input, State: ti.state,
 		ExecutionID: r.id, Workflow: r.wf.Name, Node: ns.addr, TaskID: ti.taskID, Attempt: ti.attempt,
-		Iteration: iterationOf(ti),
+		Iteration: iterationOf(ti), Sensitive: ti.sensitive,
 	}
 	call.Log = r.nodeLogger(ns.addr, ti.index, ti.attempt)
 	call.Component = r.componentCall(ns.n.Task.Uses)
@@ -230,6 +234,7 @@ func (r *Run) dispatch(ti *taskInst) {
 		interrupted: ti.interrupted,
 		transform:   ns.n.Task.Uses.Kind == lang.UsesBuiltin && ns.n.Task.Uses.Name == "transform",
 		inVal:       ti.inVal, kind: string(ns.n.Addr.Kind),
+		sensitive: len(ti.sensitive) > 0,
 	}
 	r.goAsync(func() {
 		res := job.run(ctx)
@@ -263,6 +268,12 @@ type attemptJob struct {
 	transform bool
 	inVal     cty.Value
 	kind      string
+	// sensitive: the task's inputs hold a sensitive value, so its output is sensitive as a
+	// whole (docs/security.md, "Secrets"): the task may have derived from the secret what no
+	// scrubber recognizes (base64 of "user:" + secret, a signature). It is marked in memory,
+	// so dependents get the real value, and journaled as {"sensitive": true}. builtin.transform
+	// is exempt: its output is its input, whose marks say exactly what is sensitive.
+	sensitive bool
 	// interrupted attempts of this instance do not count against retry.attempts.
 	interrupted int
 }
@@ -299,15 +310,20 @@ func (j attemptJob) run(ctx context.Context) attemptResult {
 	spilled := false
 	if res.Type == outcome.Success || res.Type == outcome.Branch || res.Type == outcome.Continue {
 		var lerr *outcome.Error
-		res.Output, spilled, lerr = r.limitOutput(ctx, j.node, res.Output, func() []byte {
+		spill := func() []byte {
 			// What goes to the artifact store is what the journal would hold: no secrets.
 			if j.transform {
 				if b, _, err := journalJSON(j.inVal); err == nil {
 					return b
 				}
 			}
-			return r.scrub.bytes(append([]byte(nil), res.Output...))
-		})
+			return r.e.cfg.Redact.JSON(res.Output)
+		}
+		if j.sensitive && !j.transform {
+			// An artifact would keep what the journal must not: no spilling.
+			spill = nil
+		}
+		res.Output, spilled, lerr = r.limitOutput(ctx, j.node, res.Output, spill)
 		if lerr != nil {
 			res = outcome.Result{Type: outcome.Failure, Kind: lerr.Kind, Message: lerr.Message}
 		}
@@ -319,20 +335,22 @@ func (j attemptJob) run(ctx context.Context) attemptResult {
 			res = outcome.Fail(outcome.Fatal, "%s returned an output that is not JSON: %v", j.call.Uses, err)
 		} else {
 			out = v
+			if j.sensitive && !j.transform {
+				out = out.Mark(lang.Sensitive) // a spilled transform's reference is not
+			}
 		}
 	}
 	dec := outcome.Decide(res, j.policy, j.call.Attempt-j.interrupted, j.calls)
 	span.SetAttributes(attribute.String("fuscia.outcome", outcomeName(res, dec)))
 	r.e.cfg.Metrics.Attempt(ctx, r.wf.Name, string(j.call.Uses.Kind), attemptOutcome(res), took)
 	if dec.Err != nil {
-		span.SetStatus(codes.Error, dec.Err.Message)
+		span.SetStatus(codes.Error, r.e.cfg.Redact.String(dec.Err.Message))
 	}
 	entry := j.entry(res, dec, out)
 	var err error
 	if entry.Type != "" {
-		r.scrubEntry(&entry)
 		durable := r.durable && (dec.Verdict != outcome.Done || res.Type != outcome.Skip)
-		err = r.e.cfg.Store.Append(context.WithoutCancel(ctx), r.id, durable, entry)
+		err = r.e.append(context.WithoutCancel(ctx), r.id, durable, entry)
 	}
 	return attemptResult{res: res, decision: dec, output: out, journal: err}
 }
@@ -383,14 +401,18 @@ func (j attemptJob) entry(res outcome.Result, dec outcome.Decision, out cty.Valu
 			e.Status, e.Reason = journal.StatusSkipped, res.Reason
 		default:
 			e.Status, e.Selected = journal.StatusSucceeded, res.Selected
-			if j.transform {
-				e.Output, _, _ = journalJSON(out)
+			if j.transform || j.sensitive {
+				e.Output, _, _ = journalJSON(out) // marks become {"sensitive": true}
 			} else {
 				e.Output = res.Output
 			}
 		}
 	case outcome.Again:
 		e.Type, e.State, e.Progress, e.Output = journal.AttemptContinued, res.State, res.Progress, res.Output
+		if j.sensitive {
+			// The state stays (scrubbed): the next call and resume need it.
+			e.Output = redactedJSON
+		}
 	case outcome.Retry:
 		e.Type, e.Error, e.RetryAt = journal.AttemptFailed, dec.Err, time.Now().Add(dec.Delay).UTC()
 	case outcome.Failed:
@@ -404,10 +426,14 @@ func (j attemptJob) entry(res outcome.Result, dec outcome.Decision, out cty.Valu
 
 // limitOutput enforces max_node_output (failing or spilling to an artifact) and max_total.
 // spill gives the bytes to store when the output is spilled (the output with its secrets
-// redacted); spilled reports that out is now the artifact's reference.
+// redacted), nil when it must not be (a sensitive output); spilled reports that out is now
+// the artifact's reference.
 func (r *Run) limitOutput(ctx context.Context, node string, out json.RawMessage, spill func() []byte) (_ json.RawMessage, spilled bool, _ *outcome.Error) {
 	lim := r.wf.Settings.Data
 	if lim.MaxNodeOutput > 0 && int64(len(out)) > lim.MaxNodeOutput {
+		if lim.OnExceed == "spill" && r.e.cfg.Artifacts != nil && spill == nil {
+			return nil, false, outcome.Errorf(outcome.DataLimitExceeded, "the output of %s is %d bytes; max_node_output is %d bytes; it is not spilled to an artifact because the task received a sensitive value (an artifact would keep what the journal must not); raise max_node_output", node, len(out), lim.MaxNodeOutput)
+		}
 		if lim.OnExceed != "spill" || r.e.cfg.Artifacts == nil {
 			return nil, false, outcome.Errorf(outcome.DataLimitExceeded, "the output of %s is %d bytes; max_node_output is %d bytes", node, len(out), lim.MaxNodeOutput)
 		}
@@ -532,9 +558,9 @@ func (r *Run) instDone(ti *taskInst, status string, out cty.Value, err *outcome.
 // observer.
 func (r *Run) nodeLogger(node string, index []int, attempt int) func(level, msg string) {
 	return func(level, msg string) {
-		msg = r.scrub.string(msg)
+		msg = r.e.cfg.Redact.String(msg)
 		line := journal.LogLine{Time: time.Now().UTC(), Node: node, Index: index, Attempt: attempt, Level: level, Message: msg}
-		if err := r.e.cfg.Store.Log(r.id, line); err != nil {
+		if err := r.e.appendLog(r.id, line); err != nil {
 			r.log.Warn("node log line lost", "node", node, "error", err)
 		}
 		r.emit(Event{Type: EventNodeLog, Node: node, Index: index, Attempt: attempt, Level: level, Message: msg})

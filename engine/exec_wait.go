@@ -266,7 +266,7 @@ func (e *Engine) signalJournal(ctx context.Context, id, node string, data json.R
 		return fmt.Errorf("%s: %w", addr, ErrNotWaiting)
 	}
 	entry := journal.Entry{Type: journal.WaitResolved, Node: addr, Output: data, Rejected: reject}
-	if err := e.cfg.Store.Append(ctx, id, true, entry); err != nil {
+	if err := e.append(ctx, id, true, entry); err != nil {
 		return fmt.Errorf("journal the signal: %w", err)
 	}
 	return nil

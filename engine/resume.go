@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
 	ctyjson "github.com/zclconf/go-cty/cty/json"
 
@@ -42,8 +43,9 @@ type replayInst struct {
 	rejected    bool
 	data        json.RawMessage
 	key         json.RawMessage // each.key of an item or iteration
-	// rerun: the output was redacted (it carried a secret) and the task is pure
-	// (builtin.transform), so it is computed again rather than restored without the secret.
+	// rerun: the output was redacted (it carried a secret) and the task is run again rather
+	// than restored without the secret: a builtin.transform always (it is pure), another task
+	// when a node that reads its output has yet to run (redactedRerun).
 	rerun bool
 }
 
@@ -130,7 +132,115 @@ func buildReplay(entries []journal.Entry, w *lang.Workflow) *replay {
 			ri.rerun = true
 		}
 	}
+	rp.redactedReruns(w)
 	return rp
+}
+
+// redactedReruns marks for a new run the finished tasks whose whole output was journaled as
+// {"sensitive": true} (a task that received a sensitive input, exec_task.go) while a node that
+// reads that output has not finished: without the rerun it would read the marker instead of
+// the value. The rerun is the task's next attempt, with the same task_id, so a task that
+// must not repeat its effect can recognize it. A for_each task with such an item is run again
+// as a node (its finished items keep their outputs). Every other redacted output is restored
+// as the marker, marked sensitive, which is all that a workflow output or `show` would show.
+func (rp *replay) redactedReruns(w *lang.Workflow) {
+	for k, ri := range rp.insts {
+		if ri.status == "" || ri.rerun || !bytes.Equal(bytes.TrimSpace(ri.output), redactedJSON) {
+			continue
+		}
+		addr, index := splitInstKey(k)
+		a, ok := lang.ParseAddr(addr)
+		if !ok {
+			continue
+		}
+		n := w.Node(a)
+		if n == nil || n.Task == nil || !rp.readerPending(w, n, index) {
+			continue
+		}
+		ri.rerun = true
+		if n.Task.ForEach != nil && n.Addr.Loop == "" {
+			if node := rp.insts[addr]; node != nil && node.status != "" {
+				node.rerun = true
+			}
+		}
+	}
+}
+
+// splitInstKey splits an instance key ("loop.l/task.y[2]") into the node's address and the
+// index suffix ("[2]").
+func splitInstKey(key string) (addr, index string) {
+	if i := strings.IndexByte(key, '['); i >= 0 {
+		return key[:i], key[i:]
+	}
+	return key, ""
+}
+
+// readerPending reports whether a node that reads n's output (a data reference, a join, the
+// loop that collects a body sink) has no final entry for the instance that would read the one
+// at index.
+func (rp *replay) readerPending(w *lang.Workflow, n *lang.Node, index string) bool {
+	final := func(key string) bool {
+		ri := rp.insts[key]
+		return ri != nil && ri.status != "" && !ri.rerun
+	}
+	readerFinal := func(reader *lang.Node) bool {
+		switch {
+		case reader.Addr.Loop == "":
+			return final(reader.Addr.String())
+		case reader.Addr.Loop == n.Addr.Loop:
+			// The same body: the reader of the same iteration, unless the whole loop ended.
+			return final(reader.Addr.String()+index) || final(reader.Addr.LoopAddr().String())
+		default:
+			return final(reader.Addr.LoopAddr().String())
+		}
+	}
+	hasDependent := false
+	for _, m := range w.Nodes {
+		reads := false
+		for _, d := range m.Deps {
+			if d.Upstream != n.Addr {
+				continue
+			}
+			if m.Addr.Loop == n.Addr.Loop {
+				hasDependent = true
+			}
+			if d.Kinds&lang.DepData != 0 {
+				reads = true
+			}
+		}
+		if m.Join != nil {
+			for _, a := range m.After {
+				if a.Target == n.Addr {
+					reads = true // a join merges its branches' outputs
+				}
+			}
+		}
+		if reads && !readerFinal(m) {
+			return true
+		}
+	}
+	if n.Addr.Loop != "" {
+		// The loop reads its body's sinks (its default output) or what its output expression
+		// names.
+		loop := w.Node(n.Addr.LoopAddr())
+		if loop != nil && (!hasDependent && loop.Loop.Output == nil || loop.Loop.Output != nil && refersTo(loop.Loop.Output, n.Addr.Name)) {
+			return !final(loop.Addr.String())
+		}
+	}
+	return false
+}
+
+// refersTo reports whether expr reads the output of the node named name.
+func refersTo(expr hcl.Expression, name string) bool {
+	for _, tr := range expr.Variables() {
+		if len(tr) < 2 {
+			continue
+		}
+		if step, ok := tr[1].(hcl.TraverseAttr); ok && step.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 func isTransform(w *lang.Workflow, key string) bool {
@@ -156,7 +266,11 @@ func (rp *replayInst) resumeInst(ti *taskInst) {
 	}
 }
 
-// restoreValue decodes a journaled output.
+// restoreValue decodes a journaled output. A {"sensitive": true} marker of a redacted value
+// comes back as a sensitive value whose content is not known: journaled and shown as the
+// marker again, and an expression that reads into it (a workflow output reading
+// task.x.output.body.id) is sensitive, not an error. Nodes that read a redacted output do
+// not see it: the task is run again for them (redactedReruns).
 func restoreValue(raw json.RawMessage) cty.Value {
 	if len(raw) == 0 {
 		return nullValue
@@ -165,7 +279,24 @@ func restoreValue(raw json.RawMessage) cty.Value {
 	if err != nil {
 		return nullValue
 	}
+	if bytes.Contains(raw, redactedJSON) {
+		v, _ = cty.Transform(v, func(_ cty.Path, v cty.Value) (cty.Value, error) {
+			if isRedactedMarker(v) {
+				return cty.DynamicVal.Mark(lang.Sensitive), nil
+			}
+			return v, nil
+		})
+	}
 	return v
+}
+
+// isRedactedMarker reports whether v is the object {"sensitive": true}.
+func isRedactedMarker(v cty.Value) bool {
+	if v.IsMarked() || !v.IsKnown() || v.IsNull() || !v.Type().IsObjectType() || len(v.Type().AttributeTypes()) != 1 || !v.Type().HasAttribute("sensitive") {
+		return false
+	}
+	s := v.GetAttr("sensitive")
+	return s.Type() == cty.Bool && s.IsKnown() && !s.IsNull() && s.True()
 }
 
 // restoreNode finishes a node from its journal without running it.
@@ -252,7 +383,7 @@ func (e *Engine) Resume(ctx context.Context, id string, opts ResumeOptions) (*Ru
 			r.vars = vars
 		}
 	}
-	if err := e.cfg.Store.Append(ctx, id, true, journal.Entry{Type: journal.RunStatus, Status: journal.StatusRunning, Reason: "resumed"}); err != nil {
+	if err := e.append(ctx, id, true, journal.Entry{Type: journal.RunStatus, Status: journal.StatusRunning, Reason: "resumed"}); err != nil {
 		r.release()
 		return nil, fmt.Errorf("journal the resumption of %s: %w", id, err)
 	}

@@ -33,7 +33,6 @@ type Run struct {
 	opts    StartOptions
 	durable bool
 	log     *slog.Logger
-	scrub   *scrubber
 	span    trace.Span
 
 	// ctx is cancelled when the run stops (cancel, timeout, critical failure, parent).
@@ -157,7 +156,7 @@ func (r *Run) back(f func()) {
 
 func (e *Engine) newRun(ctx context.Context, prog *Program, opts StartOptions, id string) (*Run, error) {
 	w := prog.Workflow
-	secrets, plain, err := e.readSecrets(w)
+	secrets, err := e.readSecrets(w)
 	if err != nil {
 		return nil, err
 	}
@@ -168,7 +167,6 @@ func (e *Engine) newRun(ctx context.Context, prog *Program, opts StartOptions, i
 		e: e, id: id, prog: prog, wf: w, opts: opts,
 		durable: w.Settings.Durability != "relaxed",
 		log:     e.cfg.Logger.With("execution_id", id, "workflow", w.Name),
-		scrub:   newScrubber(plain),
 		done:    make(chan struct{}),
 		inbox:   make(chan func(), 256),
 		secrets: secrets,
@@ -177,10 +175,8 @@ func (e *Engine) newRun(ctx context.Context, prog *Program, opts StartOptions, i
 		vars:    w.VarValues(),
 		reads:   readOutputs(w),
 	}
-	if opts.parent != nil {
-		// The parent's secrets scrub the child's journal too: the child may receive them as inputs.
-		r.scrub.secrets = append(r.scrub.secrets, opts.parent.scrub.secrets...)
-	}
+	// Sensitive variables are secrets too (a child's are added by its call, which sets them).
+	e.addSensitive(r.vars)
 	r.slots = w.Settings.MaxParallel
 	if opts.Parallelism > 0 {
 		r.slots = opts.Parallelism
@@ -272,7 +268,7 @@ func (r *Run) begin(ctx context.Context) error {
 		return fmt.Errorf("journal the plan: %w", err)
 	}
 	r.startedAt = time.Now().UTC()
-	err := st.Append(ctx, r.id, true, journal.Entry{Type: journal.RunStarted, Time: r.startedAt, Run: &r.info, Status: journal.StatusRunning})
+	err := r.e.append(ctx, r.id, true, journal.Entry{Type: journal.RunStarted, Time: r.startedAt, Run: &r.info, Status: journal.StatusRunning})
 	if err != nil {
 		return fmt.Errorf("journal the start of the run: %w", err)
 	}
@@ -284,11 +280,8 @@ func (r *Run) begin(ctx context.Context) error {
 // the run is stopped first and then still runs: what it releases is cancelled at once, and
 // the run can end.
 func (r *Run) commit(then func(), entries ...journal.Entry) {
-	for i := range entries {
-		r.scrubEntry(&entries[i])
-	}
 	if !r.durable {
-		if err := r.e.cfg.Store.Append(context.Background(), r.id, false, entries...); err != nil {
+		if err := r.e.append(context.Background(), r.id, false, entries...); err != nil {
 			r.journalFailed(err)
 		}
 		if then != nil {
@@ -298,7 +291,7 @@ func (r *Run) commit(then func(), entries ...journal.Entry) {
 	}
 	r.commits++
 	r.goAsync(func() {
-		err := r.e.cfg.Store.Append(context.WithoutCancel(r.ctx), r.id, true, entries...)
+		err := r.e.append(context.WithoutCancel(r.ctx), r.id, true, entries...)
 		r.back(func() {
 			r.commits--
 			if err != nil {
@@ -313,24 +306,8 @@ func (r *Run) commit(then func(), entries ...journal.Entry) {
 
 // note journals entries without waiting: they are ordered before anything committed later.
 func (r *Run) note(entries ...journal.Entry) {
-	for i := range entries {
-		r.scrubEntry(&entries[i])
-	}
-	if err := r.e.cfg.Store.Append(context.Background(), r.id, false, entries...); err != nil {
+	if err := r.e.append(context.Background(), r.id, false, entries...); err != nil {
 		r.journalFailed(err)
-	}
-}
-
-func (r *Run) scrubEntry(e *journal.Entry) {
-	if r.scrub == nil || len(r.scrub.secrets) == 0 {
-		return
-	}
-	e.Output = r.scrub.bytes(e.Output)
-	e.State = r.scrub.bytes(e.State)
-	e.Outputs = r.scrub.bytes(e.Outputs)
-	e.Reason = r.scrub.string(e.Reason)
-	if e.Error != nil {
-		e.Error = &outcome.Error{Kind: e.Error.Kind, Message: r.scrub.string(e.Error.Message)}
 	}
 }
 
@@ -375,12 +352,9 @@ func (r *Run) emit(ev Event) {
 		return
 	}
 	ev.ExecutionID = r.id
-	if r.scrub != nil && len(r.scrub.secrets) > 0 {
+	if sc := r.e.cfg.Redact.Scrubber(); sc != nil {
 		// Events reach terminals and pipes: they get the journal's scrubbing.
-		if ev.Error != nil {
-			ev.Error = &outcome.Error{Kind: ev.Error.Kind, Message: r.scrub.string(ev.Error.Message)}
-		}
-		ev.Reason, ev.Message = r.scrub.string(ev.Reason), r.scrub.string(ev.Message)
+		scrubEvent(sc, &ev)
 	}
 	if ev.Timestamp.IsZero() {
 		ev.Timestamp = time.Now().UTC()
@@ -524,7 +498,7 @@ func (r *Run) detach(why string) {
 		// interrupted too (they drain on their own), never cancelled.
 		r.cancel(errInterrupted)
 	}
-	if err := r.e.cfg.Store.Append(context.Background(), r.id, true, entry); err != nil {
+	if err := r.e.append(context.Background(), r.id, true, entry); err != nil {
 		r.finalErr = fmt.Errorf("journal that execution %s stopped: %w", r.id, boundErr(err))
 	}
 	if r.span != nil {
@@ -588,14 +562,13 @@ func (r *Run) finish() {
 	if r.span != nil {
 		r.span.SetAttributes(attribute.String("fuscia.outcome", status))
 		if runErr != nil {
-			r.span.SetStatus(codes.Error, runErr.Message)
+			r.span.SetStatus(codes.Error, r.e.cfg.Redact.String(runErr.Message))
 		}
 		r.span.End()
 	}
 	if r.journalErr == nil {
 		entry := journal.Entry{Type: journal.RunFinished, Status: status, Error: runErr, Outputs: outJSON}
-		r.scrubEntry(&entry)
-		if err := r.e.cfg.Store.Append(context.Background(), r.id, true, entry); err != nil {
+		if err := r.e.append(context.Background(), r.id, true, entry); err != nil {
 			r.journalErr = boundErr(err)
 		}
 	}

@@ -239,6 +239,11 @@ func (s *scope) condition(expr hcl.Expression, each cty.Value) (bool, *outcome.E
 		return false, err
 	}
 	v, _ = v.Unmark()
+	if !v.IsKnown() {
+		// Only a redacted output restored by resume is unknown at run time.
+		return false, outcome.Errorf(outcome.Validation, "on %s line %d: when reads a value that is not known (an output redacted in the journal)",
+			expr.Range().Filename, expr.Range().Start.Line)
+	}
 	if v.IsNull() || v.Type() != cty.Bool {
 		return false, outcome.Errorf(outcome.Validation, "on %s line %d: when must be true or false; got %s",
 			expr.Range().Filename, expr.Range().Start.Line, v.Type().FriendlyName())

@@ -181,7 +181,11 @@ func TestSecretsNotInSpilledArtifacts(t *testing.T) {
 	te.env["TOK"] = secretValue
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, `{"echo": %q, "pad": %q}`, r.Header.Get("X-Token"), strings.Repeat("p", 300))
+		echo := r.Header.Get("X-Token")
+		if r.URL.Path == "/leak" {
+			echo = "the server knows " + secretValue // an output no mark covers
+		}
+		fmt.Fprintf(w, `{"echo": %q, "pad": %q}`, echo, strings.Repeat("p", 300))
 	}))
 	defer srv.Close()
 	ex := te.apply(fmt.Sprintf(`
@@ -194,21 +198,31 @@ workflow "s" {
 secret "tok" { env = "TOK" }
 task "shape" {
   uses   = builtin.transform
-  inputs = { s = secret.tok, pad = "%s" }
+  inputs = { s = secret.tok, pad = "%[1]s" }
+}
+task "leak" {
+  uses   = builtin.http
+  inputs = { url = "%[2]s/leak" }
 }
 task "call" {
-  uses   = builtin.http
+  uses          = builtin.http
+  fail_workflow = false
   inputs = {
-    url     = "%s"
+    url     = "%[2]s"
     headers = { X-Token = secret.tok }
   }
 }
 `, strings.Repeat("q", 300), srv.URL), StartOptions{})
-	wantRun(t, ex, "succeeded")
-	for _, a := range []string{"task.shape", "task.call"} {
+	wantRun(t, ex, "completed_with_errors")
+	for _, a := range []string{"task.shape", "task.leak"} {
 		if out := string(node(t, ex, a).Output); !strings.Contains(out, "artifact_id") {
 			t.Fatalf("%s was not spilled: %s", a, out)
 		}
+	}
+	// A task that received a secret has a sensitive output: an artifact would keep it.
+	wantNode(t, ex, "task.call", "failed")
+	if msg := node(t, ex, "task.call").Error.Message; !strings.Contains(msg, "not spilled to an artifact because the task received a sensitive value") {
+		t.Fatalf("task.call error: %s", msg)
 	}
 	te.closeStore()
 	blobs := 0

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
-	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
@@ -101,97 +100,6 @@ func fromJSON(raw json.RawMessage) (cty.Value, error) {
 
 // nullValue is the output of a node that produced none (skipped, failed, cancelled).
 var nullValue = cty.NullVal(cty.DynamicPseudoType)
-
-// scrubber removes secret values from text bound for the journal and logs: marks cover values
-// that flow through expressions, this covers the ones a task echoes back in a message or output.
-type scrubber struct {
-	secrets [][]byte // longest first, so a secret containing another is replaced whole
-}
-
-// minScrubLen keeps very short secrets (a "1" or "ab") from shredding every message; such values
-// are still kept out of the journal by marks.
-const minScrubLen = 4
-
-func newScrubber(values []string) *scrubber {
-	s := &scrubber{}
-	seen := map[string]bool{}
-	for _, v := range values {
-		if len(v) < minScrubLen || seen[v] {
-			continue
-		}
-		seen[v] = true
-		s.secrets = append(s.secrets, []byte(v))
-		// The JSON-escaped form differs when the secret has quotes, backslashes or controls.
-		if esc, _ := json.Marshal(v); len(esc) > 2 && string(esc[1:len(esc)-1]) != v {
-			s.secrets = append(s.secrets, esc[1:len(esc)-1])
-		}
-	}
-	sort.Slice(s.secrets, func(i, j int) bool { return len(s.secrets[i]) > len(s.secrets[j]) })
-	return s
-}
-
-const scrubbed = "(sensitive)"
-
-func (s *scrubber) bytes(b []byte) []byte {
-	if s == nil || len(s.secrets) == 0 || len(b) == 0 {
-		return b
-	}
-	for _, sec := range s.secrets {
-		if bytes.Contains(b, sec) {
-			b = bytes.ReplaceAll(b, sec, []byte(scrubbed))
-		}
-	}
-	return b
-}
-
-func (s *scrubber) string(str string) string {
-	if s == nil || len(s.secrets) == 0 || str == "" {
-		return str
-	}
-	for _, sec := range s.secrets {
-		if strings.Contains(str, string(sec)) {
-			str = strings.ReplaceAll(str, string(sec), scrubbed)
-		}
-	}
-	return str
-}
-
-// readSecrets reads every secret of w from the environment or its file. The values are marked
-// sensitive; the plain strings are returned too, for the scrubber.
-func (e *Engine) readSecrets(w *lang.Workflow) (cty.Value, []string, error) {
-	vals := make(map[string]cty.Value, len(w.Secrets))
-	var plain []string
-	for _, s := range w.Secrets {
-		v, err := e.readSecret(s)
-		if err != nil {
-			return cty.NilVal, nil, err
-		}
-		vals[s.Name] = cty.StringVal(v).Mark(lang.Sensitive)
-		plain = append(plain, v)
-	}
-	if len(vals) == 0 {
-		return cty.EmptyObjectVal, nil, nil
-	}
-	return cty.ObjectVal(vals), plain, nil
-}
-
-func (e *Engine) readSecret(s *lang.Secret) (string, error) {
-	switch {
-	case s.Env != "":
-		v := e.cfg.Getenv(s.Env)
-		if v == "" {
-			return "", fmt.Errorf("secret %q: the environment variable %s is not set; set it, or remove the secret from the workflow", s.Name, s.Env)
-		}
-		return v, nil
-	case s.File != "":
-		b, err := e.cfg.ReadFile(s.File)
-		if err != nil {
-			return "", fmt.Errorf("secret %q: cannot read %s: %w", s.Name, s.File, err)
-		}
-		return strings.TrimSuffix(string(b), "\n"), nil
-	}
-	return "", nil
-}
 
 // keyJSON is the JSON of an iteration key: a number for lists, a string for maps.
 func keyJSON(k cty.Value) json.RawMessage {

@@ -15,6 +15,7 @@ import (
 	"syscall"
 	_ "time/tzdata"
 
+	"github.com/fuscia/fuscia/engine/redact"
 	"github.com/fuscia/fuscia/plugin" // time zones for schedule triggers, even on machines without tzdata
 )
 
@@ -32,6 +33,10 @@ type cli struct {
 	stdout, stderr io.Writer
 	getenv         func(string) string
 	environ        func() []string
+	// secrets are the secret values this process has read: the engine adds them, and the
+	// logger, the span exporter and the HTTP answers scrub them (docs/security.md, "Secrets").
+	// Nil scrubs nothing but what an engine scrubs with its own set.
+	secrets *redact.Set
 }
 
 type command struct {
@@ -77,7 +82,7 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	c := &cli{stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, environ: os.Environ}
+	c := &cli{stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, environ: os.Environ, secrets: redact.NewSet()}
 	code := c.main(ctx, os.Args[1:])
 	// Every command closes its plugin manager; this catches a path that did not (a panic).
 	plugin.CleanupClients()

@@ -24,10 +24,10 @@ func (c *cli) logLevel() slog.Level {
 // logger is Fuscia's log for commands that run without telemetry (validate, plan), and for
 // the plugin manager of apply, which starts plugins before the run's telemetry exists.
 func (c *cli) logger(logFormat string) *slog.Logger {
-	l, err := telemetry.NewLogger(telemetry.Config{Getenv: c.getenv, Stderr: c.stderr, LogFormat: logFormat, LogLevel: c.logLevel()})
+	l, err := telemetry.NewLogger(telemetry.Config{Getenv: c.getenv, Stderr: c.stderr, LogFormat: logFormat, LogLevel: c.logLevel(), Redact: c.secrets})
 	if err != nil {
 		// An invalid -log-format is reported by the command's own telemetry setup.
-		l, _ = telemetry.NewLogger(telemetry.Config{Getenv: c.getenv, Stderr: c.stderr, LogFormat: "text", LogLevel: c.logLevel()})
+		l, _ = telemetry.NewLogger(telemetry.Config{Getenv: c.getenv, Stderr: c.stderr, LogFormat: "text", LogLevel: c.logLevel(), Redact: c.secrets})
 	}
 	return l
 }

@@ -70,7 +70,7 @@ func (c *cli) openRunHost(ctx context.Context, o runHostOptions) (*runHost, erro
 	}
 	tel, err := telemetry.Setup(ctx, telemetry.Config{
 		Getenv: c.getenv, Stderr: c.stderr, LogFormat: logFormat, LogLevel: level,
-		ServiceName: "fuscia", Version: version.Fuscia,
+		ServiceName: "fuscia", Version: version.Fuscia, Redact: c.secrets,
 	})
 	if err != nil {
 		if o.plugins != nil {
@@ -102,7 +102,7 @@ func (c *cli) openRunHost(ctx context.Context, o runHostOptions) (*runHost, erro
 			h.plugins.Store, h.plugins.Artifacts = st, arts
 			cfg := engine.Config{
 				Store: st, Tasks: &engine.Tasks{Builtins: h.runner, Components: h.comps, Plugins: h.plugins}, Artifacts: arts,
-				Tracer: tel.Tracer, Logger: tel.Logger, Getenv: c.getenv,
+				Tracer: tel.Tracer, Logger: tel.Logger, Getenv: c.getenv, Redact: c.secrets,
 			}
 			if o.tuneEngine != nil {
 				o.tuneEngine(&cfg)

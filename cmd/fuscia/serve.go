@@ -22,6 +22,7 @@ import (
 	"github.com/fuscia/fuscia/engine/local"
 	"github.com/fuscia/fuscia/engine/metrics"
 	"github.com/fuscia/fuscia/engine/plan"
+	"github.com/fuscia/fuscia/engine/redact"
 	"github.com/fuscia/fuscia/engine/serve"
 	"github.com/fuscia/fuscia/engine/telemetry"
 	"github.com/fuscia/fuscia/engine/version"
@@ -104,7 +105,7 @@ func runServe(ctx context.Context, c *cli, args []string) int {
 	// rather than refused. An address in use may be the serve this one replaces, still
 	// draining: it frees the address before the store, so then it is bound once the store is
 	// ours.
-	apiSrv := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second,
+	apiSrv := &http.Server{Handler: redact.HTTP(srv.Handler(), c.secrets), ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog: slog.NewLogLogger(c.logger(*logFormat).Handler(), slog.LevelWarn)}
 	servers := []*http.Server{apiSrv}
 	listenAPI := func() error {
@@ -162,7 +163,7 @@ func runServe(ctx context.Context, c *cli, args []string) int {
 			return c.operationFailed("Cannot listen for metrics", err)
 		}
 		mm := http.NewServeMux()
-		mm.Handle("/metrics", met.Handler())
+		mm.Handle("/metrics", redact.HTTP(met.Handler(), c.secrets))
 		msrv := &http.Server{Handler: mm, ReadHeaderTimeout: 10 * time.Second}
 		servers = append(servers, msrv)
 		go func() { _ = msrv.Serve(ml) }()

@@ -31,6 +31,10 @@ type httpInput struct {
 	// MaxResponseBytes is an integer or a size string.
 	MaxResponseBytes json.RawMessage `json:"max_response_bytes"`
 	AllowHosts       []string        `json:"allow_hosts"`
+
+	// sensitiveURL: the URL was derived from a secret, so messages name only its scheme and
+	// host (sensitive_url.go).
+	sensitiveURL bool
 }
 
 // newTransport returns a transport that connects through g.
@@ -80,6 +84,9 @@ type call struct {
 	timeout time.Duration
 	limit   int64
 	allow   []string
+	// hide removes the sensitive URL's parts from text quoted in a message (the response
+	// body); nil when the URL is not sensitive.
+	hide func(string) string
 }
 
 func (r *Runner) http(ctx context.Context, q Request) outcome.Result {
@@ -87,6 +94,7 @@ func (r *Runner) http(ctx context.Context, q Request) outcome.Result {
 	if bad := decodeInput("http", q.Input, &in); bad != nil {
 		return *bad
 	}
+	in.sensitiveURL = q.sensitive("/url")
 	c, err := parseCall(in)
 	if err != nil {
 		return outcome.Fail(outcome.Validation, "builtin.http: %v", err)

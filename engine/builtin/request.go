@@ -23,6 +23,10 @@ func parseCall(in httpInput) (*call, error) {
 	}
 	u, err := url.Parse(in.URL)
 	if err != nil {
+		if in.sensitiveURL {
+			// The cause quotes the bad part of the URL.
+			return nil, errors.New("url: the URL, which is sensitive, does not parse as a URL")
+		}
 		// Only the cause: the *url.Error repeats the URL, query and all.
 		var ue *url.Error
 		if errors.As(err, &ue) {
@@ -31,9 +35,16 @@ func parseCall(in httpInput) (*call, error) {
 		return nil, fmt.Errorf("url: it does not parse as a URL: %w", err)
 	}
 	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
+		if in.sensitiveURL {
+			return nil, errors.New("url: the URL, which is sensitive, is not an absolute http or https URL")
+		}
 		return nil, fmt.Errorf("url: %s is not an absolute http or https URL", displayURL(u))
 	}
 	c.what = method + " " + displayURL(u)
+	if in.sensitiveURL {
+		c.what = method + " " + sensitiveURL(u)
+		c.hide = urlHider(u)
+	}
 	if in.Timeout != "" {
 		// "0s" adds no bound, as a zero http.Client.Timeout does; the node's timeout still
 		// applies through ctx.

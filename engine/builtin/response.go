@@ -66,7 +66,12 @@ func (c *call) response(ctx, reqCtx context.Context, start time.Time, resp *http
 
 	msg := fmt.Sprintf("HTTP %s from %s", statusText(resp), c.what)
 	if resp.Request.Response != nil {
-		msg += " (redirected to " + displayURL(resp.Request.URL) + ")"
+		if c.hide != nil {
+			// The server chose the new URL from the sensitive one (a trailing slash added…).
+			msg += " (redirected to " + sensitiveURL(resp.Request.URL) + ")"
+		} else {
+			msg += " (redirected to " + displayURL(resp.Request.URL) + ")"
+		}
 	}
 	kind := outcome.Fatal
 	switch {
@@ -80,6 +85,9 @@ func (c *call) response(ctx, reqCtx context.Context, start time.Time, resp *http
 	if tooBig {
 		msg += ": the " + limitMsg + "; it was not kept"
 	} else if s := snippet(body); s != "" {
+		if c.hide != nil {
+			s = c.hide(s) // an error page often repeats the path it did not find
+		}
 		msg += ": " + s
 	}
 	res := outcome.Fail(kind, "%s", msg)

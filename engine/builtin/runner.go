@@ -32,6 +32,21 @@ type Request struct {
 	// Log receives the attempt's log lines (level "debug", "info", "warn" or "error"); nil
 	// drops them.
 	Log func(level, message string)
+	// Sensitive are the JSON Pointers of the parts of Input derived from secrets ("" for the
+	// whole input); everything under one is sensitive. builtin.http does not quote a sensitive
+	// URL in its messages.
+	Sensitive []string
+}
+
+// sensitive reports whether the input's member at pointer is sensitive: a pointer of
+// q.Sensitive is it, or one of its parents.
+func (q Request) sensitive(pointer string) bool {
+	for _, p := range q.Sensitive {
+		if p == pointer || strings.HasPrefix(pointer, p+"/") || p == "" {
+			return true
+		}
+	}
+	return false
 }
 
 func (q Request) logf(level, format string, args ...any) {

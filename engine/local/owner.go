@@ -16,6 +16,7 @@ import (
 	"github.com/fuscia/fuscia/engine"
 	"github.com/fuscia/fuscia/engine/artifact"
 	"github.com/fuscia/fuscia/engine/journal"
+	"github.com/fuscia/fuscia/engine/redact"
 )
 
 // OwnerConfig configures Own.
@@ -179,7 +180,8 @@ func (o *Owner) serve(cfg OwnerConfig) error {
 		logger: o.logger,
 		extend: cfg.Extend,
 	}
-	o.handler = o.api.routes()
+	// Every answer is scrubbed of the secrets the process has read (engine/redact).
+	o.handler = redact.HTTP(o.api.routes(), o.Engine.Redact())
 	o.srv = &http.Server{
 		Handler:           o.handler,
 		ReadHeaderTimeout: 10 * time.Second,

@@ -7,6 +7,8 @@ import (
 	"os"
 
 	"golang.org/x/term"
+
+	"github.com/fuscia/fuscia/engine/redact"
 )
 
 // NewLogger builds the slog logger for cfg.LogFormat and cfg.LogLevel on cfg.Stderr, the one
@@ -25,10 +27,11 @@ func newLogger(cfg Config) (*slog.Logger, error) {
 		return nil, err
 	}
 	opts := &slog.HandlerOptions{Level: cfg.LogLevel}
+	var h slog.Handler = slog.NewJSONHandler(cfg.Stderr, opts)
 	if format == "text" {
-		return slog.New(slog.NewTextHandler(cfg.Stderr, opts)), nil
+		h = slog.NewTextHandler(cfg.Stderr, opts)
 	}
-	return slog.New(slog.NewJSONHandler(cfg.Stderr, opts)), nil
+	return slog.New(redact.NewHandler(h, cfg.Redact)), nil
 }
 
 // resolveLogFormat turns a requested format into "text" or "json"; ""

@@ -7,6 +7,8 @@ import (
 	"os"
 
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/fuscia/fuscia/engine/redact"
 )
 
 // instrumentationName is the instrumentation scope of fuscia's spans.
@@ -29,6 +31,9 @@ type Config struct {
 	// Version is the service.version resource attribute and the
 	// instrumentation version of the tracer.
 	Version string
+	// Redact, when set, scrubs its secrets from every log record and every
+	// exported span (names, status descriptions, attributes, events).
+	Redact *redact.Set
 }
 
 // Telemetry owns the tracer provider and logger of one process.

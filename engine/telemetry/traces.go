@@ -43,6 +43,9 @@ func newTracerProvider(ctx context.Context, cfg Config) (trace.TracerProvider, f
 		_ = exp.Shutdown(ctx)
 		return nil, nil, err
 	}
+	if cfg.Redact != nil {
+		exp = scrubExporter{next: exp, set: cfg.Redact}
+	}
 	tp := sdktrace.NewTracerProvider(
 		sdktrace.WithBatcher(exp),
 		sdktrace.WithResource(res),
