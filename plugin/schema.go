@@ -140,11 +140,12 @@ func (m *Manager) remember(d string, s *Schema) {
 		return
 	}
 	b, err := json.Marshal(s)
-	if err != nil || os.MkdirAll(filepath.Dir(file), 0o755) != nil {
+	// Private like the home the cache is in (and creates when missing).
+	if err != nil || os.MkdirAll(filepath.Dir(file), 0o700) != nil {
 		return
 	}
 	tmp := file + ".tmp"
-	if os.WriteFile(tmp, b, 0o644) == nil {
+	if os.WriteFile(tmp, b, 0o600) == nil {
 		_ = os.Rename(tmp, file)
 	}
 }

@@ -75,7 +75,7 @@ func runApply(ctx context.Context, c *cli, args []string) int {
 		return code
 	}
 
-	h, err := c.openRunHost(ctx, runHostOptions{home: fs.homeDir(), logFormat: *logFormat, plugins: plugins, pluginDirs: pluginDirs, workflows: []*lang.Workflow{prog.Workflow}})
+	h, err := c.openRunHost(ctx, runHostOptions{home: fs.homeDir(), command: fs.invocation(paths), logFormat: *logFormat, plugins: plugins, pluginDirs: pluginDirs, workflows: []*lang.Workflow{prog.Workflow}})
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
 			return exitFailed

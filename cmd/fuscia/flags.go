@@ -75,6 +75,13 @@ func (fs *flagSet) printUsage(w io.Writer) {
 	})
 }
 
+// invocation names this command for others to read, as in the owner file ("fuscia apply
+// x.fsc.hcl"): its name and positional arguments, without flags, whose values may be secrets
+// (-var, -payload).
+func (fs *flagSet) invocation(positional []string) string {
+	return strings.Join(append([]string{"fuscia", fs.Name()}, positional...), " ")
+}
+
 // homeDir is -home, else $FUSCIA_HOME, else ~/.fuscia.
 func (fs *flagSet) homeDir() string {
 	if fs.home != "" {

@@ -32,7 +32,7 @@ func runResume(ctx context.Context, c *cli, args []string) int {
 	case !errors.Is(err, local.ErrNoServer):
 		return c.resumeFailed(*asJSON, ids[0], err)
 	}
-	h, err := c.openRunHost(ctx, runHostOptions{home: fs.homeDir(), logFormat: *logFormat, pluginDirs: pluginDirs})
+	h, err := c.openRunHost(ctx, runHostOptions{home: fs.homeDir(), command: fs.invocation(ids), logFormat: *logFormat, pluginDirs: pluginDirs})
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
 			return exitFailed

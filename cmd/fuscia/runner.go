@@ -39,6 +39,8 @@ type runHost struct {
 // runHostOptions are what apply and resume choose for openRunHost.
 type runHostOptions struct {
 	home, logFormat string
+	// command names the process in the owner file (flagSet.invocation).
+	command string
 	// plugins is the manager that plan-time checks already started plugins in; nil for a new
 	// one. The run host owns it either way.
 	plugins    *plugin.Manager
@@ -92,6 +94,7 @@ func (c *cli) openRunHost(ctx context.Context, o runHostOptions) (*runHost, erro
 	h.plugins = &engine.Plugins{Manager: o.plugins, Env: plan.Env{Home: home, PluginDirs: o.pluginDirs}}
 	ocfg := local.OwnerConfig{
 		Home:       home,
+		Command:    o.command,
 		Logger:     tel.Logger,
 		StoreSizes: sizes,
 		OnWait: func(by string) {

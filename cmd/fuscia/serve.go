@@ -123,7 +123,7 @@ func runServe(ctx context.Context, c *cli, args []string) int {
 	}
 
 	h, err = c.openRunHost(ctx, runHostOptions{
-		home: home, logFormat: *logFormat, pluginDirs: pluginDirs, logLevel: &level,
+		home: home, command: fs.invocation(paths), logFormat: *logFormat, pluginDirs: pluginDirs, logLevel: &level,
 		tuneEngine: func(cfg *engine.Config) {
 			cfg.ParkWaits, cfg.OnRunEnd, cfg.Metrics = true, srv.RunEnded, rec
 		},

@@ -116,7 +116,8 @@ func (d Dir) Put(_ context.Context, execution, contentType string, data []byte) 
 	ref := Ref{ID: "sha256:" + hexID, ContentType: contentType, Size: int64(len(data))}
 	// Shared: a deletion must not remove the blob between the look below and the reference.
 	defer d.rlock()()
-	if err := os.MkdirAll(filepath.Join(d.Root, "blobs"), 0o755); err != nil {
+	// Artifacts are run data, private like the home they are in (CreateTemp makes blobs 0600).
+	if err := os.MkdirAll(filepath.Join(d.Root, "blobs"), 0o700); err != nil {
 		return Ref{}, fmt.Errorf("artifact store: %w", err)
 	}
 	if _, err := os.Stat(d.blob(hexID)); err != nil {
@@ -139,11 +140,11 @@ func (d Dir) Put(_ context.Context, execution, contentType string, data []byte) 
 			return Ref{}, fmt.Errorf("write artifact: %w", werr)
 		}
 	}
-	if err := os.MkdirAll(d.refs(execution), 0o755); err != nil {
+	if err := os.MkdirAll(d.refs(execution), 0o700); err != nil {
 		return Ref{}, fmt.Errorf("artifact store: %w", err)
 	}
 	meta, _ := json.Marshal(ref)
-	if err := os.WriteFile(filepath.Join(d.refs(execution), hexID), meta, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(d.refs(execution), hexID), meta, 0o600); err != nil {
 		return Ref{}, fmt.Errorf("record artifact: %w", err)
 	}
 	// Written again after a deletion (a run resumed): it is no longer deleted.

@@ -284,16 +284,18 @@ func eachValue(txn *badger.Txn, prefix []byte, after uint64, fn func([]byte) err
 
 // ResolveID returns the execution id ref names: an exact id, or a prefix of at least 6
 // characters that only one execution id starts with (tried as given, then upper-cased, since
-// ULIDs are upper-case). ErrNotFound or ErrAmbiguous otherwise.
+// ULIDs are upper-case). ErrNotFound or ErrAmbiguous otherwise; the ambiguous error says how
+// many runs match but names none of them: a lookup by prefix is not a way to list ids.
 func (s *Store) ResolveID(ref string) (string, error) {
 	if checkID(ref) != nil {
 		return "", fmt.Errorf("execution %q: %w", ref, ErrNotFound)
 	}
-	var matches []string
+	var match string
+	matches := 0
 	err := s.view(func(txn *badger.Txn) error {
 		_, err := txn.Get(runKey(ref))
 		if err == nil {
-			matches = []string{ref}
+			match, matches = ref, 1
 			return nil
 		}
 		if !errors.Is(err, badger.ErrKeyNotFound) {
@@ -309,10 +311,13 @@ func (s *Store) ResolveID(ref string) (string, error) {
 		for _, c := range candidates {
 			prefix := runKey(c)
 			err := scanKeys(txn, prefix, prefix, false, func(k []byte) (bool, error) {
-				matches = append(matches, string(k[len(runPrefix):]))
-				return len(matches) < 3, nil
+				if matches == 0 {
+					match = string(k[len(runPrefix):])
+				}
+				matches++
+				return matches <= maxAmbiguousCount, nil
 			})
-			if err != nil || len(matches) > 0 {
+			if err != nil || matches > 0 {
 				return err
 			}
 		}
@@ -321,14 +326,15 @@ func (s *Store) ResolveID(ref string) (string, error) {
 	switch {
 	case err != nil:
 		return "", fmt.Errorf("resolve execution %q: %w", ref, err)
-	case len(matches) == 0:
+	case matches == 0:
 		return "", fmt.Errorf("execution %q: %w", ref, ErrNotFound)
-	case len(matches) > 1:
-		more := ""
-		if len(matches) > 2 {
-			matches, more = matches[:2], ", …"
-		}
-		return "", fmt.Errorf("execution %q: %w: matches %s%s", ref, ErrAmbiguous, strings.Join(matches, ", "), more)
+	case matches > maxAmbiguousCount:
+		return "", fmt.Errorf("execution %q: %w: more than %d executions have ids starting with it; give a longer prefix", ref, ErrAmbiguous, maxAmbiguousCount)
+	case matches > 1:
+		return "", fmt.Errorf("execution %q: %w: %d executions have ids starting with it; give a longer prefix", ref, ErrAmbiguous, matches)
 	}
-	return matches[0], nil
+	return match, nil
 }
+
+// maxAmbiguousCount bounds how many matches of an ambiguous prefix ResolveID counts.
+const maxAmbiguousCount = 100

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -217,6 +219,49 @@ func TestDelete(t *testing.T) {
 	// Run 1: r/, j/ ×2, x/w, x/s, x/f, and run 4's x/p/<1>\x00<4>; run 4: r/, j/, x/w, x/s, x/p.
 	if kept[1] != 7 || kept[4] != 5 {
 		t.Errorf("keys kept per run: %v", kept)
+	}
+}
+
+// TestResolveIDAmbiguousNamesNone: an ambiguous prefix says how many runs match, never which:
+// a prefix lookup must not be a way to learn other runs' ids.
+func TestResolveIDAmbiguousNamesNone(t *testing.T) {
+	s := openStore(t, t.TempDir())
+	defer closeStore(t, s)
+	ctx := context.Background()
+	ids := []string{"01HZBBBBBA0000000000000001", "01HZBBBBBB0000000000000002", "01HZBBBBBC0000000000000003"}
+	for _, id := range ids {
+		if err := s.Append(ctx, id, false, started("wf", "")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.barrier(); err != nil {
+		t.Fatal(err)
+	}
+	_, err := s.ResolveID("01HZBBBBB")
+	if !errors.Is(err, ErrAmbiguous) {
+		t.Fatalf("ResolveID = %v, want ErrAmbiguous", err)
+	}
+	msg := err.Error()
+	if !strings.Contains(msg, "3 executions") || !strings.Contains(msg, "longer prefix") {
+		t.Errorf("the error does not say how many match and what to do: %s", msg)
+	}
+	for _, id := range ids {
+		// Not even a part longer than the prefix given.
+		if strings.Contains(msg, id[:10]) {
+			t.Errorf("the error names run %s: %s", id, msg)
+		}
+	}
+	// Past the bound the count stops.
+	for i := range maxAmbiguousCount + 1 {
+		if err := s.Append(ctx, fmt.Sprintf("01HZCC%020d", i), false, started("wf", "")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.barrier(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.ResolveID("01HZCC"); !errors.Is(err, ErrAmbiguous) || !strings.Contains(err.Error(), fmt.Sprintf("more than %d executions", maxAmbiguousCount)) {
+		t.Errorf("ResolveID over the bound = %v", err)
 	}
 }
 

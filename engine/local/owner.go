@@ -21,8 +21,12 @@ import (
 
 // OwnerConfig configures Own.
 type OwnerConfig struct {
-	// Home is $FUSCIA_HOME; Own creates it when needed.
+	// Home is $FUSCIA_HOME; Own creates it when needed and makes it private (PrepareHome).
 	Home string
+	// Command names this process in the owner file, which other commands quote when they find
+	// the store held ("fuscia apply x.fsc.hcl"): the command and its positional arguments, never
+	// flag values, which may be secrets (-var, -payload). Empty: the program's file name.
+	Command string
 	// Logger receives the store's and the API's warnings and errors; nil discards them.
 	Logger *slog.Logger
 	// OnWait is called once if the store is locked by another process that does not answer on
@@ -91,8 +95,15 @@ func Own(ctx context.Context, cfg OwnerConfig) (*Owner, error) {
 		return nil, fmt.Errorf("the home directory %s is too deep: its API socket path would be %d bytes, over the %d a unix socket allows; use a shorter -home or FUSCIA_HOME",
 			cfg.Home, len(sock), maxSocketPath)
 	}
-	if err := os.MkdirAll(cfg.Home, 0o755); err != nil {
-		return nil, fmt.Errorf("create the fuscia home: %w", err)
+	// Private before anything is created in it: the socket is then out of other users' reach
+	// from the moment it exists, whatever the umask (HomeMode).
+	tightened, err := PrepareHome(cfg.Home)
+	if err != nil {
+		return nil, err
+	}
+	if tightened != 0 {
+		logger.Info("the fuscia home was open to other users; it is now private",
+			"home", cfg.Home, "mode_was", fmt.Sprintf("%04o", tightened), "mode", fmt.Sprintf("%04o", HomeMode))
 	}
 	st, err := lock(ctx, cfg, logger, sock)
 	if err != nil {
@@ -104,7 +115,7 @@ func Own(ctx context.Context, cfg OwnerConfig) (*Owner, error) {
 		home:      cfg.Home,
 		sock:      sock,
 		ownerFile: filepath.Join(cfg.Home, OwnerFileName),
-		ownerLine: fmt.Sprintf("%d %s\n", os.Getpid(), strings.Join(os.Args, " ")),
+		ownerLine: ownerLine(cfg.Command),
 		logger:    logger,
 		stop:      make(chan struct{}),
 		served:    make(chan struct{}),
@@ -119,6 +130,16 @@ func Own(ctx context.Context, cfg OwnerConfig) (*Owner, error) {
 		return nil, errors.Join(err, st.Close())
 	}
 	return o, nil
+}
+
+// ownerLine is the owner file's content: "PID COMMAND\n" (lockedBy reads it).
+func ownerLine(command string) string {
+	if command == "" {
+		command = filepath.Base(os.Args[0])
+	}
+	// One line: a newline in a path must not make a second one.
+	command = strings.Join(strings.Fields(command), " ")
+	return fmt.Sprintf("%d %s\n", os.Getpid(), command)
 }
 
 // lock opens the store, waiting while another process holds it.
@@ -153,7 +174,7 @@ func lock(ctx context.Context, cfg OwnerConfig, logger *slog.Logger, sock string
 
 // serve writes the owner file and starts the API on the socket.
 func (o *Owner) serve(cfg OwnerConfig) error {
-	if err := os.WriteFile(o.ownerFile, []byte(o.ownerLine), 0o644); err != nil {
+	if err := writePrivate(o.ownerFile, []byte(o.ownerLine)); err != nil {
 		return fmt.Errorf("write %s: %w", o.ownerFile, err)
 	}
 	// This process holds the store's lock, so a socket file left behind belongs to an owner
@@ -166,15 +187,18 @@ func (o *Owner) serve(cfg OwnerConfig) error {
 			return fmt.Errorf("remove the stale socket %s: %w", o.sock, err)
 		}
 	}
-	ln, err := net.Listen("unix", o.sock)
+	// The API cancels and prunes runs and starts code: only the user may use it. The socket is
+	// created with the umask's mode, but inside the private home (Own), so nobody else can reach
+	// it before the chmod below; peerListener refuses other users' connections besides.
+	ul, err := net.Listen("unix", o.sock)
 	if err != nil {
 		return fmt.Errorf("serve the API: %w", err)
 	}
-	// The API cancels and prunes runs: only the user may use it.
 	if err := os.Chmod(o.sock, 0o600); err != nil {
-		_ = ln.Close()
+		_ = ul.Close()
 		return fmt.Errorf("serve the API: %w", err)
 	}
+	ln := newPeerListener(ul, o.logger)
 	o.api = &server{
 		ops:    &ops{st: o.Store, artifacts: o.Artifacts, eng: o.Engine, stop: o.stop, signaled: cfg.Signaled},
 		logger: o.logger,
@@ -194,6 +218,26 @@ func (o *Owner) serve(cfg OwnerConfig) error {
 		}
 	}()
 	return nil
+}
+
+// writePrivate replaces file with data, readable by the user only (0600 whatever the umask,
+// even over an older file of a wider mode): the file is written aside and renamed into place.
+func writePrivate(file string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(file), "."+filepath.Base(file)+".tmp-*") // 0600
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), file)
+	}
+	if err != nil {
+		_ = os.Remove(f.Name())
+	}
+	return err
 }
 
 // Handler is the API, to serve on another listener too (serve's -listen).

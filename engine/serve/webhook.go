@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/fuscia/fuscia/engine"
 	"github.com/fuscia/fuscia/engine/journal"
@@ -243,25 +244,30 @@ func validSignature(body, secret []byte, header string) bool {
 }
 
 // webhookPayload is the run's trigger.payload: method, path, query, headers and the body,
-// parsed when its media type is JSON.
+// parsed when its media type is JSON. A body that is not UTF-8 (binary, or text in another
+// charset) cannot be a JSON string without losing bytes (encoding/json would replace them with
+// U+FFFD, and the run would see other bytes than the ones signed): it goes, exactly, as
+// body_base64 (standard alphabet, padded), with body null.
 func webhookPayload(r *http.Request, body []byte) (json.RawMessage, error) {
 	p := struct {
-		Method  string            `json:"method"`
-		Path    string            `json:"path"`
-		Query   map[string]string `json:"query"`
-		Headers map[string]string `json:"headers"`
-		Body    any               `json:"body"`
+		Method     string            `json:"method"`
+		Path       string            `json:"path"`
+		Query      map[string]string `json:"query"`
+		Headers    map[string]string `json:"headers"`
+		Body       any               `json:"body"`
+		BodyBase64 string            `json:"body_base64,omitempty"`
 	}{Method: r.Method, Path: r.URL.Path, Query: joinValues(r.URL.Query()), Headers: requestHeaders(r)}
-	if isJSON(r.Header.Get("Content-Type")) {
-		if len(strings.TrimSpace(string(body))) == 0 {
-			p.Body = nil
-		} else {
-			if !json.Valid(body) {
-				return nil, errors.New("the body is not valid JSON although its Content-Type says JSON")
-			}
-			p.Body = json.RawMessage(body)
-		}
-	} else {
+	jsonType := isJSON(r.Header.Get("Content-Type"))
+	switch {
+	case jsonType && len(strings.TrimSpace(string(body))) == 0:
+		p.Body = nil
+	case jsonType && !json.Valid(body):
+		return nil, errors.New("the body is not valid JSON although its Content-Type says JSON")
+	case !utf8.Valid(body):
+		p.BodyBase64 = base64.StdEncoding.EncodeToString(body)
+	case jsonType:
+		p.Body = json.RawMessage(body)
+	default:
 		p.Body = string(body)
 	}
 	return json.Marshal(p)

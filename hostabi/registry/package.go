@@ -401,7 +401,8 @@ func Install(componentsDir, pkgFile string) (Installed, error) {
 		return Installed{}, &RefusedError{Reason: fmt.Sprintf("%s is a directory, not a package", pkgFile),
 			Hint: "Pack the directory first with fuscia component pack DIR -o FILE.fcpkg, then install FILE.fcpkg."}
 	}
-	if err := os.MkdirAll(componentsDir, 0o755); err != nil {
+	// Private like the home it is in (and creates when missing: MkdirAll gives parents this mode).
+	if err := os.MkdirAll(componentsDir, 0o700); err != nil {
 		return Installed{}, err
 	}
 	tmp, err := os.MkdirTemp(componentsDir, ".install-")
