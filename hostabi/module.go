@@ -290,7 +290,9 @@ func (h *Host) toCache(digest string, mod *wasmtime.Module) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(h.cacheDir, 0o755); err != nil {
+	// Private like the home the cache is in (and creates when missing: MkdirAll gives the
+	// parents this mode too); CreateTemp makes the entries 0600.
+	if err := os.MkdirAll(h.cacheDir, 0o700); err != nil {
 		return err
 	}
 	header := cacheMagic + h.cacheKey(digest)
