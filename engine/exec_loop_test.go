@@ -114,7 +114,7 @@ func TestLoopParallel(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			te := newTestEnv(t)
-			g := gaugeServer(t, 40*time.Millisecond)
+			g := gaugeServerUntil(t, tc.want, 40*time.Millisecond)
 			ex := te.apply(fmt.Sprintf(`
 workflow "l" {}
 loop "l" {

@@ -123,7 +123,7 @@ func TestForEachConcurrency(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			te := newTestEnv(t)
-			g := gaugeServer(t, 40*time.Millisecond)
+			g := gaugeServerUntil(t, tc.want, 40*time.Millisecond)
 			ex := te.apply(fmt.Sprintf(`
 workflow "fe" {}
 task "calls" {
@@ -493,7 +493,7 @@ func TestParallelism(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			te := newTestEnv(t)
-			g := gaugeServer(t, 50*time.Millisecond)
+			g := gaugeServerUntil(t, tc.want, 50*time.Millisecond)
 			ex := te.apply(fmt.Sprintf("workflow \"p\" {\n  %s\n}\n%s", tc.settings, six(g.URL)), StartOptions{Parallelism: tc.parallelism})
 			wantRun(t, ex, "succeeded")
 			if maxc, total := g.stats(); maxc != tc.want || total != 6 {

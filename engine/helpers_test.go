@@ -46,25 +46,53 @@ func itoa(n int) string {
 }
 
 // gauge is an httptest server that holds each request for delay and records how many were
-// in flight at most; it echoes the request's headers and path.
+// in flight at most; it echoes the request's headers and path. With a target, each request is
+// first held until target requests are in flight at once (or gaugeWait passes), so that a test
+// of a concurrency bound sees the bound reached however slowly a loaded machine starts them;
+// the delay after it gives a request past the bound the time to arrive and be counted.
 type gauge struct {
 	URL      string
+	target   int
 	mu       sync.Mutex
 	cur, max int
 	total    int
 	headers  []http.Header
+	reached  chan struct{} // closed when max reaches target
 }
+
+// gaugeWait bounds how long a request waits for the gauge's target: a liveness bound, reached
+// only when the engine starts fewer requests at once than the test expects (and then fails).
+const gaugeWait = 30 * time.Second
 
 func gaugeServer(t *testing.T, delay time.Duration) *gauge {
 	t.Helper()
-	g := &gauge{}
+	return gaugeServerUntil(t, 0, delay)
+}
+
+// gaugeServerUntil is gaugeServer holding requests until target of them are in flight.
+func gaugeServerUntil(t *testing.T, target int, delay time.Duration) *gauge {
+	t.Helper()
+	g := &gauge{target: target, reached: make(chan struct{})}
+	if target <= 1 {
+		close(g.reached)
+	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		g.mu.Lock()
 		g.cur++
 		g.total++
-		g.max = max(g.max, g.cur)
+		if g.cur > g.max {
+			g.max = g.cur
+			if g.max == g.target && g.target > 1 {
+				close(g.reached)
+			}
+		}
 		g.headers = append(g.headers, r.Header.Clone())
 		g.mu.Unlock()
+		select {
+		case <-g.reached:
+		case <-time.After(gaugeWait):
+		case <-r.Context().Done():
+		}
 		select {
 		case <-time.After(delay):
 		case <-r.Context().Done():
