@@ -63,8 +63,9 @@ demo: build
 # RUST_BACKTRACE, interrupt latency, module load (compile, disk cache, memory) and 1,000
 # component tasks through the engine; finally `fuscia serve` itself through bin/fuscia-load:
 # webhook throughput (accepted and webhook-to-finished runs/s, 202 latency, peak RSS) with its
-# Go client and, when Debian's wrk is installed, with wrk, and the idle RSS of 10 loaded
-# workflows (docs/performance.md).
+# Go client and, when Debian's wrk is installed, with wrk, the idle RSS of 10 loaded
+# workflows, and serve's memory and responsiveness under a slowloris of 3,000 connections and
+# a flood of 1,500 connections with 60 KiB headers (docs/performance.md).
 bench: build load-tool
 	$(GO) test ./engine/plan -run '^$$' -bench 'BenchmarkPipeline' -benchmem -benchtime 2s
 	$(GO) test ./lang/dag -run '^$$' -bench . -benchmem
@@ -84,6 +85,7 @@ bench: build load-tool
 	@if command -v wrk >/dev/null; then $(LOAD) -fuscia $(BIN) -mode bench -client wrk -duration 20s; \
 	else echo "wrk is not installed (apt-get install wrk): no wrk figure"; fi
 	$(LOAD) -fuscia $(BIN) -mode idle
+	$(LOAD) -fuscia $(BIN) -mode slowloris -duration 30s
 
 # load-tool builds bin/fuscia-load, the load generator and measurer for `fuscia serve`.
 load-tool:

@@ -8,6 +8,9 @@
 //	soak   an open-loop fixed -rate for -duration: webhook-to-finished latency, RSS over time
 //	       (flat or growing), and a durability check: no accepted run lost or duplicated.
 //	idle   -workflows workflows loaded and nothing to do: RSS after 5 s and after 15 s.
+//	slowloris
+//	       connection floods, slow headers then big headers, for -duration each: serve's
+//	       memory and whether it still answers (flood.go).
 //
 // Every figure is printed as it is measured and, at the end, in one line `RESULT {json}`.
 // Typical use (the Makefile's bench and soak targets):
@@ -15,6 +18,7 @@
 //	fuscia-load -mode bench -duration 20s
 //	fuscia-load -mode soak -duration 10m -rate 100
 //	fuscia-load -mode idle -workflows 10
+//	fuscia-load -mode slowloris -duration 30s
 package main
 
 import (
@@ -66,6 +70,7 @@ type config struct {
 	drainTimeout time.Duration
 	fetchers     int
 	client       string
+	flood        floodConfig
 }
 
 func main() {
@@ -75,7 +80,7 @@ func main() {
 func run() int {
 	var cfg config
 	flag.StringVar(&cfg.fuscia, "fuscia", "bin/fuscia", "the fuscia binary (`PATH`)")
-	flag.StringVar(&cfg.mode, "mode", "bench", "`bench`, soak or idle")
+	flag.StringVar(&cfg.mode, "mode", "bench", "`bench`, soak, idle or slowloris")
 	flag.DurationVar(&cfg.duration, "duration", 0, "how long to send load (`D`; default 20s for bench, 10m for soak)")
 	flag.Float64Var(&cfg.rate, "rate", 100, "soak: requests per second, on a fixed open-loop schedule (`N`)")
 	flag.IntVar(&cfg.concurrency, "concurrency", 64, "bench: closed-loop workers (`N`)")
@@ -85,8 +90,9 @@ func run() int {
 	flag.DurationVar(&cfg.drainTimeout, "drain-timeout", 5*time.Minute, "bench, soak: how long to wait for the accepted runs to finish (`D`)")
 	flag.StringVar(&cfg.client, "client", "go", "bench: the load generator, `go` (built in) or wrk (Debian's wrk, a C client that takes less CPU)")
 	flag.IntVar(&cfg.fetchers, "fetchers", 16, "soak: parallel GET /v1/executions/{id} when checking the runs (`N`)")
+	registerFloodFlags(&cfg.flood)
 	flag.Usage = func() {
-		fmt.Fprintf(flag.CommandLine.Output(), "usage: fuscia-load [-fuscia PATH] -mode bench|soak|idle [-duration D] [-rate N] [-concurrency N] [-workflows N] [-keep]\n")
+		fmt.Fprintf(flag.CommandLine.Output(), "usage: fuscia-load [-fuscia PATH] -mode bench|soak|idle|slowloris [-duration D] [-rate N] [-concurrency N] [-workflows N] [-keep]\n")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
@@ -103,8 +109,12 @@ func run() int {
 			cfg.duration = 10 * time.Minute
 		}
 	case "idle":
+	case "slowloris":
+		if cfg.duration == 0 {
+			cfg.duration = 30 * time.Second
+		}
 	default:
-		return usageError("-mode must be bench, soak or idle, not %q", cfg.mode)
+		return usageError("-mode must be bench, soak, idle or slowloris, not %q", cfg.mode)
 	}
 	if cfg.client != "go" && cfg.client != "wrk" {
 		return usageError("-client must be go or wrk, not %q", cfg.client)
@@ -196,6 +206,8 @@ func run() int {
 		code, err = runSoak(ctx, cfg, sp, res)
 	case "idle":
 		code, err = runIdle(ctx, cfg, sp, res)
+	case "slowloris":
+		code, err = runSlowloris(ctx, cfg, sp, res)
 	}
 	if err != nil {
 		res["error"] = err.Error()

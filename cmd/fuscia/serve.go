@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"os"
 	"os/signal"
@@ -31,8 +30,11 @@ import (
 )
 
 func runServe(ctx context.Context, c *cli, args []string) int {
-	fs := newFlagSet(c, "serve", "serve [PATH…] [-listen ADDR] [-metrics-listen ADDR] [-shutdown-grace D] [-webhook-wait D] [-retain D]")
+	fs := newFlagSet(c, "serve", "serve [PATH…] [-listen ADDR] [-allowed-host NAME…] [-max-connections N] [-metrics-listen ADDR] [-shutdown-grace D] [-webhook-wait D] [-retain D]")
 	listen := fs.String("listen", "127.0.0.1:8080", "serve the HTTP API and the webhooks on `ADDR` (host:port; port 0 picks a free one)")
+	var allowedHosts multiFlag
+	fs.Var(&allowedHosts, "allowed-host", "also answer the API to the Host `NAME` (NAME or NAME:PORT; * for any), besides localhost, loopback addresses and the address listened on (repeatable)")
+	maxConns := fs.Int("max-connections", serve.DefaultMaxConnections, "keep at most `N` connections open on -listen; more wait")
 	metricsListen := fs.String("metrics-listen", "", "serve Prometheus metrics at /metrics on `ADDR` (default: off)")
 	grace := fs.Duration("shutdown-grace", 30*time.Second, "on SIGTERM or SIGINT, let running attempts finish for up to `D`")
 	webhookWait := fs.Duration("webhook-wait", 60*time.Second, "how long a webhook's ?wait=true waits for its run (`D`)")
@@ -54,6 +56,17 @@ func runServe(ctx context.Context, c *cli, args []string) int {
 	}
 	if *grace < 0 || *webhookWait <= 0 {
 		return c.fail(false, "Invalid duration", "-shutdown-grace must be 0 or more and -webhook-wait more than 0.")
+	}
+	if *maxConns < 1 {
+		return c.fail(false, "Invalid -max-connections", fmt.Sprintf("-max-connections must be 1 or more, not %d.", *maxConns))
+	}
+	guard := serve.GuardConfig{ListenAddr: *listen}
+	for _, v := range allowedHosts {
+		ah, err := serve.ParseAllowedHost(v)
+		if err != nil {
+			return c.fail(false, "Invalid -allowed-host", sentenceOf(err))
+		}
+		guard.AllowedHosts = append(guard.AllowedHosts, ah)
 	}
 	var retain time.Duration
 	if *retainText != "" {
@@ -105,16 +118,21 @@ func runServe(ctx context.Context, c *cli, args []string) int {
 	// rather than refused. An address in use may be the serve this one replaces, still
 	// draining: it frees the address before the store, so then it is bound once the store is
 	// ours.
-	apiSrv := &http.Server{Handler: redact.HTTP(srv.Handler(), c.secrets), ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog: slog.NewLogLogger(c.logger(*logFormat).Handler(), slog.LevelWarn)}
-	servers := []*http.Server{apiSrv}
+	httpLog := slog.NewLogLogger(c.logger(*logFormat).Handler(), slog.LevelWarn)
+	var servers []*serve.Listener
+	closeServers := func() {
+		for _, s := range servers {
+			_ = s.Close()
+		}
+	}
 	listenAPI := func() error {
-		api, err := net.Listen("tcp", *listen)
+		api, err := serve.Listen(serve.ListenConfig{Addr: *listen, Handler: redact.HTTP(srv.TCPHandler(guard), c.secrets),
+			MaxConnections: *maxConns, ErrorLog: httpLog})
 		if err != nil {
 			return err
 		}
-		go func() { _ = apiSrv.Serve(api) }()
-		fmt.Fprintf(c.stdout, "API and webhooks on http://%s\n", api.Addr())
+		servers = append(servers, api)
+		fmt.Fprintf(c.stdout, "API and webhooks on %s\n", api.URL())
 		return nil
 	}
 	lerr := listenAPI()
@@ -136,7 +154,7 @@ func runServe(ctx context.Context, c *cli, args []string) int {
 		},
 	})
 	if err != nil {
-		_ = apiSrv.Close()
+		closeServers()
 		if errors.Is(err, context.Canceled) {
 			// SIGTERM or SIGINT while waiting for the store: a stop asked for, not a failure.
 			fmt.Fprintln(c.stdout, "Stopped.")
@@ -156,25 +174,21 @@ func runServe(ctx context.Context, c *cli, args []string) int {
 	// Webhooks answer 503 "starting" until Start has loaded the workflows.
 	srv.ServeAPI(h.owner.Handler())
 	if *metricsListen != "" {
-		ml, err := net.Listen("tcp", *metricsListen)
+		mm := http.NewServeMux()
+		mm.Handle("/metrics", redact.HTTP(met.Handler(), c.secrets))
+		ml, err := serve.Listen(serve.ListenConfig{Addr: *metricsListen, Handler: mm, ErrorLog: httpLog})
 		if err != nil {
-			_ = apiSrv.Close()
+			closeServers()
 			_ = h.close()
 			return c.operationFailed("Cannot listen for metrics", err)
 		}
-		mm := http.NewServeMux()
-		mm.Handle("/metrics", redact.HTTP(met.Handler(), c.secrets))
-		msrv := &http.Server{Handler: mm, ReadHeaderTimeout: 10 * time.Second}
-		servers = append(servers, msrv)
-		go func() { _ = msrv.Serve(ml) }()
-		fmt.Fprintf(c.stdout, "Metrics on http://%s/metrics\n", ml.Addr())
+		servers = append(servers, ml)
+		fmt.Fprintf(c.stdout, "Metrics on %s/metrics\n", ml.URL())
 	}
 
 	n, err := srv.Start(ctx)
 	if err != nil {
-		for _, s := range servers {
-			_ = s.Close()
-		}
+		closeServers()
 		_ = h.close()
 		return c.operationFailed("Cannot start serving", err)
 	}
@@ -189,9 +203,7 @@ func runServe(ctx context.Context, c *cli, args []string) int {
 	srv.Stop(graceCtx)
 	for _, s := range servers {
 		sctx, scancel := context.WithTimeout(context.Background(), 2*time.Second)
-		if err := s.Shutdown(sctx); err != nil {
-			_ = s.Close()
-		}
+		_ = s.Shutdown(sctx) // closes what is left when sctx ends
 		scancel()
 	}
 	if err := h.close(); err != nil {

@@ -11,6 +11,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"os"
 	"sort"
 	"strings"
 	"time"
@@ -104,6 +105,12 @@ func (s *Server) serveWebhook(w http.ResponseWriter, r *http.Request) {
 		refuse(http.StatusMethodNotAllowed, map[string]any{"error": fmt.Sprintf("%s takes %s requests, not %s", t.Path, t.Method, r.Method)})
 		return
 	}
+	// max_body_bytes bounds what the sender puts into the run's payload: the body, and the
+	// query and headers together (docs/api.md, "Webhooks").
+	if n := queryAndHeaderBytes(r); n > t.MaxBodyBytes {
+		refuse(http.StatusRequestEntityTooLarge, map[string]any{"error": fmt.Sprintf("the query and headers (%d bytes) are over max_body_bytes (%d bytes)", n, t.MaxBodyBytes)})
+		return
+	}
 	tooLarge := map[string]any{"error": fmt.Sprintf("the body is over max_body_bytes (%d bytes)", t.MaxBodyBytes)}
 	if r.ContentLength > t.MaxBodyBytes {
 		refuse(http.StatusRequestEntityTooLarge, tooLarge)
@@ -112,11 +119,16 @@ func (s *Server) serveWebhook(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, t.MaxBodyBytes))
 	if err != nil {
 		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
+		switch {
+		case errors.As(err, &mbe):
 			refuse(http.StatusRequestEntityTooLarge, tooLarge)
-			return
+		case errors.Is(err, os.ErrDeadlineExceeded):
+			// The listener's read timeout (listen.go): the sender stalled mid-body.
+			w.Header().Set("Connection", "close")
+			refuse(http.StatusRequestTimeout, map[string]any{"error": "the body did not arrive in time"})
+		default:
+			refuse(http.StatusBadRequest, map[string]any{"error": "cannot read the body: " + err.Error()})
 		}
-		refuse(http.StatusBadRequest, map[string]any{"error": "cannot read the body: " + err.Error()})
 		return
 	}
 	if t.HMAC != nil {
@@ -281,7 +293,21 @@ func isJSON(contentType string) bool {
 	return mt == "application/json" || strings.HasSuffix(mt, "+json")
 }
 
-// joinValues turns a header or query map into name → values joined with ", ".
+// queryAndHeaderBytes is the size of r's query and of its header lines ("Name: value\r\n",
+// Host among them): what a webhook puts into the run's payload besides the body.
+func queryAndHeaderBytes(r *http.Request) int64 {
+	n := int64(len(r.URL.RawQuery))
+	if r.Host != "" {
+		n += int64(len("Host: \r\n") + len(r.Host))
+	}
+	for k, vs := range r.Header {
+		for _, v := range vs {
+			n += int64(len(k) + len(": \r\n") + len(v))
+		}
+	}
+	return n
+}
+
 // requestHeaders is every header the sender sent, Host among them (net/http moves it out of
 // r.Header), with repeated ones joined.
 func requestHeaders(r *http.Request) map[string]string {
@@ -292,6 +318,7 @@ func requestHeaders(r *http.Request) map[string]string {
 	return h
 }
 
+// joinValues turns a header or query map into name → values joined with ", ".
 func joinValues(m map[string][]string) map[string]string {
 	out := make(map[string]string, len(m))
 	for k, vs := range m {

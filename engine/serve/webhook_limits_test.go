@@ -1,0 +1,120 @@
+package serve
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fuscia/fuscia/engine/journal"
+)
+
+const smallHook = `workflow "small" {}
+
+trigger "webhook" "in" {
+  path           = "/hooks/small"
+  max_body_bytes = "1KiB"
+}
+
+task "echo" {
+  uses   = builtin.transform
+  inputs = { payload = trigger.payload }
+}
+`
+
+// TestWebhookLimits: max_body_bytes bounds the query and headers as well as the body, and a
+// body that stalls is not waited for; no refused request starts a run.
+func TestWebhookLimits(t *testing.T) {
+	dir := t.TempDir()
+	writeWorkflow(t, filepath.Join(dir, "small.fsc.hcl"), smallHook)
+	ts := newTestServer(t, dir, nil)
+	ts.serveAPI()
+	if _, err := ts.srv.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	// The listener serve uses, with a short read timeout.
+	l := listenTest(t, ListenConfig{Handler: ts.srv.Handler(), ReadTimeout: 300 * time.Millisecond})
+	url := "http://" + l.Addr().String() + "/hooks/small"
+
+	post := func(query string, hdr http.Header, body string) (int, string) {
+		t.Helper()
+		req, err := http.NewRequest(http.MethodPost, url+query, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, vs := range hdr {
+			req.Header[k] = vs
+		}
+		req.Header.Set("Content-Type", "text/plain")
+		resp, err := (&http.Client{Timeout: listenDeadline}).Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	runs := func() int {
+		t.Helper()
+		sums, err := ts.st.List(journal.Filter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(sums)
+	}
+
+	// A body of exactly max_body_bytes, with the usual few headers, is taken.
+	if code, b := post("", nil, strings.Repeat("x", 1024)); code != http.StatusAccepted {
+		t.Fatalf("a body of exactly max_body_bytes: %d %s, want 202", code, b)
+	}
+	refused := []struct {
+		name  string
+		query string
+		hdr   http.Header
+		body  string
+		want  string
+	}{
+		{name: "2 KiB query", query: "?q=" + strings.Repeat("a", 2048), body: "{}", want: "query and headers"},
+		{name: "2 KiB header", hdr: http.Header{"X-Big": {strings.Repeat("a", 2048)}}, body: "{}", want: "query and headers"},
+		{name: "many small headers", hdr: manyHeaders(40, 30), body: "{}", want: "query and headers"},
+		{name: "body over", body: strings.Repeat("y", 1025), want: "body is over"},
+	}
+	for _, c := range refused {
+		if code, b := post(c.query, c.hdr, c.body); code != http.StatusRequestEntityTooLarge || !strings.Contains(b, c.want) {
+			t.Errorf("%s: %d %s, want 413 saying %q", c.name, code, b, c.want)
+		}
+	}
+
+	// A body that stalls: the answer (if the sender still reads) is 408, the connection closes.
+	c, err := net.Dial("tcp", l.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := io.WriteString(c, "POST /hooks/small HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 500\r\n\r\n{\"partial\": "); err != nil {
+		t.Fatal(err)
+	}
+	_ = c.SetReadDeadline(time.Now().Add(listenDeadline))
+	line, _ := bufio.NewReader(c).ReadString('\n')
+	if !strings.HasPrefix(line, "HTTP/1.1 408 ") {
+		t.Errorf("a stalled body: %q, want 408", line)
+	}
+	closedWithin(t, c, listenDeadline)
+
+	if n := runs(); n != 1 {
+		t.Errorf("%d runs, want 1 (only the accepted request)", n)
+	}
+}
+
+func manyHeaders(n, size int) http.Header {
+	h := http.Header{}
+	for i := range n {
+		h.Set("X-H"+strings.Repeat("x", i%5)+string(rune('a'+i%26))+string(rune('a'+i/26)), strings.Repeat("v", size))
+	}
+	return h
+}
