@@ -24,8 +24,9 @@
 //
 // engine.go (Engine, Program, Start), run.go (the loop), scope.go (readiness and skip
 // propagation), exec_task.go, exec_foreach.go, exec_switch.go, exec_join.go, exec_loop.go,
-// exec_wait.go, exec_call.go (one per node kind), resume.go (journal replay), values.go (cty,
-// JSON and redaction markers), secrets.go (reading secrets, the scrubbed way into the journal,
-// the sensitive-output rule), components.go and plugins.go (component and plugin tasks),
-// output_schema.go (their outputs held to their output_schema).
+// exec_wait.go, exec_call.go (one per node kind), answered_by.go (who answered a wait),
+// resume.go (journal replay), values.go (cty, JSON and redaction markers), secrets.go (reading
+// secrets, the scrubbed way into the journal, the sensitive-output rule), components.go and
+// plugins.go (component and plugin tasks), output_schema.go (their outputs held to their
+// output_schema).
 package engine

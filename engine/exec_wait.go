@@ -136,10 +136,12 @@ var ErrNotWaiting = errors.New("the node is not waiting for a signal")
 var ErrInvalidSignal = errors.New("invalid signal")
 
 // Signal answers an approval or callback wait of a run this engine is running. node is the
-// wait's address (`wait.approve`) or bare name.
+// wait's address (`wait.approve`) or bare name; who answers is AnsweredBy(ctx), journaled with
+// the answer.
 func (r *Run) Signal(ctx context.Context, node string, data json.RawMessage, reject bool) error {
 	errc := make(chan error, 1)
-	r.post(func() { errc <- r.signal(node, data, reject) })
+	who := AnsweredBy(ctx)
+	r.post(func() { errc <- r.signal(node, data, reject, who) })
 	select {
 	case err := <-errc:
 		return err
@@ -166,7 +168,7 @@ func waitName(node string) (string, error) {
 // errRunGone: the run's loop ended (finished or parked) before it took the signal.
 var errRunGone = errors.New("the run left this process")
 
-func (r *Run) signal(node string, data json.RawMessage, reject bool) error {
+func (r *Run) signal(node string, data json.RawMessage, reject bool, who string) error {
 	name, err := waitName(node)
 	if err != nil {
 		return err
@@ -186,7 +188,7 @@ func (r *Run) signal(node string, data json.RawMessage, reject bool) error {
 		}
 		out = v
 	}
-	r.note(journal.Entry{Type: journal.WaitResolved, Node: ns.addr, Output: data, Rejected: reject})
+	r.note(journal.Entry{Type: journal.WaitResolved, Node: ns.addr, Output: data, Rejected: reject, AnsweredBy: who})
 	if reject {
 		r.endWait(ns, journal.StatusFailed, nullValue, outcome.Errorf(outcome.Rejected, "%s was rejected", ns.addr))
 		return nil
@@ -265,7 +267,7 @@ func (e *Engine) signalJournal(ctx context.Context, id, node string, data json.R
 	if !waiting || (kind != lang.WaitApproval && kind != lang.WaitCallback) {
 		return fmt.Errorf("%s: %w", addr, ErrNotWaiting)
 	}
-	entry := journal.Entry{Type: journal.WaitResolved, Node: addr, Output: data, Rejected: reject}
+	entry := journal.Entry{Type: journal.WaitResolved, Node: addr, Output: data, Rejected: reject, AnsweredBy: AnsweredBy(ctx)}
 	if err := e.append(ctx, id, true, entry); err != nil {
 		return fmt.Errorf("journal the signal: %w", err)
 	}

@@ -350,8 +350,9 @@ type serveProc struct {
 	waitErr error
 	killed  bool
 	client  *http.Client
-	serving bool // serve printed "Serving N workflow(s)…"
-	loaded  int  // that N
+	serving bool   // serve printed "Serving N workflow(s)…"
+	loaded  int    // that N
+	token   string // a read token for the API (token.go)
 }
 
 func (s *serveProc) pid() int { return s.cmd.Process.Pid }
@@ -428,7 +429,10 @@ func startServe(ctx context.Context, bin, wfDir, home, logPath string) (*servePr
 	mu.Lock()
 	s.api = strings.TrimSuffix(s.api, "/")
 	mu.Unlock()
-	s.client = newClient(8)
+	if s.token, err = createToken(ctx, bin, home); err != nil {
+		return fail(err.Error())
+	}
+	s.client = withToken(newClient(8), s.token)
 	for {
 		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, s.api+"/v1/health", nil)
 		if resp, err := s.client.Do(req); err == nil {
@@ -1417,7 +1421,7 @@ func runSoak(ctx context.Context, cfg config, sp *serveProc, res map[string]any)
 
 // fetchRuns GETs every run with a bounded pool.
 func fetchRuns(ctx context.Context, sp *serveProc, ids []string, workers int) (map[string]runView, []string) {
-	client := newClient(workers)
+	client := withToken(newClient(workers), sp.token)
 	out := make(map[string]runView, len(ids))
 	var errs []string
 	var mu sync.Mutex

@@ -294,6 +294,7 @@ func TestArtifactsThroughServe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	sp.authorize(req)
 	resp, err := serveClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

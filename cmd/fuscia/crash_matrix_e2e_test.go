@@ -792,10 +792,18 @@ func (m *crashMatrix) settleServe(ep *crashEpoch) []string {
 	if problem != "" {
 		return []string{problem}
 	}
+	// The API on -listen asks for a token; this one is made through serve's socket.
+	r := ep.h.run("token", "create", fmt.Sprintf("settle-%d", m.kills), "-json")
+	var tok struct {
+		Token string `json:"token"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &tok); r.code != 0 || err != nil {
+		return []string{fmt.Sprintf("cannot create an API token to follow the runs: %v\n%s", err, r)}
+	}
 	var problems []string
 	deadline := time.Now().Add(crashSettle)
 	for {
-		unfinished, err := m.unfinishedRuns(base)
+		unfinished, err := m.unfinishedRuns(base, tok.Token)
 		if err == nil && len(unfinished) == 0 {
 			break
 		}
@@ -825,8 +833,13 @@ func (m *crashMatrix) settleServe(ep *crashEpoch) []string {
 
 // unfinishedRuns lists the runs serve reports unfinished (an error while it cannot answer,
 // e.g. 503 during a reload: the caller polls again).
-func (m *crashMatrix) unfinishedRuns(base string) ([]string, error) {
-	resp, err := m.client.Get(base + "/v1/executions")
+func (m *crashMatrix) unfinishedRuns(base, token string) ([]string, error) {
+	req, err := http.NewRequest(http.MethodGet, base+"/v1/executions", nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := m.client.Do(req)
 	if err != nil {
 		return nil, fmt.Errorf("GET /v1/executions: %w", err)
 	}

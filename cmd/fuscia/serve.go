@@ -30,10 +30,12 @@ import (
 )
 
 func runServe(ctx context.Context, c *cli, args []string) int {
-	fs := newFlagSet(c, "serve", "serve [PATH…] [-listen ADDR] [-allowed-host NAME…] [-max-connections N] [-metrics-listen ADDR] [-shutdown-grace D] [-webhook-wait D] [-retain D]")
+	fs := newFlagSet(c, "serve", "serve [PATH…] [-listen ADDR] [-allowed-host NAME…] [-max-connections N] [-metrics-listen ADDR] [-shutdown-grace D] [-webhook-wait D] [-retain D] [-tls-cert FILE -tls-key FILE]")
 	listen := fs.String("listen", "127.0.0.1:8080", "serve the HTTP API and the webhooks on `ADDR` (host:port; port 0 picks a free one)")
 	var allowedHosts multiFlag
 	fs.Var(&allowedHosts, "allowed-host", "also answer the API to the Host `NAME` (NAME or NAME:PORT; * for any), besides localhost, loopback addresses and the address listened on (repeatable)")
+	tlsCert := fs.String("tls-cert", "", "answer TLS on -listen with the certificate (PEM, chain after the leaf) in `FILE`; needs -tls-key")
+	tlsKey := fs.String("tls-key", "", "the private key (PEM) of -tls-cert, in `FILE`")
 	maxConns := fs.Int("max-connections", serve.DefaultMaxConnections, "keep at most `N` connections open on -listen; more wait")
 	metricsListen := fs.String("metrics-listen", "", "serve Prometheus metrics at /metrics on `ADDR` (default: off)")
 	grace := fs.Duration("shutdown-grace", 30*time.Second, "on SIGTERM or SIGINT, let running attempts finish for up to `D`")
@@ -67,6 +69,10 @@ func runServe(ctx context.Context, c *cli, args []string) int {
 			return c.fail(false, "Invalid -allowed-host", sentenceOf(err))
 		}
 		guard.AllowedHosts = append(guard.AllowedHosts, ah)
+	}
+	tlsConf, err := serve.LoadTLS(*tlsCert, *tlsKey)
+	if err != nil {
+		return c.fail(false, "Invalid TLS certificate or key", sentenceOf(err))
 	}
 	var retain time.Duration
 	if *retainText != "" {
@@ -127,7 +133,7 @@ func runServe(ctx context.Context, c *cli, args []string) int {
 	}
 	listenAPI := func() error {
 		api, err := serve.Listen(serve.ListenConfig{Addr: *listen, Handler: redact.HTTP(srv.TCPHandler(guard), c.secrets),
-			MaxConnections: *maxConns, ErrorLog: httpLog})
+			MaxConnections: *maxConns, ErrorLog: httpLog, TLS: tlsConf})
 		if err != nil {
 			return err
 		}
@@ -161,6 +167,11 @@ func runServe(ctx context.Context, c *cli, args []string) int {
 			return exitOK
 		}
 		return c.storeFailed("Cannot open the state store", home, err)
+	}
+	if code, refused := c.refuseOpenListen(*listen, h.owner.Store); refused {
+		closeServers()
+		_ = h.close()
+		return code
 	}
 	srv.SetLogger(h.logger)
 	_ = rec.ObservePluginRestarts(func() int64 { return int64(h.plugins.Manager.Restarts()) })
@@ -211,6 +222,27 @@ func runServe(ctx context.Context, c *cli, args []string) int {
 	}
 	fmt.Fprintln(c.stdout, "Stopped. Unfinished runs resume at the next start.")
 	return exitOK
+}
+
+// refuseOpenListen refuses (exit 2) to serve the API on a -listen address other machines may
+// reach while the store holds no API token: nothing would keep them out of it. Until the store
+// is open the listener only answers 503, so this comes before any request is served.
+func (c *cli) refuseOpenListen(listen string, st *journal.Store) (int, bool) {
+	if serve.Loopback(listen) {
+		return 0, false
+	}
+	toks, err := st.Tokens()
+	if err != nil {
+		return c.operationFailed("Cannot read the API tokens", err), true
+	}
+	if len(toks) > 0 {
+		return 0, false
+	}
+	return c.fail(false, "No API token for a -listen other machines can reach",
+		fmt.Sprintf("-listen %s is not a loopback address, and no API token exists: anyone who reaches it could run, approve and delete runs. "+
+			"Create a token first (it works while serve is stopped), start serve again, and send the token as Authorization: Bearer TOKEN:\n"+
+			"  fuscia token create NAME -scope admin\n"+
+			"Or listen on a loopback address such as 127.0.0.1:8080.", listen)), true
 }
 
 // onSecondSignal calls f when SIGINT or SIGTERM arrives again during the shutdown: the

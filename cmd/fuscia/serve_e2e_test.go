@@ -62,11 +62,16 @@ type serveProc struct {
 	exited  chan struct{}
 	code    int // exit code once exited is closed (-1: killed by a signal)
 	checked bool
+	// h is the harness serve runs in; token an admin API token authorize made (through serve's
+	// socket) for the requests to the API, which asks for one on -listen.
+	h       *harness
+	tokenMu sync.Mutex
+	token   string
 }
 
 var (
-	apiLineRE     = regexp.MustCompile(`(?m)^API and webhooks on (http://\S+)$`)
-	metricsLineRE = regexp.MustCompile(`(?m)^Metrics on (http://\S+)$`)
+	apiLineRE     = regexp.MustCompile(`(?m)^API and webhooks on (https?://\S+)$`)
+	metricsLineRE = regexp.MustCompile(`(?m)^Metrics on (https?://\S+)$`)
 	servingLineRE = regexp.MustCompile(`(?m)^Serving \d+ workflow\(s\) from `)
 )
 
@@ -96,7 +101,7 @@ func launchServe(t *testing.T, h *harness, env []string, args ...string) *serveP
 	cmd := exec.Command(fusciaBin, all...)
 	cmd.Dir = h.dir
 	cmd.Env = append(append(append(baseEnv(), "FUSCIA_HOME="+h.home), h.env...), env...)
-	sp := &serveProc{t: t, cmd: cmd, stdout: &lockedBuffer{}, stderr: &lockedBuffer{}, exited: make(chan struct{})}
+	sp := &serveProc{t: t, cmd: cmd, stdout: &lockedBuffer{}, stderr: &lockedBuffer{}, exited: make(chan struct{}), h: h}
 	cmd.Stdout, cmd.Stderr = sp.stdout, sp.stderr
 	cmd.WaitDelay = 5 * time.Second // a plugin child holding the pipes cannot block the reaping
 	if err := cmd.Start(); err != nil {
@@ -234,6 +239,7 @@ func (sp *serveProc) request(method, path string, body io.Reader, hdr http.Heade
 	for k, vs := range hdr {
 		req.Header[k] = vs
 	}
+	sp.authorize(req)
 	resp, err := serveClient.Do(req)
 	if err != nil {
 		sp.t.Fatalf("%s %s: %v\n%s", method, path, err, sp)
@@ -244,6 +250,29 @@ func (sp *serveProc) request(method, path string, body io.Reader, hdr http.Heade
 		sp.t.Fatalf("%s %s: read the answer: %v", method, path, err)
 	}
 	return resp.StatusCode, b
+}
+
+// authorize gives req, a request to the API (under /v1/, but the health check), serve's admin
+// API token unless it has an Authorization header. The token is made on first use, through
+// the socket of the running serve (docs/security.md, "API tokens").
+func (sp *serveProc) authorize(req *http.Request) {
+	sp.t.Helper()
+	if !strings.HasPrefix(req.URL.Path, "/v1/") || req.URL.Path == "/v1/health" || req.Header.Get("Authorization") != "" {
+		return
+	}
+	sp.tokenMu.Lock()
+	defer sp.tokenMu.Unlock()
+	if sp.token == "" {
+		r := sp.h.run("token", "create", fmt.Sprintf("e2e-%d", sp.cmd.Process.Pid), "-scope", "admin", "-json")
+		var v struct {
+			Token string `json:"token"`
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &v); r.code != 0 || err != nil || v.Token == "" {
+			sp.t.Fatalf("create an API token for the test: %v\n%s\n%s", err, r, sp)
+		}
+		sp.token = v.Token
+	}
+	req.Header.Set("Authorization", "Bearer "+sp.token)
 }
 
 func (sp *serveProc) get(path string) (int, []byte) {
@@ -1724,6 +1753,7 @@ func signalAPI(sp *serveProc, id, node, data string) (int, []byte, error) {
 	req, _ := http.NewRequest(http.MethodPost, sp.base+"/v1/executions/"+id+"/signal",
 		strings.NewReader(`{"node": "`+node+`", "data": `+data+`}`))
 	req.Header.Set("Content-Type", "application/json")
+	sp.authorize(req)
 	resp, err := serveClient.Do(req)
 	if err != nil {
 		return 0, nil, err

@@ -141,6 +141,9 @@ func appendNode(rows [][]string, indent, addr string, n *journal.NodeView) [][]s
 	if n.Deadline != nil {
 		detail = append(detail, "until "+fmtTime(*n.Deadline))
 	}
+	if n.AnsweredBy != "" {
+		detail = append(detail, "answered by "+n.AnsweredBy)
+	}
 	if n.Error != nil {
 		detail = append(detail, fmtError(n.Error))
 	} else if n.Reason != "" {

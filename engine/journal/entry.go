@@ -35,7 +35,8 @@ const (
 	// NodeWaiting: a wait instance is parked until Deadline (zero for approval/callback without
 	// timeout); WaitKind says which kind.
 	NodeWaiting EntryType = "node_waiting"
-	// WaitResolved: a signal answered a wait (Output is its data; Rejected when it was rejected).
+	// WaitResolved: a signal answered a wait (Output is its data; Rejected when it was rejected;
+	// AnsweredBy who answered).
 	WaitResolved EntryType = "wait_resolved"
 	// NodeFinished: an instance reached its final status (succeeded, completed_with_errors,
 	// failed, skipped, cancelled) with Output, Error, Reason, Selected.
@@ -74,6 +75,10 @@ type Entry struct {
 	Deadline time.Time       `json:"deadline,omitzero"`
 	WaitKind string          `json:"wait_kind,omitempty"`
 	Rejected bool            `json:"rejected,omitempty"`
+	// AnsweredBy is who answered a wait (WaitResolved): the name of the API token the signal
+	// came with, or "local" for the owner's socket and the store opened directly. Empty in
+	// entries written before it was recorded.
+	AnsweredBy string `json:"answered_by,omitempty"`
 	// Total is the number of items or iterations of a for_each aggregate or loop (NodeStarted).
 	Total int `json:"total,omitempty"`
 	// ChildID is the execution id of a call's child run.
@@ -199,6 +204,8 @@ type NodeView struct {
 	ChildID    string           `json:"child_execution_id,omitempty"`
 	Instances  []*InstanceView  `json:"instances,omitempty"`  // a for_each task's items
 	Iterations []*IterationView `json:"iterations,omitempty"` // a loop's iterations
+	// AnsweredBy is who answered an approval or callback wait (Entry.AnsweredBy).
+	AnsweredBy string `json:"answered_by,omitempty"`
 }
 
 // InstanceView is one item of a for_each task.

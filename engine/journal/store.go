@@ -117,6 +117,9 @@ type Store struct {
 	// plans holds the digests of the plans known to be stored (plans are immutable and never
 	// deleted), so that PutPlan of a known plan reads nothing.
 	plans sync.Map
+	// tokMu makes each token change (tokens.go) a look and a write no other change comes
+	// between.
+	tokMu sync.Mutex
 	// failWrites, when set (by tests), fails every write with this error.
 	failWrites atomic.Pointer[error]
 	// failSync, when set (by tests), fails the next WAL sync with this error; failApply the

@@ -125,6 +125,7 @@ type target struct {
 	reason                      *string
 	started, finished, deadline **time.Time
 	childID                     *string
+	answeredBy                  *string
 	node                        *NodeView // a node view: NodeStarted's Total preallocates in it
 	loop                        string    // the node's address when it is a loop
 }
@@ -132,7 +133,7 @@ type target struct {
 func nodeTarget(n *NodeView, loop string) *target {
 	return &target{status: &n.Status, attempts: &n.Attempts, output: &n.Output, err: &n.Error,
 		reason: &n.Reason, started: &n.StartedAt, finished: &n.FinishedAt, deadline: &n.Deadline,
-		childID: &n.ChildID, node: n, loop: loop}
+		childID: &n.ChildID, answeredBy: &n.AnsweredBy, node: n, loop: loop}
 }
 
 func instanceTarget(in *InstanceView) *target {
@@ -223,6 +224,10 @@ func (r *replay) update(t *target, e *Entry) {
 			if !e.Deadline.IsZero() {
 				*t.deadline = timePtr(e.Deadline)
 			}
+		}
+	case WaitResolved:
+		if t.answeredBy != nil && e.AnsweredBy != "" {
+			*t.answeredBy = e.AnsweredBy
 		}
 	case NodeFinished:
 		if e.Status != "" {

@@ -84,6 +84,14 @@ type Backend interface {
 	// Artifact returns the bytes and reference of one of the run's artifacts. Errors wrap
 	// artifact.ErrNotFound, with artifact.ErrDeleted once the run's artifacts were deleted.
 	Artifact(ctx context.Context, id, artifactID string) ([]byte, artifact.Ref, error)
+	// CreateToken makes an API token for serve's TCP listener (tokens.go) and returns it: the
+	// only time the secret is seen. A home without a store gets one. Errors wrap
+	// ErrInvalidToken and ErrTokenExists.
+	CreateToken(ctx context.Context, name string, scope Scope, ttl time.Duration) (NewToken, error)
+	// Tokens lists the API tokens by name, without their secrets.
+	Tokens(ctx context.Context) ([]TokenInfo, error)
+	// RevokeToken deletes an API token; serve refuses it from then on. Errors wrap ErrNoToken.
+	RevokeToken(ctx context.Context, name string) error
 	// Close releases the backend (the store, when this process opened it).
 	Close() error
 }

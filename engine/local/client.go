@@ -122,6 +122,12 @@ func (c *client) request(ctx context.Context, method, path string, body any) (*h
 		e.sentinel = artifact.ErrNotFound
 	case codeArtifactDeleted:
 		e.sentinel = errors.Join(artifact.ErrNotFound, artifact.ErrDeleted)
+	case codeTokenExists:
+		e.sentinel = ErrTokenExists
+	case codeNoToken:
+		e.sentinel = ErrNoToken
+	case codeInvalidToken:
+		e.sentinel = ErrInvalidToken
 	}
 	if eb.Code == codeFinished {
 		return nil, &finishedError{apiError: e, status: eb.Status}

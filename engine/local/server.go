@@ -63,6 +63,9 @@ func (s *server) routes() http.Handler {
 	mux.HandleFunc("GET /v1/executions/{id}/artifacts", s.artifacts)
 	mux.HandleFunc("DELETE /v1/executions/{id}/artifacts", s.deleteArtifacts)
 	mux.HandleFunc("GET /v1/executions/{id}/artifacts/{artifact}", s.artifact)
+	mux.HandleFunc("POST /v1/tokens", s.createToken)
+	mux.HandleFunc("GET /v1/tokens", s.listTokens)
+	mux.HandleFunc("DELETE /v1/tokens/{name}", s.revokeToken)
 	if s.extend != nil {
 		s.extend(mux)
 	}

@@ -44,13 +44,14 @@ type signalRequest struct {
 	Reject bool            `json:"reject,omitempty"`
 }
 
-// Signal answers an approval or callback wait of run ref.
+// Signal answers an approval or callback wait of run ref, as Caller(ctx): the journal records
+// who answered.
 func (o *ops) Signal(ctx context.Context, ref, node string, data json.RawMessage, reject bool) (SignalResult, error) {
 	id, err := o.resolve(ref)
 	if err != nil {
 		return SignalResult{}, err
 	}
-	queued, err := o.engine().Signal(ctx, id, node, data, reject)
+	queued, err := o.engine().Signal(engine.WithAnsweredBy(ctx, Caller(ctx)), id, node, data, reject)
 	if errors.Is(err, engine.ErrFinished) {
 		sum, _ := o.st.Summary(id)
 		return SignalResult{}, fmt.Errorf("execution %s: %w: %s", id, ErrFinished, sum.Status)

@@ -29,7 +29,8 @@ type ApplyRequest struct {
 // prints them, until it ends. A run that parks at a wait stops reporting until it finishes;
 // its last line is then execution_finished with the execution from the journal. A client that
 // goes away before the end (Ctrl-C) cancels the run, as a local apply would. Only the unix
-// socket takes it: a plan is code to run, and the TCP API has no authentication.
+// socket takes it, whatever the token on the TCP listener: a plan is code to run on serve's
+// machine, which only its user may send.
 func (s *Server) applyPlan(w http.ResponseWriter, r *http.Request) {
 	if a, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); !ok || a.Network() != "unix" {
 		writeJSON(w, http.StatusForbidden, map[string]string{"error": "plans are only run for the CLI, on the unix socket", "code": "forbidden"})

@@ -45,10 +45,11 @@ func (s *Server) Handler() http.Handler {
 }
 
 // ServeAPI hands Handler over to api (the owner's API on the open store, engine/local) for
-// /v1/… and to the webhooks for every other path. Call it once, after Attach and SetLogger.
+// /v1/…, behind the API token check (auth.go), and to the webhooks for every other path. Call
+// it once, after Attach and SetLogger.
 func (s *Server) ServeAPI(api http.Handler) {
 	mux := http.NewServeMux()
-	mux.Handle("/v1/", api)
+	mux.Handle("/v1/", s.requireToken(api))
 	mux.HandleFunc("/", s.serveWebhook)
 	var h http.Handler = mux
 	s.front.Store(&h)

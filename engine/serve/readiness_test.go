@@ -3,6 +3,8 @@ package serve
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -26,6 +28,9 @@ import (
 	"github.com/fuscia/fuscia/lang"
 )
 
+// testToken is an admin API token of every testServer's store.
+const testToken = "fsc_readiness-test-token"
+
 // testServer is a Server on a real store and engine, its Handler on a real HTTP listener.
 type testServer struct {
 	t    *testing.T
@@ -45,6 +50,11 @@ func newTestServer(t *testing.T, dir string, load func(ctx context.Context, file
 	home := t.TempDir()
 	st, err := journal.Open(filepath.Join(home, "state"), journal.Options{})
 	if err != nil {
+		t.Fatal(err)
+	}
+	// The API behind ServeAPI asks for a token (auth.go).
+	sum := sha256.Sum256([]byte(testToken))
+	if err := st.CreateToken(journal.Token{Name: "test", Scope: "admin", Hash: hex.EncodeToString(sum[:])}); err != nil {
 		t.Fatal(err)
 	}
 	srv := New(Config{Paths: []string{dir}, Load: load, ReloadInterval: time.Hour})
@@ -113,6 +123,7 @@ func (ts *testServer) do(method, path string) answer {
 		ts.t.Fatal(err)
 	}
 	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+testToken)
 	resp, err := ts.http.Client().Do(req)
 	if err != nil {
 		ts.t.Fatalf("%s %s: %v", method, path, err)

@@ -1,0 +1,117 @@
+package serve
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"net"
+	"net/http"
+	"net/netip"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/fuscia/fuscia/engine/local"
+)
+
+// Authentication of the API on serve's TCP listener (docs/security.md, "API tokens"). Every
+// /v1/ request there but the health check carries `Authorization: Bearer TOKEN`, a token made
+// by `fuscia token create`, whose scope covers the route (scopes.go). The unix socket is not
+// wrapped: only its owner can connect to it. Webhooks are not under /v1/ and authenticate
+// themselves (their HMAC).
+
+// unauthorizedMessage is the body of every 401, whatever was wrong — no token, an unknown,
+// revoked or expired one — so that an answer tells nothing about which names exist.
+const unauthorizedMessage = "missing or invalid API token: send Authorization: Bearer TOKEN (create one with: fuscia token create NAME -scope read|operate|admin)"
+
+// tokenAuth is the middleware requireToken returns.
+type tokenAuth struct {
+	next    http.Handler
+	check   func(token string, now time.Time) (local.TokenInfo, error)
+	scopes  scopeTable
+	limiter *failureLimiter
+	logger  *slog.Logger
+	now     func() time.Time
+}
+
+// requireToken wraps api, the owner's API as serve's TCP listener serves it, with the token
+// check. Tokens are read from the store at each request, so one created or revoked (through
+// the socket) counts at once.
+func (s *Server) requireToken(api http.Handler) http.Handler {
+	checker := local.TokenChecker{Store: s.store, Logger: s.logger}
+	return &tokenAuth{
+		next:    api,
+		check:   checker.Check,
+		scopes:  newScopeTable(),
+		limiter: newFailureLimiter(authFailBurst, authFailEvery, authMaxClients),
+		logger:  s.logger,
+		now:     time.Now, // not the schedules' clock: expiry times are real ones
+	}
+}
+
+func (a *tokenAuth) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	need := a.scopes.need(r)
+	if need == public {
+		a.next.ServeHTTP(w, r)
+		return
+	}
+	now := a.now()
+	client := clientKey(r.RemoteAddr)
+	if wait, blocked := a.limiter.blocked(client, now); blocked {
+		secs := int(math.Ceil(wait.Seconds()))
+		w.Header().Set("Retry-After", strconv.Itoa(secs))
+		writeJSON(w, http.StatusTooManyRequests, map[string]string{
+			"error": fmt.Sprintf("too many failed authentications from this address: retry in %d s", secs), "code": "rate_limited"})
+		return
+	}
+	presented, _ := bearerToken(r.Header.Get("Authorization"))
+	tok, err := a.check(presented, now)
+	switch {
+	case errors.Is(err, local.ErrUnauthenticated):
+		a.limiter.fail(client, now)
+		// Never the token presented: a near miss is still a secret.
+		a.logger.Warn("API request refused: missing or invalid token", "remote_addr", r.RemoteAddr, "method", r.Method, "path", r.URL.Path)
+		w.Header().Set("WWW-Authenticate", `Bearer realm="fuscia"`)
+		writeJSON(w, http.StatusUnauthorized, map[string]string{"error": unauthorizedMessage, "code": "unauthorized"})
+		return
+	case err != nil:
+		a.logger.Error("API request: cannot check its token", "remote_addr", r.RemoteAddr, "method", r.Method, "path", r.URL.Path, "error", err)
+		writeJSON(w, http.StatusInternalServerError, map[string]string{"error": "cannot check the API token: " + err.Error(), "code": "internal"})
+		return
+	}
+	if !tok.Scope.Allows(need) {
+		a.logger.Warn("API request refused: the token's scope does not cover it", "remote_addr", r.RemoteAddr, "method", r.Method, "path", r.URL.Path, "token", tok.Name, "scope", tok.Scope, "needs", need)
+		writeJSON(w, http.StatusForbidden, map[string]string{
+			"error": fmt.Sprintf("token %q has scope %s; %s %s needs %s", tok.Name, tok.Scope, r.Method, r.URL.Path, need), "code": "forbidden"})
+		return
+	}
+	a.next.ServeHTTP(w, r.WithContext(local.WithCaller(r.Context(), tok.Name)))
+}
+
+// bearerToken reads the token of an `Authorization: Bearer TOKEN` header (the scheme is
+// case-insensitive, RFC 6750).
+func bearerToken(header string) (string, bool) {
+	scheme, token, ok := strings.Cut(header, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	token = strings.TrimSpace(token)
+	return token, token != ""
+}
+
+// Loopback reports whether listen (serve's -listen, host:port) only takes connections from
+// this machine: its host is localhost or a loopback address (127.0.0.0/8, ::1). An empty host
+// (":8080") listens on every interface; any other name may resolve to one that others reach.
+// serve refuses to listen elsewhere while no API token exists.
+func Loopback(listen string) bool {
+	host, _, err := net.SplitHostPort(listen)
+	if err != nil {
+		return false
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.Unmap().IsLoopback()
+}
