@@ -32,11 +32,8 @@ func LoadTLS(certFile, keyFile string) (*tls.Config, error) {
 	if err != nil {
 		return nil, tlsPairError(certFile, keyFile, err)
 	}
-	return &tls.Config{
-		Certificates: []tls.Certificate{pair},
-		MinVersion:   tls.VersionTLS12,
-		NextProtos:   []string{"http/1.1"},
-	}, nil
+	// The protocols (HTTP/2 and HTTP/1.1) are the http.Server's to offer (listen.go).
+	return &tls.Config{Certificates: []tls.Certificate{pair}, MinVersion: tls.VersionTLS12}, nil
 }
 
 // tlsPairError says which of the two files crypto/tls found wrong.
