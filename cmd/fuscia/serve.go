@@ -108,6 +108,12 @@ func runServe(ctx context.Context, c *cli, args []string) int {
 		Load: func(ctx context.Context, file string) (*engine.Program, error) {
 			prog, parser, diags := loadForApply(ctx, file, env, h.plugins.Manager, lang.VarInputs{Env: c.environ()})
 			if !diags.HasErrors() {
+				// As apply does: compile the components (and start the plugins) before the
+				// triggers and runs of this version start, so that a first compile, seconds
+				// long, counts against no poll's or task's timeout. serve is ready (and a
+				// reload swaps routes) only after it.
+				h.comps.Preload(prog.Workflow)
+				h.plugins.Preload(ctx, prog)
 				return prog, nil
 			}
 			// The diagnostics go to stderr as validate shows them; the log gets their summary.
