@@ -383,11 +383,21 @@ func (j attemptJob) contextOutcome(runCtx, attemptCtx context.Context, res outco
 		}
 		return outcome.Result{Type: outcome.Failure, Kind: outcome.Cancelled, Message: msg}
 	}
-	if attemptCtx.Err() == context.DeadlineExceeded && res.Type == outcome.Failure {
+	// A task that reports its own timeout at the attempt's deadline saw that deadline first: a
+	// plugin's gRPC server resets the call a moment before our own timer fires. It is the
+	// attempt's timeout all the same, and says so the same way.
+	if res.Type == outcome.Failure && (attemptCtx.Err() == context.DeadlineExceeded ||
+		res.Kind == outcome.Timeout && atDeadline(attemptCtx)) {
 		return outcome.Result{Type: outcome.Failure, Kind: outcome.Timeout,
 			Message: fmt.Sprintf("the attempt did not finish within its timeout (%s)", j.timeout)}
 	}
 	return res
+}
+
+// atDeadline reports whether ctx's deadline has (all but) passed.
+func atDeadline(ctx context.Context) bool {
+	d, ok := ctx.Deadline()
+	return ok && time.Until(d) < 100*time.Millisecond
 }
 
 // entry is the journal entry of a call's result.

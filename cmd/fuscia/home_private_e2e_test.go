@@ -79,10 +79,20 @@ task "nap" {
 		<-exited
 	}()
 	sock, ownerFile := filepath.Join(h.home, "fuscia.sock"), filepath.Join(h.home, "fuscia.owner")
+	// Wait until apply serves its API: the socket answers only once it is set up (bound inside
+	// the private home, then chmodded); an answer to an earlier look would catch the moment
+	// between the two, which the 0700 home covers and the modes below do not describe.
+	client := socketClient(sock)
 	waitFor(t, "apply's socket and owner file", func() bool {
-		_, serr := os.Stat(sock)
-		_, oerr := os.Stat(ownerFile)
-		return serr == nil && oerr == nil
+		if _, err := os.Stat(ownerFile); err != nil {
+			return false
+		}
+		resp, err := client.Get("http://fuscia/v1/executions")
+		if err != nil {
+			return false
+		}
+		_ = resp.Body.Close()
+		return true
 	})
 
 	for path, want := range map[string]fs.FileMode{
