@@ -396,7 +396,9 @@ func (r *Run) loop() {
 	r.pump()
 	r.updateStatus()
 	for !(r.top.open == 0 && r.inflight == 0) {
-		if why := r.detachReason(); why != "" {
+		// A Cancel whose stop is still on its way to the inbox must not be lost to a park: the
+		// run would leave the engine waiting and drop the stop (post drops once it ended).
+		if why := r.detachReason(); why != "" && !(r.cancelRequested.Load() && r.stopping == "") {
 			r.detach(why)
 			return
 		}
