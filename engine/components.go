@@ -178,7 +178,7 @@ func (c *Components) InputSchema(call *ComponentCall, task string) *schema.Schem
 	return ic.inputs[task]
 }
 
-// taskRequest is the request JSON of hostabi.md.
+// taskRequest is the request JSON of docs/reference/abi-v1.md.
 type taskRequest struct {
 	Kind    string          `json:"kind"`
 	Name    string          `json:"name"`
@@ -320,7 +320,7 @@ func (a artifactScope) Read(ctx context.Context, id string) ([]byte, error) {
 	return b, err
 }
 
-// TriggerResult is a component trigger's answer (hostabi.md).
+// TriggerResult is a component trigger's answer (docs/reference/abi-v1.md).
 type TriggerResult struct {
 	// Type is "completed" (start a run with Payload), "pending" (nothing yet) or "error".
 	Type    string          `json:"type"`

@@ -15,7 +15,7 @@
 // commits.
 //
 // A graph instance is a scope: the top level of a run, or one iteration of a loop. A node of a
-// scope starts when every upstream node has finished; the grouped-edge rule of language.md then
+// scope starts when every upstream node has finished; the grouped-edge rule of docs/reference/language.md then
 // decides whether it runs or is skipped. `max_parallel` (or -parallelism) bounds the task
 // attempts running at once across the whole run; attempts over the bound wait in one FIFO ready
 // queue, and retries wait on timers without holding a slot.

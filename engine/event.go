@@ -8,7 +8,7 @@ import (
 	"github.com/fuscia/fuscia/engine/outcome"
 )
 
-// EventType names a progress event. The names are cli.md's NDJSON `"type"`s.
+// EventType names a progress event. The names are docs/reference/cli.md's NDJSON `"type"`s.
 type EventType string
 
 // Events a run reports while it runs, in the order they can happen.

@@ -50,7 +50,7 @@ func (r *Run) componentCall(uses lang.Uses) *ComponentCall {
 }
 
 // configValues turns a config object into config_get's values: strings as their bytes,
-// anything else as JSON (hostabi.md).
+// anything else as JSON (docs/reference/abi-v1.md).
 func configValues(local string, v cty.Value) (map[string][]byte, *outcome.Error) {
 	v, _ = v.UnmarkDeep()
 	if v.IsNull() {

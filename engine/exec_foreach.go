@@ -90,7 +90,7 @@ func (r *Run) itemDone(ns *nodeState, ti *taskInst) {
 		r.emit(Event{Type: EventNodeProgress, Node: ns.addr, Kind: "task", Done: t.finished, Total: len(t.keys)})
 	}
 	if ti.status == journal.StatusFailed && !t.failed {
-		// language.md: if any item fails after its retries the task fails and its running
+		// docs/reference/language.md: if any item fails after its retries the task fails and its running
 		// items are cancelled.
 		t.failed = true
 		t.aggregateFailed = &outcome.Error{Kind: ti.err.Kind, Message: "item " + string(ti.key) + ": " + ti.err.Message}

@@ -111,7 +111,7 @@ func (r *Run) runJoin(ns *nodeState) {
 		}
 	case lang.JoinMofN:
 		if len(succeeded) >= j.M {
-			// language.md: proceed as soon as m succeeded; the rest are cancelled.
+			// docs/reference/language.md: proceed as soon as m succeeded; the rest are cancelled.
 			for _, up := range pending {
 				r.cancelNode(up, outcome.Errorf(outcome.Cancelled, "%s already had %d successful branches", ns.n.Addr.Local(), j.M))
 			}

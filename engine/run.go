@@ -195,7 +195,7 @@ func (e *Engine) newRun(ctx context.Context, prog *Program, opts StartOptions, i
 		}
 	}
 	if len(tr.Payload) == 0 || string(bytes.TrimSpace(tr.Payload)) == "null" {
-		// No payload, or a null one, is {} (language.md).
+		// No payload, or a null one, is {} (docs/reference/language.md).
 		tr.Payload = json.RawMessage("{}")
 	}
 	payload, err := fromJSON(tr.Payload)

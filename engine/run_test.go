@@ -490,7 +490,7 @@ task "a" {
 	}
 }
 
-// TestNullPayload: a null payload is no payload: trigger.payload is {} (language.md).
+// TestNullPayload: a null payload is no payload: trigger.payload is {} (docs/reference/language.md).
 func TestNullPayload(t *testing.T) {
 	te := newTestEnv(t)
 	ex := te.apply(`

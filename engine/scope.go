@@ -251,7 +251,7 @@ func (s *scope) condition(expr hcl.Expression, each cty.Value) (bool, *outcome.E
 	return v.True(), nil
 }
 
-// inactiveGroup applies language.md's grouped-edge rule: it returns why ns must be skipped, or "".
+// inactiveGroup applies docs/reference/language.md's grouped-edge rule: it returns why ns must be skipped, or "".
 func (s *scope) inactiveGroup(ns *nodeState) string {
 	for _, d := range ns.n.Deps {
 		up := s.lookup(d.Upstream.Name)

@@ -110,7 +110,7 @@ func keyJSON(k cty.Value) json.RawMessage {
 	return b
 }
 
-// items splits a for_each value into keys and values, in iteration order (language.md: lists by
+// items splits a for_each value into keys and values, in iteration order (docs/reference/language.md: lists by
 // position, maps in key order).
 func items(v cty.Value) (keys, vals []cty.Value, err error) {
 	v, marks := v.Unmark()

@@ -72,7 +72,7 @@ func BenchmarkInvoke(b *testing.B) {
 }
 
 // BenchmarkInterruptLatency is how long after its deadline an endless loop returns from Invoke:
-// up to one epoch tick, then the trap and unwinding. hostabi.md promises 10 ms. Deadlines fall
+// up to one epoch tick, then the trap and unwinding. docs/reference/abi-v1.md promises 10 ms. Deadlines fall
 // at every tenth of a tick after the call starts, as real ones fall anywhere between ticks.
 func BenchmarkInterruptLatency(b *testing.B) {
 	h := newTestHost(b, Options{})

@@ -3,7 +3,7 @@ package hostabi
 // The grow guard makes a denied memory.grow visible to the host. wasmtime's store limiter
 // denies a growth past max_memory by returning -1 to the guest, and its C API reports nothing
 // to the embedder: a guest that ignored the -1 and answered would get away with it, although
-// hostabi.md says such an attempt fails "whatever the guest does next".
+// docs/reference/abi-v1.md says such an attempt fails "whatever the guest does next".
 //
 // So, before a module is compiled, every memory.grow instruction in it is replaced by a call to
 // a small function added at the end of the module, one per memory the guest grows:

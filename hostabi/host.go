@@ -1,5 +1,5 @@
 // Package hostabi runs Fuscia components: core Wasm modules that implement the host ABI of
-// hostabi.md, in wasmtime through wasmtime-go.
+// docs/reference/abi-v1.md, in wasmtime through wasmtime-go.
 //
 // A Host owns the process's one wasmtime Engine, the linker with every host import, the epoch
 // ticker that interrupts guests, and the compiled modules. Each Invoke gets a fresh Store and
@@ -19,18 +19,18 @@ import (
 
 // Versions this package implements.
 const (
-	// ABIVersion is the host ABI of hostabi.md; a component exports fuscia_abi_v1.
+	// ABIVersion is the host ABI of docs/reference/abi-v1.md; a component exports fuscia_abi_v1.
 	ABIVersion = 1
 	// WasmtimeVersion is the wasmtime release inside wasmtime-go v39.0.1.
 	WasmtimeVersion = "39.0.1"
 )
 
 // DefaultMaxMemory caps a guest's linear memory when neither the manifest nor the workflow
-// says otherwise (hostabi.md).
+// says otherwise (docs/reference/abi-v1.md).
 const DefaultMaxMemory = 256 << 20
 
 // DefaultEpochTick is how often the ticker advances the epoch while a guest runs. A guest
-// is stopped at most one tick after its deadline; hostabi.md promises 10 ms.
+// is stopped at most one tick after its deadline; docs/reference/abi-v1.md promises 10 ms.
 const DefaultEpochTick = 2 * time.Millisecond
 
 // Options configure a Host.
@@ -215,7 +215,7 @@ type Error struct {
 	Message string
 }
 
-// Kind is the error kind of cli.md that an Error maps to.
+// Kind is the error kind of docs/reference/cli.md that an Error maps to.
 type Kind string
 
 // Error kinds a call can fail with; a guest's own error response is not an Error.

@@ -31,7 +31,7 @@ type HTTP struct {
 	client  *http.Client
 }
 
-// httpRequest and httpResponse are the JSON of hostabi.md's http_request.
+// httpRequest and httpResponse are the JSON of docs/reference/abi-v1.md's http_request.
 type httpRequest struct {
 	Method     string            `json:"method"`
 	URL        string            `json:"url"`

@@ -40,7 +40,7 @@ func (l Level) String() string {
 }
 
 // KV is the key-value scope of one call: the execution's for a task, the trigger's for a
-// trigger (hostabi.md).
+// trigger (docs/reference/abi-v1.md).
 type KV interface {
 	Get(ctx context.Context, key string) ([]byte, bool, error)
 	Set(ctx context.Context, key string, value []byte) error
@@ -58,7 +58,7 @@ type Artifacts interface {
 // Env is everything one call may reach besides its request. The zero Env grants nothing.
 type Env struct {
 	// Config holds the component block's config values: strings as their bytes, anything
-	// else JSON-encoded (hostabi.md).
+	// else JSON-encoded (docs/reference/abi-v1.md).
 	Config map[string][]byte
 	// KV is nil when the call has no scope; kv_* then trap with a message.
 	KV        KV
@@ -193,7 +193,7 @@ func (h *Host) Invoke(ctx context.Context, m *Module, env *Env, request []byte) 
 	if c.violation != "" {
 		return nil, errorf(SandboxViolation, "component %s: %s", m.Name, c.violation)
 	}
-	// A guest that was denied memory fails whatever it answers (hostabi.md).
+	// A guest that was denied memory fails whatever it answers (docs/reference/abi-v1.md).
 	if err := c.memoryDenied(store, inst, mem); err != nil {
 		return nil, err
 	}

@@ -5,7 +5,7 @@ import "strings"
 // NodeKind is the block type of a node.
 type NodeKind string
 
-// The node kinds of language.md. Their string form is the block type and the first step of the
+// The node kinds of docs/reference/language.md. Their string form is the block type and the first step of the
 // node's address.
 const (
 	KindTask   NodeKind = "task"

@@ -3,7 +3,7 @@
 // The pipeline has three steps, each returning hcl.Diagnostics rather than printing:
 //
 //  1. Parse reads a file (enforcing the size and nesting limits) and parses HCL native syntax.
-//  2. Decode maps every block of language.md onto the types in workflow.go, strictly: an unknown
+//  2. Decode maps every block of docs/reference/language.md onto the types in workflow.go, strictly: an unknown
 //     attribute or block, a missing required one, a bad name or a bad literal is an error with
 //     the source range at fault.
 //  3. Link resolves references into edges (data, ordering and branch edges), checks scoping

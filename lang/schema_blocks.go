@@ -2,7 +2,7 @@ package lang
 
 import "github.com/hashicorp/hcl/v2"
 
-// The block schemas of language.md. HCL's Body.Content rejects anything not listed here with
+// The block schemas of docs/reference/language.md. HCL's Body.Content rejects anything not listed here with
 // "Unsupported argument" / "Unsupported block type" (and a "Did you mean" hint), which is what
 // makes decoding strict.
 

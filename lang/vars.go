@@ -13,7 +13,7 @@ import (
 )
 
 // VarInputs are the sources of variable values. Later sources win: the environment, then each
-// -var-file in order, then each -var in order (language.md).
+// -var-file in order, then each -var in order (docs/reference/language.md).
 type VarInputs struct {
 	Env   []string // KEY=VALUE pairs, as os.Environ returns; only FUSCIA_VAR_* are read
 	Files []string // -var-file paths: HCL files of `name = value` lines

@@ -94,7 +94,7 @@ type RetryPolicy struct {
 	MaxDelay     time.Duration
 }
 
-// Defaults of language.md ("Values, formats and defaults" and "Limits").
+// Defaults of docs/reference/language.md ("Values, formats and defaults" and "Limits").
 const (
 	DefaultTimeout       = time.Hour
 	DefaultMaxParallel   = 16
@@ -290,7 +290,7 @@ const (
 	DepBranch                     // `after` with branch keys: active only when one of Branches was selected
 )
 
-// Dep is the group of edges from one upstream node (language.md's grouped-edge rule).
+// Dep is the group of edges from one upstream node (docs/reference/language.md's grouped-edge rule).
 type Dep struct {
 	Upstream Addr
 	Kinds    DepKind

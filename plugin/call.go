@@ -13,7 +13,7 @@ import (
 	pluginv1 "github.com/fuscia/fuscia/proto/fuscia/plugin/v1"
 )
 
-// Kind classifies a failed call, with the names of the engine's error kinds (cli.md).
+// Kind classifies a failed call, with the names of the engine's error kinds (docs/reference/cli.md).
 type Kind string
 
 // Kinds of Error.
@@ -174,7 +174,7 @@ func ctxError(ctx context.Context, t Target, what string) error {
 // runningTimeout bounds the Running question: a plugin too wedged to answer it is killed.
 const runningTimeout = 2 * time.Second
 
-// watch kills p unless the call id has returned a grace period from now (plugins.md: "a
+// watch kills p unless the call id has returned a grace period from now (docs/reference/plugin-protocol.md: "a
 // plugin that does not return within a grace period after its deadline is killed").
 func (m *Manager) watch(p *process, id string) {
 	m.mu.Lock()

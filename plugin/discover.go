@@ -1,4 +1,4 @@
-// Package plugin is the host side of Fuscia's plugin providers (plugins.md): discovery of plugin
+// Package plugin is the host side of Fuscia's plugin providers (docs/reference/plugin-protocol.md): discovery of plugin
 // binaries, and (with the go-plugin client) starting and calling them.
 package plugin
 
@@ -31,7 +31,7 @@ var ErrNotFound = errors.New("plugin not found")
 
 // Discover lists the plugin binaries in dirs, in order. A name found in an earlier directory
 // hides the same name and version in a later one, so `./plugins` beside a workflow overrides
-// the home directory (plugins.md, "Discovery"). Missing directories are skipped.
+// the home directory (docs/reference/plugin-protocol.md, "Discovery"). Missing directories are skipped.
 func Discover(dirs []string) ([]Binary, error) {
 	var out []Binary
 	seen := map[string]bool{}

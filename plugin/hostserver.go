@@ -14,7 +14,7 @@ import (
 	pluginv1 "github.com/fuscia/fuscia/proto/fuscia/plugin/v1"
 )
 
-// Limits of the Host service: those of the Wasm host imports (hostabi.md), so a task behaves
+// Limits of the Host service: those of the Wasm host imports (docs/reference/abi-v1.md), so a task behaves
 // the same whichever way it runs.
 const (
 	maxKeyBytes      = 1 << 10

@@ -13,7 +13,7 @@ import (
 )
 
 // hclogBridge is an hclog.Logger that writes to slog: go-plugin logs through hclog, and so does
-// the plugin's stderr once go-plugin has parsed it (engine.md: "go-plugin's hclog is bridged
+// the plugin's stderr once go-plugin has parsed it (docs/engine.md: "go-plugin's hclog is bridged
 // into it").
 type hclogBridge struct {
 	l    *slog.Logger

@@ -100,7 +100,7 @@ func runApply(ctx context.Context, c *cli, args []string) int {
 }
 
 // applyThroughServe runs prog in the `fuscia serve` that owns the store, which the other
-// commands talk to instead of opening it (cli.md), and prints the run's events as a local apply
+// commands talk to instead of opening it (docs/reference/cli.md), and prints the run's events as a local apply
 // would. handled is false when no serve owns the store: the caller runs prog itself.
 func (c *cli) applyThroughServe(ctx context.Context, home string, prog *engine.Program, payload string, parallelism int, asJSON bool) (code int, handled bool) {
 	var pr *progress // made at the first event: a fallback to a local run prints its own header

@@ -305,7 +305,7 @@ task "a" {
 }
 
 // TestTraces: with OTEL_TRACES_EXPORTER=console, apply writes a span for the run and one per
-// node attempt, with engine.md's attributes, to stderr (stdout stays clean for -json).
+// node attempt, with docs/engine.md's attributes, to stderr (stdout stays clean for -json).
 func TestTraces(t *testing.T) {
 	h := newHarness(t)
 	h.env = append(h.env, "OTEL_TRACES_EXPORTER=console")

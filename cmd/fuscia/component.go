@@ -53,7 +53,7 @@ func componentUsage(w io.Writer) {
 	fmt.Fprintln(w, "\nEvery subcommand takes -help and -home DIR (default $FUSCIA_HOME or ~/.fuscia).")
 }
 
-// componentsDir is where components are installed (cli.md): $FUSCIA_HOME/components.
+// componentsDir is where components are installed (docs/reference/cli.md): $FUSCIA_HOME/components.
 func componentsDir(fs *flagSet) string { return filepath.Join(fs.homeDir(), "components") }
 
 const componentListHint = "See the installed components with: fuscia component list."

@@ -1,6 +1,6 @@
 package main
 
-// End-to-end tests of `fuscia component pack/install/list/remove` (cli.md, hostabi.md
+// End-to-end tests of `fuscia component pack/install/list/remove` (docs/reference/cli.md, docs/reference/abi-v1.md
 // "Component packages"): a component directory with a WAT-built module is packed, installed,
 // listed, reinstalled, tampered with and removed by the real binary.
 
@@ -21,7 +21,7 @@ import (
 	"github.com/bytecodealliance/wasmtime-go/v39"
 )
 
-// componentWAT exports what the host ABI v1 requires (hostabi.md, "Guest exports").
+// componentWAT exports what the host ABI v1 requires (docs/reference/abi-v1.md, "Exports").
 const componentWAT = `(module
   (memory (export "memory") 1)
   (func (export "fuscia_abi_v1"))

@@ -1,6 +1,6 @@
 package main
 
-// End-to-end tests of workflows that run real Wasm components (cli.md, hostabi.md): the example
+// End-to-end tests of workflows that run real Wasm components (docs/reference/cli.md, docs/reference/abi-v1.md): the example
 // components of examples/components are built by guesttest, packed and installed by the real
 // binary into a temporary home, and then planned, locked, applied, shown and logged through it.
 
@@ -205,7 +205,7 @@ func TestComponentRunFullPath(t *testing.T) {
 	if !strings.HasSuffix(r.stdout, "\nPlan: 1 nodes in 1 stages, 0 plugins, 1 components.\n") {
 		t.Errorf("summary line wrong:\n%s", r.stdout)
 	}
-	// The lock file is beside the workflow, keyed by the component's source (cli.md).
+	// The lock file is beside the workflow, keyed by the component's source (docs/reference/cli.md).
 	lock := h.read(lockPath)
 	if !crLockRE("fuscia/text", digest).MatchString(lock) {
 		t.Errorf("lock file has no component \"fuscia/text\" block with version, constraints and digest %s:\n%s", digest, lock)
@@ -799,7 +799,7 @@ output "body" {
 		wantContains(t, "apply", r.stdout, "task.get: failed in ", "sandbox_violation")
 		ex := crShow(t, h, id)
 		n := crNodeOf(t, ex, "task.get")
-		// Not retried, whatever the retry block says (hostabi.md).
+		// Not retried, whatever the retry block says (docs/reference/abi-v1.md).
 		if ex.Status != "failed" || n.Status != "failed" || n.Attempts != 1 || n.Error == nil || n.Error.Kind != "sandbox_violation" {
 			t.Fatalf("status %q, task.get %+v; want failed with sandbox_violation after 1 attempt", ex.Status, n)
 		}

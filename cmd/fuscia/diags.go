@@ -83,7 +83,7 @@ func writeSnippet(b *strings.Builder, file *hcl.File, subject hcl.Range) {
 	b.WriteString("\n")
 }
 
-// jsonPos and friends are the `-json` shape of diagnostics in cli.md.
+// jsonPos and friends are the `-json` shape of diagnostics in docs/reference/cli.md.
 type jsonPos struct {
 	Line   int `json:"line"`
 	Column int `json:"column"`

@@ -2,7 +2,7 @@ package main
 
 // End-to-end tests: they build the real fuscia binary once (TestMain) and run it as a
 // subprocess, each test with its own FUSCIA_HOME and working directory, and check exit codes and
-// output against cli.md and language.md.
+// output against docs/reference/cli.md and docs/reference/language.md.
 
 import (
 	"archive/zip"
@@ -98,7 +98,7 @@ func baseEnv() []string {
 	return env
 }
 
-// run runs fuscia with args in h.dir. Every run is checked for a Go stack or panic: cli.md says a
+// run runs fuscia with args in h.dir. Every run is checked for a Go stack or panic: docs/reference/cli.md says a
 // user never sees one.
 func (h *harness) run(args ...string) result {
 	h.t.Helper()
@@ -189,7 +189,7 @@ func keys(t *testing.T, raw json.RawMessage) []string {
 // ---------------------------------------------------------------------------------------------
 // validate
 
-// validateOutput is cli.md's `validate -json`.
+// validateOutput is docs/reference/cli.md's `validate -json`.
 type validateOutput struct {
 	FormatVersion string     `json:"format_version"`
 	Valid         bool       `json:"valid"`
@@ -198,7 +198,7 @@ type validateOutput struct {
 	Diagnostics   []jsonDiag `json:"diagnostics"`
 }
 
-// decodeValidate parses `validate -json` output and checks that it has exactly the keys of cli.md,
+// decodeValidate parses `validate -json` output and checks that it has exactly the keys of docs/reference/cli.md,
 // at every level.
 func decodeValidate(t *testing.T, out string) validateOutput {
 	t.Helper()
@@ -567,7 +567,7 @@ func TestValidateMissingPath(t *testing.T) {
 	}
 }
 
-// TestValidateNotInstalled: cli.md says validate warns about a component or plugin that is not
+// TestValidateNotInstalled: docs/reference/cli.md says validate warns about a component or plugin that is not
 // installed and still succeeds.
 func TestValidateNotInstalled(t *testing.T) {
 	t.Parallel()
@@ -963,7 +963,7 @@ func planSection(out, addr string) string {
 	return out[start:end]
 }
 
-// planOutput is cli.md's `plan -json`.
+// planOutput is docs/reference/cli.md's `plan -json`.
 type planOutput struct {
 	FormatVersion string                     `json:"format_version"`
 	Workflow      string                     `json:"workflow"`
@@ -990,7 +990,7 @@ type planRetry struct {
 	MaxDelay     string `json:"max_delay"`
 }
 
-// decodePlan parses `plan -json` output and checks the keys cli.md names.
+// decodePlan parses `plan -json` output and checks the keys docs/reference/cli.md names.
 func decodePlan(t *testing.T, out string) planOutput {
 	t.Helper()
 	var raw struct {
@@ -1125,7 +1125,7 @@ func TestPlanJSON(t *testing.T) {
 		t.Errorf("task.a retry %+v, want 1 attempt (no retry block)", a.Retry)
 	}
 	if want := (planRetry{3, "exponential", "1s", "1m"}); c.Retry != want {
-		t.Errorf("task.c retry %+v, want %+v (language.md defaults)", c.Retry, want)
+		t.Errorf("task.c retry %+v, want %+v (docs/reference/language.md defaults)", c.Retry, want)
 	}
 	if want := (planRetry{5, "fixed", "2s", "10s"}); d.Retry != want {
 		t.Errorf("task.d retry %+v, want %+v", d.Retry, want)
@@ -1433,7 +1433,7 @@ func TestPluginSearchPath(t *testing.T) {
 }
 
 // installComponent installs a component the way `fuscia component install` lays it out
-// (cli.md: components/<org>--<name>--<version>/{manifest.json,component.wasm}) and returns its
+// (docs/reference/cli.md: components/<org>--<name>--<version>/{manifest.json,component.wasm}) and returns its
 // digest.
 func installComponent(t *testing.T, home string, hosts []string) string {
 	t.Helper()
@@ -1515,8 +1515,8 @@ func TestPlanComponent(t *testing.T) {
 	wantCode(t, h.run("plan", f, "-lockfile=readonly"), 0)
 }
 
-// TestPlanComponentCapabilities: hostabi.md says the manifest declares what a component may reach
-// and the workflow may only narrow it; cli.md says plan shows the capabilities granted.
+// TestPlanComponentCapabilities: docs/reference/abi-v1.md says the manifest declares what a component may reach
+// and the workflow may only narrow it; docs/reference/cli.md says plan shows the capabilities granted.
 func TestPlanComponentCapabilities(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -1561,7 +1561,7 @@ func TestPlanComponentCapabilities(t *testing.T) {
 	}
 }
 
-// TestValidateComponentSchema: cli.md says validate does schema checks for installed components.
+// TestValidateComponentSchema: docs/reference/cli.md says validate does schema checks for installed components.
 func TestValidateComponentSchema(t *testing.T) {
 	t.Parallel()
 	tests := []struct{ name, task string }{

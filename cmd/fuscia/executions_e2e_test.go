@@ -151,7 +151,7 @@ type exListOutput struct {
 }
 
 // exList runs `executions list -json` with args and returns the ids, checking every element's
-// shape against cli.md.
+// shape against docs/reference/cli.md.
 func exList(t *testing.T, h *harness, args ...string) []string {
 	t.Helper()
 	r := h.run(append([]string{"executions", "list", "-json"}, args...)...)
@@ -522,7 +522,7 @@ func TestLogs(t *testing.T) {
 	if last := events[len(events)-1]; last["type"] != "execution_finished" || last["status"] != "succeeded" {
 		t.Errorf("last event of -follow -json: %v", last)
 	}
-	// cli.md: the stream of apply -json, rebuilt from the journal.
+	// docs/reference/cli.md: the stream of apply -json, rebuilt from the journal.
 	types := map[any]int{}
 	for _, ev := range events {
 		types[ev["type"]]++
@@ -626,7 +626,7 @@ func TestShowLogsCancelWhileOwned(t *testing.T) {
 	}
 	sc := bufio.NewScanner(stdout)
 	// next returns the next line that is a log line, the version or the end; the node events
-	// between them (cli.md's stream, rebuilt from the journal) are counted by type.
+	// between them (docs/reference/cli.md's stream, rebuilt from the journal) are counted by type.
 	seen := map[string]int{}
 	next := func() map[string]any {
 		t.Helper()
@@ -703,7 +703,7 @@ func TestLogsFollowThenOwned(t *testing.T) {
 		t.Fatal(err)
 	}
 	sc := bufio.NewScanner(stdout)
-	// got keeps the version, log and end lines; the node events between them are cli.md's
+	// got keeps the version, log and end lines; the node events between them are docs/reference/cli.md's
 	// stream rebuilt from the journal, checked elsewhere.
 	var got []string
 	scan := func() bool {

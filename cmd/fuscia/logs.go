@@ -14,7 +14,7 @@ import (
 	"github.com/fuscia/fuscia/engine/version"
 )
 
-// logEvent is a `node_log` line of the machine-readable stream (cli.md).
+// logEvent is a `node_log` line of the machine-readable stream (docs/reference/cli.md).
 type logEvent struct {
 	Type        string `json:"type"`
 	Timestamp   string `json:"@timestamp"`
@@ -67,7 +67,7 @@ func runLogs(ctx context.Context, c *cli, args []string) int {
 	}
 	var err error
 	if *follow && *asJSON {
-		// cli.md: `logs -follow -json` prints the stream of `apply -json`, not only the lines.
+		// docs/reference/cli.md: `logs -follow -json` prints the stream of `apply -json`, not only the lines.
 		err = b.Events(ctx, ref, true, func(ev engine.Event) error {
 			if *node != "" && ev.Type != engine.EventExecutionStarted && !local.MatchNode(*node, ev.Node) {
 				return nil

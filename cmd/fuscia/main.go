@@ -19,7 +19,7 @@ import (
 	"github.com/fuscia/fuscia/plugin" // time zones for schedule triggers, even on machines without tzdata
 )
 
-// Exit codes of cli.md.
+// Exit codes of docs/reference/cli.md.
 const (
 	exitOK       = 0
 	exitFailed   = 1

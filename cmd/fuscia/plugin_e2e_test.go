@@ -1,7 +1,7 @@
 package main
 
 // End-to-end tests of plugin providers through the real binary and real plugin subprocesses
-// (plugins.md, docs/plugins.md): the example plugin examples/plugins/greeter (tasks greet, fail,
+// (docs/reference/plugin-protocol.md, docs/plugins.md): the example plugin examples/plugins/greeter (tasks greet, fail,
 // crash, hang, count; trigger tick) and the broken binaries of plugin/testdata are built with
 // plugintest, installed into a test's ./plugins or $FUSCIA_HOME/plugins, and planned, applied,
 // shown and logged through `fuscia`. Every test checks that no plugin process outlives it.

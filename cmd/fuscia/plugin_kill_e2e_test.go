@@ -11,7 +11,7 @@ import (
 )
 
 // TestPluginDiesWithSIGKILLedFuscia: a plugin must not outlive Fuscia, even when Fuscia is
-// killed with SIGKILL and runs none of its cleanup (plugins.md: "No zombies").
+// killed with SIGKILL and runs none of its cleanup (docs/reference/plugin-protocol.md: "No zombies").
 func TestPluginDiesWithSIGKILLedFuscia(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)

@@ -196,7 +196,7 @@ func (c *cli) watchSecondInterrupt(ctx context.Context, id func() string) (stop 
 	return func() { close(done) }
 }
 
-// runExitCode maps a run's status to cli.md's exit codes.
+// runExitCode maps a run's status to docs/reference/cli.md's exit codes.
 func runExitCode(status string) int {
 	switch status {
 	case journal.StatusSucceeded:

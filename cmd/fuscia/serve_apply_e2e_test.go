@@ -125,7 +125,7 @@ func waitOutput(t *testing.T, buf *lockedBuffer, want string) {
 	}
 }
 
-// TestServeApply: while serve owns the store, `fuscia apply` runs the workflow in serve (cli.md:
+// TestServeApply: while serve owns the store, `fuscia apply` runs the workflow in serve (docs/reference/cli.md:
 // the other commands talk to it through its socket) and prints what a local apply prints, with
 // its exit codes; Ctrl-C cancels the run in serve; the TCP API does not take plans.
 func TestServeApply(t *testing.T) {
@@ -197,7 +197,7 @@ task "t" {
 }
 
 // TestServeLogsFollowJSON: `logs -follow -json` of a run serve runs prints the stream of
-// `apply -json` (cli.md): version, execution_started, node events with node_waiting, and last
+// `apply -json` (docs/reference/cli.md): version, execution_started, node events with node_waiting, and last
 // execution_finished.
 func TestServeLogsFollowJSON(t *testing.T) {
 	t.Parallel()

@@ -1,6 +1,6 @@
 package main
 
-// End-to-end tests of `fuscia serve` (engine.md, "fuscia serve" and "Webhooks"): the real binary
+// End-to-end tests of `fuscia serve` (docs/engine.md, "fuscia serve" and "Webhooks"): the real binary
 // runs in the background with its own FUSCIA_HOME, the tests talk to it over HTTP (webhooks and
 // the API) and through the other commands (signal, show), and stop it with SIGTERM or SIGKILL.
 
@@ -208,7 +208,7 @@ func (sp *serveProc) stop(limit time.Duration) (int, time.Duration) {
 	return sp.code, time.Since(start)
 }
 
-// stopOK stops serve with SIGTERM and checks engine.md's clean exit.
+// stopOK stops serve with SIGTERM and checks docs/engine.md's clean exit.
 func (sp *serveProc) stopOK() {
 	sp.t.Helper()
 	code, _ := sp.stop(15 * time.Second)
@@ -500,7 +500,7 @@ func payloadOutput(t *testing.T, ex journal.Execution) hookPayload {
 	return out.Payload
 }
 
-// TestServeWebhooks: engine.md's table of webhook answers, the payload's shape, and that no run
+// TestServeWebhooks: docs/engine.md's table of webhook answers, the payload's shape, and that no run
 // starts for a refused request.
 func TestServeWebhooks(t *testing.T) {
 	t.Parallel()
@@ -992,7 +992,7 @@ output "answer" { value = task.after.output.answer }
 
 // TestServeApproval: an approval wait parks the run; `fuscia signal` answers it through the
 // socket (or records the answer when no serve runs), -reject fails it, and the exit codes are
-// cli.md's.
+// docs/reference/cli.md's.
 func TestServeApproval(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)

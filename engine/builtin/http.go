@@ -14,7 +14,7 @@ import (
 
 const (
 	// defaultMaxResponse is max_response_bytes' default, the HTTP response body limit of
-	// language.md.
+	// docs/reference/language.md.
 	defaultMaxResponse = 10 << 20
 	// maxRedirects is how many redirects a request follows; the response to the next one is
 	// the answer (a fatal error, as a 3xx status).

@@ -1,4 +1,4 @@
-// Package builtin runs the builtin tasks of language.md: builtin.http, builtin.transform,
+// Package builtin runs the builtin tasks of docs/reference/language.md: builtin.http, builtin.transform,
 // builtin.sleep and builtin.fail. Each attempt is one Run call that answers with an
 // outcome.Result; the engine alone decides what the result means for the graph.
 package builtin

@@ -114,7 +114,7 @@ type Trigger struct {
 	Payload json.RawMessage `json:"payload,omitempty"`
 }
 
-// Run statuses (language.md). A run is interrupted when the process running it ended before
+// Run statuses (docs/reference/language.md). A run is interrupted when the process running it ended before
 // it did: a crash, a kill, or a shutdown that stopped waiting for it. Only one process opens a
 // store at a time (Badger's directory lock), so no run is live when it opens the store: the
 // owner moves every run it finds running to interrupted (Store.InterruptRunning). Resume moves
@@ -177,7 +177,7 @@ type LogLine struct {
 	Message string    `json:"message"`
 }
 
-// Execution is one run as `show -json` prints it (cli.md), rebuilt from its journal.
+// Execution is one run as `show -json` prints it (docs/reference/cli.md), rebuilt from its journal.
 type Execution struct {
 	ID         string               `json:"execution_id"`
 	Workflow   string               `json:"workflow"`

@@ -1,5 +1,5 @@
 // Package local gives the commands of one machine access to its state store. The store is
-// owned by one process at a time (cli.md): the owner (Own) opens it, runs the engine on it and
+// owned by one process at a time (docs/reference/cli.md): the owner (Own) opens it, runs the engine on it and
 // serves an HTTP API on the unix socket $FUSCIA_HOME/fuscia.sock; every other command reads
 // and changes the store through that API, or opens the store itself when nobody owns it
 // (OpenBackend).

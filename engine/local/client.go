@@ -257,7 +257,7 @@ func (c *client) stream(ctx context.Context, method, path string, body any, line
 	}
 	defer resp.Body.Close()
 	sc := bufio.NewScanner(resp.Body)
-	// Lines are bounded by the host (a log line, hostabi.md) or by what a run holds (an
+	// Lines are bounded by the host (a log line, docs/reference/abi-v1.md) or by what a run holds (an
 	// execution_finished event carries the execution), not by bufio's default 64 KiB; the
 	// buffer grows only as far as a line needs.
 	sc.Buffer(make([]byte, 0, 64<<10), 256<<20)

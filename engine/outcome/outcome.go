@@ -2,7 +2,7 @@
 // later. A task returns a Result; the engine alone decides what a Result means for the graph
 // (Decide), so that the three kinds of tasks cannot disagree about retries or skips.
 //
-// The JSON form of Result is the wire form of hostabi.md: `{"type": "success", "output": …}`,
+// The JSON form of Result is the wire form of docs/reference/abi-v1.md: `{"type": "success", "output": …}`,
 // `{"type": "error", "kind": "retryable", "message": …, "backoff_hint_ms": …}` and so on.
 package outcome
 
@@ -16,7 +16,7 @@ import (
 // Type is what a task answered.
 type Type string
 
-// Result types of hostabi.md.
+// Result types of docs/reference/abi-v1.md.
 const (
 	Success  Type = "success"
 	Skip     Type = "skip"
@@ -29,7 +29,7 @@ const (
 // the others.
 type Kind string
 
-// Error kinds of language.md and cli.md.
+// Error kinds of docs/reference/language.md and docs/reference/cli.md.
 const (
 	Retryable         Kind = "retryable"
 	Fatal             Kind = "fatal"
@@ -44,11 +44,11 @@ const (
 )
 
 // Retried reports whether an attempt that failed with k may be tried again: retryable and
-// timeout (language.md), and plugin_crashed, which plugins.md calls retryable (the next attempt
+// timeout (docs/reference/language.md), and plugin_crashed, which docs/reference/plugin-protocol.md calls retryable (the next attempt
 // runs on a restarted plugin process).
 func (k Kind) Retried() bool { return k == Retryable || k == Timeout || k == PluginCrashed }
 
-// Error is a failed attempt or node: cli.md's `"error": {"kind", "message"}`.
+// Error is a failed attempt or node: docs/reference/cli.md's `"error": {"kind", "message"}`.
 type Error struct {
 	Kind    Kind   `json:"kind"`
 	Message string `json:"message"`
@@ -207,7 +207,7 @@ func Decide(r Result, p Policy, attempt, iterations int) Decision {
 	return Decision{Verdict: Retry, Delay: delay, Err: e}
 }
 
-// Delay is the wait before attempt+1 (engine.md): initial_delay * 2^(attempt-1) capped at
+// Delay is the wait before attempt+1 (docs/engine.md): initial_delay * 2^(attempt-1) capped at
 // max_delay for exponential backoff, initial_delay for fixed, with the jitter applied.
 func (p Policy) Delay(attempt int) time.Duration {
 	d := p.InitialDelay

@@ -12,7 +12,7 @@ import (
 // CheckOptions say how far Check goes.
 type CheckOptions struct {
 	// Missing is the severity of a component or plugin that is not installed: a warning for
-	// `validate` (cli.md), an error for `plan`.
+	// `validate` (docs/reference/cli.md), an error for `plan`.
 	Missing hcl.DiagnosticSeverity
 	// Plugins says how much the plugins are asked.
 	Plugins PluginChecks

@@ -13,7 +13,7 @@ import (
 
 // checkComponents checks a workflow's use of resolved components against their manifests: task
 // and trigger names exist, known inputs match the task's schema, and the component block only
-// narrows the manifest's capabilities (hostabi.md, "Capabilities").
+// narrows the manifest's capabilities (docs/reference/abi-v1.md, "Capabilities").
 func checkComponents(w *lang.Workflow, res *Resolution) hcl.Diagnostics {
 	var diags hcl.Diagnostics
 	for _, c := range w.Components {

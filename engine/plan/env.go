@@ -11,7 +11,7 @@ type Env struct {
 // ComponentsDir is where installed components live.
 func (e Env) ComponentsDir() string { return filepath.Join(e.Home, "components") }
 
-// PluginSearchPath is the plugin discovery order of plugins.md: ./plugins beside the workflow,
+// PluginSearchPath is the plugin discovery order of docs/reference/plugin-protocol.md: ./plugins beside the workflow,
 // each -plugin-dir, then $FUSCIA_HOME/plugins.
 func (e Env) PluginSearchPath(workflowFile string) []string {
 	dirs := []string{filepath.Join(filepath.Dir(workflowFile), "plugins")}

@@ -148,7 +148,7 @@ func joinSentence(items []string) string {
 }
 
 // CheckPluginLock refuses plugin binaries that differ from what the lock file beside the
-// workflow records (plugins.md: "integrity is checked with the digest in the lock file before
+// workflow records (docs/reference/plugin-protocol.md: "integrity is checked with the digest in the lock file before
 // a binary is started"), for `apply PATH`, which plans without writing the lock file. A
 // source the lock file does not name yet is not checked: `plan` records it. Only digests are
 // compared: the locked version is the one the binary reports, which is not known before it

@@ -12,7 +12,7 @@ import (
 	"github.com/fuscia/fuscia/lang"
 )
 
-// Plan is what `fuscia plan` shows and saves. Its JSON form is cli.md's `plan -json`.
+// Plan is what `fuscia plan` shows and saves. Its JSON form is docs/reference/cli.md's `plan -json`.
 type Plan struct {
 	FormatVersion string                    `json:"format_version"`
 	Workflow      string                    `json:"workflow"`

@@ -44,7 +44,7 @@ type Resolution struct {
 }
 
 // Resolve finds the installed components and plugins a workflow names. A missing one is a
-// diagnostic of the given severity: a warning for `validate` (cli.md), an error for `plan`.
+// diagnostic of the given severity: a warning for `validate` (docs/reference/cli.md), an error for `plan`.
 func Resolve(w *lang.Workflow, env Env, severity hcl.DiagnosticSeverity) (*Resolution, hcl.Diagnostics) {
 	res := &Resolution{Components: map[string]*ComponentLock{}, Plugins: map[string]*PluginLock{}}
 	var diags hcl.Diagnostics

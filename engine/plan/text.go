@@ -12,7 +12,7 @@ import (
 )
 
 // WriteText renders the plan for people: stage by stage, each node with what it runs, its
-// timeout, retry, capabilities and inputs, and the summary line of cli.md.
+// timeout, retry, capabilities and inputs, and the summary line of docs/reference/cli.md.
 func (p *Plan) WriteText(w io.Writer) error {
 	b := &strings.Builder{}
 	fmt.Fprintf(b, "Workflow %q (%s)\n", p.Workflow, p.File)

@@ -12,7 +12,7 @@ import (
 	"github.com/fuscia/fuscia/lang"
 )
 
-// Markers for values that are not shown (cli.md: `{"unknown": true}`, `{"sensitive": true}`).
+// Markers for values that are not shown (docs/reference/cli.md: `{"unknown": true}`, `{"sensitive": true}`).
 var (
 	unknownJSON   = map[string]bool{"unknown": true}
 	sensitiveJSON = map[string]bool{"sensitive": true}

@@ -77,7 +77,7 @@ func (s *Server) routeHooksLocked(l *loaded, replaced ...*loaded) {
 }
 
 // serveWebhook serves the webhook triggers (ServeAPI routes every path outside /v1/ here):
-// engine.md's table of answers. While serve starts or stops, every path answers 503 with
+// docs/engine.md's table of answers. While serve starts or stops, every path answers 503 with
 // Retry-After (readiness.go): a path is only unknown (404) once every file has been loaded.
 func (s *Server) serveWebhook(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()

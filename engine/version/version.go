@@ -6,9 +6,9 @@ package version
 var Fuscia = "0.1.0-dev"
 
 const (
-	// ABI is the version of the Wasm host ABI (hostabi.md).
+	// ABI is the version of the Wasm host ABI (docs/reference/abi-v1.md).
 	ABI = 1
-	// PluginProtocol is the go-plugin protocol version (plugins.md).
+	// PluginProtocol is the go-plugin protocol version (docs/reference/plugin-protocol.md).
 	PluginProtocol = 1
 	// Wasmtime is the wasmtime release the host is built on.
 	Wasmtime = "39.0.1"

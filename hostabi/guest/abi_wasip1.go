@@ -7,7 +7,7 @@ import (
 	"unsafe"
 )
 
-// This file is the ABI itself (hostabi.md, version 1): the exports the host calls and the
+// This file is the ABI itself (docs/reference/abi-v1.md, version 1): the exports the host calls and the
 // imports it provides. Everything else in the package is plain Go that sees the host through
 // hostLog, hostConfigGet and the other host* functions below.
 

@@ -51,7 +51,7 @@ func (r *registry) addTrigger(name string, fn triggerFunc) {
 	r.triggers[name] = fn
 }
 
-// request is a request of hostabi.md on the wire. Unknown fields are ignored, so that a newer
+// request is a request of docs/reference/abi-v1.md on the wire. Unknown fields are ignored, so that a newer
 // host can add some.
 type request struct {
 	Kind    string          `json:"kind"`

@@ -1,5 +1,5 @@
 // Package guest is the Go SDK for Fuscia components: core Wasm modules that implement the host
-// ABI of hostabi.md (version 1). It hides the ABI completely: a component registers typed
+// ABI of docs/reference/abi-v1.md (version 1). It hides the ABI completely: a component registers typed
 // handlers and calls the host's key-value store, configuration, log, artifacts and HTTP as
 // ordinary Go functions.
 //

@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// ErrorKind classifies a failed handler, as hostabi.md's error response does.
+// ErrorKind classifies a failed handler, as docs/reference/abi-v1.md's error response does.
 type ErrorKind string
 
 // Error kinds a component may answer with.
@@ -68,7 +68,7 @@ type partialOutputError struct {
 func (e *partialOutputError) Error() string { return e.err.Error() }
 func (e *partialOutputError) Unwrap() error { return e.err }
 
-// errorResponse classifies err as hostabi.md's error response.
+// errorResponse classifies err as docs/reference/abi-v1.md's error response.
 func errorResponse(err error) response {
 	r := response{Type: "error", Kind: string(KindRetryable), Message: err.Error()}
 	var e *Error

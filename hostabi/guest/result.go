@@ -37,7 +37,7 @@ func Continue(state any, output any, progress float64, delay time.Duration) Resu
 	return Result{typ: "continue", state: state, output: output, progress: progress, delay: delay}
 }
 
-// response is every response of hostabi.md in one struct; each type fills its own fields.
+// response is every response of docs/reference/abi-v1.md in one struct; each type fills its own fields.
 type response struct {
 	Type string `json:"type"`
 

@@ -5,7 +5,7 @@
 // # Model
 //
 // A component is published as a package, NAME-VERSION.fcpkg: a gzip'd tar holding manifest.json,
-// component.wasm, and optionally README.md and an assets/ tree (hostabi.md, "Component
+// component.wasm, and optionally README.md and an assets/ tree (docs/reference/abi-v1.md, "Component
 // packages"). The manifest (Manifest) names the component (org/name), its semantic version, the
 // host ABI it was built for, the sha256 digest of component.wasm, the capabilities it asks for,
 // its limits, and its tasks and triggers with their JSON Schemas.

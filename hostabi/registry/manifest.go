@@ -17,7 +17,7 @@ import (
 	"github.com/fuscia/fuscia/lang/schema"
 )
 
-// The files of a component package and of an installed component (hostabi.md, "Component
+// The files of a component package and of an installed component (docs/reference/abi-v1.md, "Component
 // packages").
 const (
 	ManifestFile = "manifest.json"
@@ -35,7 +35,7 @@ const (
 // minMaxMemory is the smallest limits.max_memory accepted: one Wasm page.
 const minMaxMemory = 64 << 10
 
-// Manifest is a component's manifest.json (hostabi.md, "Component packages").
+// Manifest is a component's manifest.json (docs/reference/abi-v1.md, "Component packages").
 //
 // ParseManifest decodes it strictly (an unknown field is a problem) and validates it; a
 // Manifest from Installed.Parsed is decoded leniently and not validated again.

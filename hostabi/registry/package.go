@@ -105,7 +105,7 @@ func Pack(dir, out string) (*Manifest, error) {
 	if len(reasons) > 0 {
 		hint := fmt.Sprintf("Fix %s and pack the component again.", filepath.Join(dir, ManifestFile))
 		if merr == nil {
-			hint = "Build the component for the host ABI v1 (with hostabi/guest, or exporting what hostabi.md lists under \"Guest exports\") and pack it again."
+			hint = "Build the component for the host ABI v1 (with hostabi/guest, or exporting what docs/reference/abi-v1.md lists under \"Exports\") and pack it again."
 		}
 		return nil, &RefusedError{Reason: strings.Join(reasons, "\n"), Hint: hint, Err: merr}
 	}
@@ -713,7 +713,7 @@ func (x *extractor) check() (*Manifest, error) {
 	if werr := CheckWasm(wasm); werr != nil {
 		reasons = append(reasons, werr.Error())
 		if len(reasons) == 1 {
-			hint = "Build the component for the host ABI v1 (with hostabi/guest, or exporting what hostabi.md lists under \"Guest exports\") and pack it again."
+			hint = "Build the component for the host ABI v1 (with hostabi/guest, or exporting what docs/reference/abi-v1.md lists under \"Exports\") and pack it again."
 		}
 	}
 	if len(reasons) > 0 {

@@ -52,7 +52,7 @@ func (e *RefusedError) Error() string { return e.Reason }
 func (e *RefusedError) Unwrap() error { return e.Err }
 
 // installDirName is the directory of one installed version below the components directory
-// (cli.md): <org>--<name>--<version>. Names cannot contain "--" (see validName), so the first
+// (docs/reference/cli.md): <org>--<name>--<version>. Names cannot contain "--" (see validName), so the first
 // two "--" separate the parts.
 func installDirName(source, ver string) string {
 	org, name, _ := strings.Cut(source, "/")

@@ -41,7 +41,7 @@ func exportKindName(k byte) string {
 	return fmt.Sprintf("an export of unknown kind %d", k)
 }
 
-// requiredExports are the exports of hostabi.md, "Guest exports", in the order they are
+// requiredExports are the exports of docs/reference/abi-v1.md, "Exports", in the order they are
 // reported. The ABI marker comes first: without it, the module was not built for Fuscia at all.
 var requiredExports = []struct {
 	name string

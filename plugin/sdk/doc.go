@@ -1,4 +1,4 @@
-// Package sdk is the Go SDK for Fuscia plugin providers (plugins.md): separate executables that
+// Package sdk is the Go SDK for Fuscia plugin providers (docs/reference/plugin-protocol.md): separate executables that
 // serve tasks and triggers to Fuscia over gRPC, started and supervised with
 // github.com/hashicorp/go-plugin. It hides go-plugin and gRPC completely: a plugin is a plain Go
 // main that describes itself in a [Plugin] and calls [Serve].

@@ -14,7 +14,7 @@ import (
 // sent in the handshake and in GetSchema.
 const ProtocolVersion = 1
 
-// Handshake is the go-plugin handshake of a Fuscia plugin (plugins.md). The host side uses it too,
+// Handshake is the go-plugin handshake of a Fuscia plugin (docs/reference/plugin-protocol.md). The host side uses it too,
 // so both ends agree by construction; do not change it.
 var Handshake = goplugin.HandshakeConfig{
 	ProtocolVersion:  ProtocolVersion,

@@ -8,7 +8,7 @@ import (
 	"golang.org/x/crypto/ssh"
 )
 
-// maxConnsPerHost bounds the open connections to one destination (plugins.md: max 4). A
+// maxConnsPerHost bounds the open connections to one destination (docs/reference/plugin-protocol.md: max 4). A
 // connection runs one command at a time, so this is also the most commands run at once there;
 // more wait for a connection to come free.
 const maxConnsPerHost = 4

@@ -1,4 +1,4 @@
-// The Fuscia plugin protocol, version 1 (plugins.md). A plugin serves Provider; Fuscia serves
+// The Fuscia plugin protocol, version 1 (docs/reference/plugin-protocol.md). A plugin serves Provider; Fuscia serves
 // Host to the plugin over go-plugin's GRPCBroker. JSON documents (schemas, inputs, outputs,
 // config, state, events, payloads) travel as bytes holding UTF-8 JSON.
 //
@@ -1014,7 +1014,7 @@ type HandleTriggerRequest struct {
 	state   protoimpl.MessageState `protogen:"open.v1"`
 	Context *CallContext           `protobuf:"bytes,1,opt,name=context,proto3" json:"context,omitempty"`
 	Trigger string                 `protobuf:"bytes,2,opt,name=trigger,proto3" json:"trigger,omitempty"`
-	// event is {"type": "poll"} or {"type": "webhook", "request": {...}} (hostabi.md).
+	// event is {"type": "poll"} or {"type": "webhook", "request": {...}} (docs/reference/abi-v1.md).
 	Event            []byte `protobuf:"bytes,3,opt,name=event,proto3" json:"event,omitempty"`
 	Config           []byte `protobuf:"bytes,4,opt,name=config,proto3" json:"config,omitempty"`
 	CallId           string `protobuf:"bytes,5,opt,name=call_id,json=callId,proto3" json:"call_id,omitempty"`

@@ -1,4 +1,4 @@
-// The Fuscia plugin protocol, version 1 (plugins.md). A plugin serves Provider; Fuscia serves
+// The Fuscia plugin protocol, version 1 (docs/reference/plugin-protocol.md). A plugin serves Provider; Fuscia serves
 // Host to the plugin over go-plugin's GRPCBroker. JSON documents (schemas, inputs, outputs,
 // config, state, events, payloads) travel as bytes holding UTF-8 JSON.
 //
@@ -357,7 +357,7 @@ const (
 //
 // Host is what Fuscia serves to a plugin during a call. Every request names the call it
 // belongs to (call_id of ExecuteRequest or HandleTriggerRequest); a call id is valid only
-// while that call runs. Semantics and limits are those of the Wasm host imports (hostabi.md).
+// while that call runs. Semantics and limits are those of the Wasm host imports (docs/reference/abi-v1.md).
 type HostClient interface {
 	Log(ctx context.Context, in *LogRequest, opts ...grpc.CallOption) (*LogResponse, error)
 	// KV of a task call is its execution's scope; of a trigger call, the trigger's own scope.
@@ -443,7 +443,7 @@ func (c *hostClient) ArtifactRead(ctx context.Context, in *ArtifactReadRequest, 
 //
 // Host is what Fuscia serves to a plugin during a call. Every request names the call it
 // belongs to (call_id of ExecuteRequest or HandleTriggerRequest); a call id is valid only
-// while that call runs. Semantics and limits are those of the Wasm host imports (hostabi.md).
+// while that call runs. Semantics and limits are those of the Wasm host imports (docs/reference/abi-v1.md).
 type HostServer interface {
 	Log(context.Context, *LogRequest) (*LogResponse, error)
 	// KV of a task call is its execution's scope; of a trigger call, the trigger's own scope.
