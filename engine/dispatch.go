@@ -6,7 +6,7 @@ import (
 
 	"github.com/fuscia/fuscia/engine/artifact"
 	"github.com/fuscia/fuscia/engine/builtin"
-	"github.com/fuscia/fuscia/engine/outcome"
+	"github.com/fuscia/fuscia/internal/outcome"
 	"github.com/fuscia/fuscia/lang"
 	"github.com/fuscia/fuscia/lang/schema"
 )

@@ -17,9 +17,9 @@ import (
 
 	"github.com/fuscia/fuscia/engine/journal"
 	"github.com/fuscia/fuscia/engine/metrics"
-	"github.com/fuscia/fuscia/engine/outcome"
 	"github.com/fuscia/fuscia/engine/plan"
 	"github.com/fuscia/fuscia/engine/redact"
+	"github.com/fuscia/fuscia/internal/outcome"
 	"github.com/fuscia/fuscia/lang"
 )
 

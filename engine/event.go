@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/fuscia/fuscia/engine/journal"
-	"github.com/fuscia/fuscia/engine/outcome"
+	"github.com/fuscia/fuscia/internal/outcome"
 )
 
 // EventType names a progress event. The names are docs/reference/cli.md's NDJSON `"type"`s.

@@ -9,7 +9,7 @@ import (
 	"github.com/zclconf/go-cty/cty/convert"
 
 	"github.com/fuscia/fuscia/engine/journal"
-	"github.com/fuscia/fuscia/engine/outcome"
+	"github.com/fuscia/fuscia/internal/outcome"
 	"github.com/fuscia/fuscia/lang"
 )
 

@@ -5,7 +5,7 @@ import (
 
 	"github.com/zclconf/go-cty/cty"
 
-	"github.com/fuscia/fuscia/engine/outcome"
+	"github.com/fuscia/fuscia/internal/outcome"
 	"github.com/fuscia/fuscia/lang"
 )
 

@@ -5,7 +5,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/fuscia/fuscia/engine/journal"
-	"github.com/fuscia/fuscia/engine/outcome"
+	"github.com/fuscia/fuscia/internal/outcome"
 )
 
 // startForEach expands a for_each task into items and starts as many as its concurrency allows.

@@ -4,7 +4,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/fuscia/fuscia/engine/journal"
-	"github.com/fuscia/fuscia/engine/outcome"
+	"github.com/fuscia/fuscia/internal/outcome"
 	"github.com/fuscia/fuscia/lang"
 )
 

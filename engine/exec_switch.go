@@ -6,7 +6,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/fuscia/fuscia/engine/journal"
-	"github.com/fuscia/fuscia/engine/outcome"
+	"github.com/fuscia/fuscia/internal/outcome"
 )
 
 // runSwitch selects the first case whose condition is true, else the default.

@@ -3,7 +3,7 @@ package engine
 import (
 	"fmt"
 
-	"github.com/fuscia/fuscia/engine/outcome"
+	"github.com/fuscia/fuscia/internal/outcome"
 	"github.com/fuscia/fuscia/lang/schema"
 )
 

@@ -9,9 +9,9 @@ import (
 	"github.com/bytecodealliance/wasmtime-go/v39"
 
 	"github.com/fuscia/fuscia/engine/journal"
-	"github.com/fuscia/fuscia/engine/outcome"
 	"github.com/fuscia/fuscia/engine/plan"
 	"github.com/fuscia/fuscia/hostabi/registry"
+	"github.com/fuscia/fuscia/internal/outcome"
 	"github.com/fuscia/fuscia/lang/schema"
 	"github.com/fuscia/fuscia/plugin"
 	"github.com/fuscia/fuscia/plugin/plugintest"

@@ -9,9 +9,9 @@ import (
 
 	"github.com/fuscia/fuscia/engine/artifact"
 	"github.com/fuscia/fuscia/engine/journal"
-	"github.com/fuscia/fuscia/engine/outcome"
 	"github.com/fuscia/fuscia/engine/plan"
 	"github.com/fuscia/fuscia/hostabi"
+	"github.com/fuscia/fuscia/internal/outcome"
 	"github.com/fuscia/fuscia/lang"
 	"github.com/fuscia/fuscia/lang/schema"
 	"github.com/fuscia/fuscia/plugin"

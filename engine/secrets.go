@@ -8,8 +8,8 @@ import (
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/fuscia/fuscia/engine/journal"
-	"github.com/fuscia/fuscia/engine/outcome"
 	"github.com/fuscia/fuscia/engine/redact"
+	"github.com/fuscia/fuscia/internal/outcome"
 	"github.com/fuscia/fuscia/lang"
 )
 

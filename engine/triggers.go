@@ -10,7 +10,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 	ctyjson "github.com/zclconf/go-cty/cty/json"
 
-	"github.com/fuscia/fuscia/engine/outcome"
+	"github.com/fuscia/fuscia/internal/outcome"
 	"github.com/fuscia/fuscia/lang"
 	"github.com/fuscia/fuscia/lang/funcs"
 )

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/fuscia/fuscia/hostabi/netguard"
+	"github.com/fuscia/fuscia/internal/netguard"
 )
 
 // HostPattern is one allowed_hosts entry: [scheme://]host[:port], where host may start with

@@ -14,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/fuscia/fuscia/hostabi/netguard"
+	"github.com/fuscia/fuscia/internal/netguard"
 	"github.com/fuscia/fuscia/lang/schema"
 )
 

@@ -12,7 +12,7 @@ import (
 
 	"github.com/bytecodealliance/wasmtime-go/v39"
 
-	"github.com/fuscia/fuscia/engine/version"
+	"github.com/fuscia/fuscia/internal/version"
 )
 
 // TestWasmtimeLayout pins what wasmtime_ext.go assumes about wasmtime-go's internals: the C

@@ -27,7 +27,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fuscia/fuscia/engine/version"
+	"github.com/fuscia/fuscia/internal/version"
 	"github.com/fuscia/fuscia/plugin/plugintest"
 )
 

@@ -20,7 +20,7 @@ import (
 
 	"github.com/fuscia/fuscia/engine/journal"
 	"github.com/fuscia/fuscia/engine/local"
-	"github.com/fuscia/fuscia/engine/outcome"
+	"github.com/fuscia/fuscia/internal/outcome"
 )
 
 // exRuns are the ids of the runs exSeed journals, oldest first.

@@ -11,7 +11,7 @@ import (
 	"github.com/fuscia/fuscia/engine"
 	"github.com/fuscia/fuscia/engine/journal"
 	"github.com/fuscia/fuscia/engine/local"
-	"github.com/fuscia/fuscia/engine/version"
+	"github.com/fuscia/fuscia/internal/version"
 )
 
 // logEvent is a `node_log` line of the machine-readable stream (docs/reference/cli.md).

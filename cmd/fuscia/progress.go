@@ -14,7 +14,7 @@ import (
 
 	"github.com/fuscia/fuscia/engine"
 	"github.com/fuscia/fuscia/engine/journal"
-	"github.com/fuscia/fuscia/engine/version"
+	"github.com/fuscia/fuscia/internal/version"
 )
 
 // progress renders a run's events: NDJSON with -json, live lines and bars on a terminal, plain

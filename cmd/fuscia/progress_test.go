@@ -9,7 +9,7 @@ import (
 
 	"github.com/fuscia/fuscia/engine"
 	"github.com/fuscia/fuscia/engine/journal"
-	"github.com/fuscia/fuscia/engine/outcome"
+	"github.com/fuscia/fuscia/internal/outcome"
 )
 
 func TestProgressPlain(t *testing.T) {

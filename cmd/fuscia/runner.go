@@ -19,8 +19,8 @@ import (
 	"github.com/fuscia/fuscia/engine/local"
 	"github.com/fuscia/fuscia/engine/plan"
 	"github.com/fuscia/fuscia/engine/telemetry"
-	"github.com/fuscia/fuscia/engine/version"
 	"github.com/fuscia/fuscia/hostabi"
+	"github.com/fuscia/fuscia/internal/version"
 	"github.com/fuscia/fuscia/lang"
 	"github.com/fuscia/fuscia/plugin"
 )

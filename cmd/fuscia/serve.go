@@ -24,8 +24,8 @@ import (
 	"github.com/fuscia/fuscia/engine/redact"
 	"github.com/fuscia/fuscia/engine/serve"
 	"github.com/fuscia/fuscia/engine/telemetry"
-	"github.com/fuscia/fuscia/engine/version"
 	"github.com/fuscia/fuscia/hostabi"
+	"github.com/fuscia/fuscia/internal/version"
 	"github.com/fuscia/fuscia/lang"
 )
 

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/fuscia/fuscia/engine/journal"
-	"github.com/fuscia/fuscia/engine/outcome"
+	"github.com/fuscia/fuscia/internal/outcome"
 )
 
 func runShow(ctx context.Context, c *cli, args []string) int {

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/fuscia/fuscia/engine/version"
+	"github.com/fuscia/fuscia/internal/version"
 )
 
 func runVersion(ctx context.Context, c *cli, args []string) int {

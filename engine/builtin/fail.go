@@ -1,6 +1,6 @@
 package builtin
 
-import "github.com/fuscia/fuscia/engine/outcome"
+import "github.com/fuscia/fuscia/internal/outcome"
 
 type failInput struct {
 	Message string `json:"message"`

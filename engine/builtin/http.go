@@ -9,7 +9,7 @@ import (
 	"net/url"
 	"time"
 
-	"github.com/fuscia/fuscia/engine/outcome"
+	"github.com/fuscia/fuscia/internal/outcome"
 )
 
 const (

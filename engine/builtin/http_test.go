@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fuscia/fuscia/engine/outcome"
+	"github.com/fuscia/fuscia/internal/outcome"
 )
 
 // netLog records what a Runner did on the network, through the Options seams.

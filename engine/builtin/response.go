@@ -14,7 +14,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/fuscia/fuscia/engine/outcome"
+	"github.com/fuscia/fuscia/internal/outcome"
 	"github.com/fuscia/fuscia/lang/schema"
 )
 

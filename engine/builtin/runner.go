@@ -14,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/fuscia/fuscia/engine/outcome"
+	"github.com/fuscia/fuscia/internal/outcome"
 )
 
 // Request is one attempt of a builtin task.

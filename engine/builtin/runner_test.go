@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fuscia/fuscia/engine/outcome"
+	"github.com/fuscia/fuscia/internal/outcome"
 )
 
 // run runs a builtin with input marshalled to JSON.

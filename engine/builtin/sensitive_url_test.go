@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fuscia/fuscia/engine/outcome"
+	"github.com/fuscia/fuscia/internal/outcome"
 )
 
 // TestSensitiveURLNotQuoted: when the engine says the URL is sensitive, no message or log line

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/fuscia/fuscia/engine/outcome"
+	"github.com/fuscia/fuscia/internal/outcome"
 	"github.com/fuscia/fuscia/lang/schema"
 )
 

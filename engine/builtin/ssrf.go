@@ -6,7 +6,7 @@ import (
 	"net"
 	"net/netip"
 
-	"github.com/fuscia/fuscia/hostabi/netguard"
+	"github.com/fuscia/fuscia/internal/netguard"
 )
 
 // The SSRF guard refuses connections to link-local and cloud metadata addresses, where a

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fuscia/fuscia/engine/outcome"
+	"github.com/fuscia/fuscia/internal/outcome"
 )
 
 func TestSSRFRefused(t *testing.T) {

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
-	"github.com/fuscia/fuscia/engine/outcome"
+	"github.com/fuscia/fuscia/internal/outcome"
 )
 
 // maxViewItems bounds the instances or iterations a replay allocates for one node, so that a

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fuscia/fuscia/engine/outcome"
+	"github.com/fuscia/fuscia/internal/outcome"
 )
 
 func TestExecutionReplay(t *testing.T) {

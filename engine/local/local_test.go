@@ -16,7 +16,7 @@ import (
 
 	"github.com/fuscia/fuscia/engine/artifact"
 	"github.com/fuscia/fuscia/engine/journal"
-	"github.com/fuscia/fuscia/engine/outcome"
+	"github.com/fuscia/fuscia/internal/outcome"
 )
 
 // shortHome returns a fresh home whose socket path fits a unix socket address (t.TempDir()

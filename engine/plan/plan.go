@@ -7,8 +7,8 @@ import (
 
 	"github.com/zclconf/go-cty/cty"
 
-	"github.com/fuscia/fuscia/engine/version"
 	"github.com/fuscia/fuscia/hostabi/registry"
+	"github.com/fuscia/fuscia/internal/version"
 	"github.com/fuscia/fuscia/lang"
 )
 

@@ -10,7 +10,7 @@ import (
 
 	"github.com/fuscia/fuscia/engine"
 	"github.com/fuscia/fuscia/engine/journal"
-	"github.com/fuscia/fuscia/engine/version"
+	"github.com/fuscia/fuscia/internal/version"
 	"github.com/fuscia/fuscia/lang"
 )
 

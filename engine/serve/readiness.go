@@ -3,7 +3,7 @@ package serve
 import (
 	"net/http"
 
-	"github.com/fuscia/fuscia/engine/version"
+	"github.com/fuscia/fuscia/internal/version"
 )
 
 // Readiness: what serve's TCP listener answers before it serves its workflows and while it

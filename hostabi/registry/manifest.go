@@ -13,7 +13,7 @@ import (
 
 	"github.com/hashicorp/go-version"
 
-	abiversion "github.com/fuscia/fuscia/engine/version"
+	abiversion "github.com/fuscia/fuscia/internal/version"
 	"github.com/fuscia/fuscia/lang/schema"
 )
 

@@ -2,7 +2,7 @@
 package version
 
 // Fuscia is the version of this build. Release builds set it with
-// -ldflags "-X github.com/fuscia/fuscia/engine/version.Fuscia=1.2.3".
+// -ldflags "-X github.com/fuscia/fuscia/internal/version.Fuscia=1.2.3".
 var Fuscia = "0.1.0-dev"
 
 const (
