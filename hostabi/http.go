@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/fuscia/fuscia/hostabi/capability"
 	"io"
 	"net"
 	"net/http"
@@ -27,7 +28,7 @@ const maxRedirects = 10
 // HTTP is http_request for one component: its allowed hosts over the host's shared
 // transport. A nil *HTTP refuses everything.
 type HTTP struct {
-	allowed []HostPattern
+	allowed []capability.HostPattern
 	client  *http.Client
 }
 
@@ -61,7 +62,7 @@ func (e *violationError) Error() string { return e.msg }
 func (h *Host) HTTPFor(allowed []string) (*HTTP, error) {
 	x := &HTTP{}
 	for _, s := range allowed {
-		p, err := ParseHostPattern(s)
+		p, err := capability.ParseHostPattern(s)
 		if err != nil {
 			return nil, err
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/fuscia/fuscia/engine/journal"
 	"github.com/fuscia/fuscia/engine/local"
 	"github.com/fuscia/fuscia/engine/plan"
+	"github.com/fuscia/fuscia/engine/planner"
 	"github.com/fuscia/fuscia/lang"
 	"github.com/fuscia/fuscia/plugin"
 )
@@ -157,7 +158,7 @@ func loadForApply(ctx context.Context, file string, env plan.Env, plugins *plugi
 	if diags.HasErrors() {
 		return nil, parser, diags
 	}
-	diags = append(diags, plan.CheckPlugins(ctx, w, res, plugins, plan.FullChecks)...)
+	diags = append(diags, planner.CheckPlugins(ctx, w, res, plugins, planner.FullChecks)...)
 	if diags.HasErrors() {
 		return nil, parser, diags
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 
 	"github.com/fuscia/fuscia/engine/plan"
+	"github.com/fuscia/fuscia/engine/planner"
 	"github.com/fuscia/fuscia/lang"
 )
 
@@ -37,8 +38,8 @@ func runPlan(ctx context.Context, c *cli, args []string) int {
 	})
 	// Every check runs, errors or not, so that one run reports every independent error.
 	plugins := c.pluginManager(fs.homeDir(), c.logger(""))
-	res, diags := plan.Check(ctx, w, diags, plan.Env{Home: fs.homeDir(), PluginDirs: pluginDirs}, plugins,
-		plan.CheckOptions{Missing: hcl.DiagError, Plugins: plan.FullChecks})
+	res, diags := planner.Check(ctx, w, diags, plan.Env{Home: fs.homeDir(), PluginDirs: pluginDirs}, plugins,
+		planner.CheckOptions{Missing: hcl.DiagError, Plugins: planner.FullChecks})
 	_ = plugins.Close()
 	if !diags.HasErrors() {
 		_, ldiags := plan.UpdateLock(file, res, *lockfile == "readonly")

@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 
 	"github.com/fuscia/fuscia/engine/plan"
+	"github.com/fuscia/fuscia/engine/planner"
 	"github.com/fuscia/fuscia/lang"
 )
 
@@ -31,7 +32,7 @@ func runValidate(ctx context.Context, c *cli, args []string) int {
 	for _, f := range files {
 		// Every check runs, errors or not, so that one run reports every independent error.
 		w, fdiags := parser.Load(f, lang.Options{})
-		_, fdiags = plan.Check(ctx, w, fdiags, env, plugins, plan.CheckOptions{Missing: hcl.DiagWarning, Plugins: plan.SchemaChecks})
+		_, fdiags = planner.Check(ctx, w, fdiags, env, plugins, planner.CheckOptions{Missing: hcl.DiagWarning, Plugins: planner.SchemaChecks})
 		diags = append(diags, fdiags...)
 	}
 	_ = plugins.Close()

@@ -6,7 +6,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
 
-	"github.com/fuscia/fuscia/hostabi"
+	"github.com/fuscia/fuscia/hostabi/capability"
 	"github.com/fuscia/fuscia/lang"
 	"github.com/fuscia/fuscia/lang/schema"
 )
@@ -23,15 +23,15 @@ func checkComponents(w *lang.Workflow, res *Resolution) hcl.Diagnostics {
 		}
 		m := lock.manifest
 		for _, h := range c.AllowedHosts {
-			if !hostabi.AnyHostCovers(m.Capabilities.AllowedHosts, h) {
-				diags = append(diags, missing(c.AllowedHostsRange, hcl.DiagError, "Capability not granted by the component",
+			if !capability.AnyHostCovers(m.Capabilities.AllowedHosts, h) {
+				diags = append(diags, Missing(c.AllowedHostsRange, hcl.DiagError, "Capability not granted by the component",
 					fmt.Sprintf("Component %q asks for host %q, but %s@%s only grants %s. A component block can narrow what the manifest grants, not widen it.",
 						c.Name, h, lock.Source, lock.Version, listOrNone(m.Capabilities.AllowedHosts))))
 			}
 		}
 		for _, p := range c.AllowedPaths {
-			if !hostabi.AnyPathCovers(m.Capabilities.AllowedPaths, p) {
-				diags = append(diags, missing(c.AllowedPathsRange, hcl.DiagError, "Capability not granted by the component",
+			if !capability.AnyPathCovers(m.Capabilities.AllowedPaths, p) {
+				diags = append(diags, Missing(c.AllowedPathsRange, hcl.DiagError, "Capability not granted by the component",
 					fmt.Sprintf("Component %q asks for path %q, but %s@%s only grants %s. A component block can narrow what the manifest grants, not widen it.",
 						c.Name, p, lock.Source, lock.Version, listOrNone(m.Capabilities.AllowedPaths))))
 			}
@@ -49,7 +49,7 @@ func checkComponents(w *lang.Workflow, res *Resolution) hcl.Diagnostics {
 		}
 		task, ok := lock.manifest.Tasks[u.Name]
 		if !ok {
-			diags = append(diags, missing(u.Range, hcl.DiagError, "Unknown component task",
+			diags = append(diags, Missing(u.Range, hcl.DiagError, "Unknown component task",
 				fmt.Sprintf("%s@%s has no task %q; its tasks are %s.", lock.Source, lock.Version, u.Name, listOrNone(sortedKeys(lock.manifest.Tasks)))))
 			continue
 		}
@@ -61,12 +61,12 @@ func checkComponents(w *lang.Workflow, res *Resolution) hcl.Diagnostics {
 		if !ok {
 			var err error
 			if s, err = schema.Compile(lock.Source+" task "+u.Name, task.Schema); err != nil {
-				diags = append(diags, missing(u.Range, hcl.DiagError, "Invalid component schema",
+				diags = append(diags, Missing(u.Range, hcl.DiagError, "Invalid component schema",
 					fmt.Sprintf("The input schema of %s@%s task %q does not compile: %s. The component's package is broken; reinstall or fix it.", lock.Source, lock.Version, u.Name, err)))
 			}
 			schemas[key] = s
 		}
-		diags = append(diags, knownInputProblems(w, n, s)...)
+		diags = append(diags, KnownInputProblems(w, n, s)...)
 	}
 	diags = append(diags, checkOutputRefs(w, res)...)
 	for _, t := range w.Triggers {
@@ -78,16 +78,16 @@ func checkComponents(w *lang.Workflow, res *Resolution) hcl.Diagnostics {
 			continue
 		}
 		if _, ok := lock.manifest.Triggers[t.Uses.Name]; !ok {
-			diags = append(diags, missing(t.Uses.Range, hcl.DiagError, "Unknown component trigger",
+			diags = append(diags, Missing(t.Uses.Range, hcl.DiagError, "Unknown component trigger",
 				fmt.Sprintf("%s@%s has no trigger %q; its triggers are %s.", lock.Source, lock.Version, t.Uses.Name, listOrNone(sortedKeys(lock.manifest.Triggers)))))
 		}
 	}
 	return diags
 }
 
-// knownInputs is a task node's inputs as plan knows them, and the expression to point
+// KnownInputs is a task node's inputs as plan knows them, and the expression to point
 // diagnostics at; a zero value when plan evaluated none.
-func knownInputs(w *lang.Workflow, n *lang.Node) (cty.Value, hcl.Expression) {
+func KnownInputs(w *lang.Workflow, n *lang.Node) (cty.Value, hcl.Expression) {
 	vals := w.Values[n.Addr]
 	if vals == nil || vals.Inputs == cty.NilVal {
 		return cty.NilVal, nil
@@ -99,9 +99,9 @@ func knownInputs(w *lang.Workflow, n *lang.Node) (cty.Value, hcl.Expression) {
 	return vals.Inputs, inputs
 }
 
-// knownInputProblems checks a task node's known inputs against its input schema s (nil: none).
-func knownInputProblems(w *lang.Workflow, n *lang.Node, s *schema.Schema) hcl.Diagnostics {
-	v, inputs := knownInputs(w, n)
+// KnownInputProblems checks a task node's known inputs against its input schema s (nil: none).
+func KnownInputProblems(w *lang.Workflow, n *lang.Node, s *schema.Schema) hcl.Diagnostics {
+	v, inputs := KnownInputs(w, n)
 	if s == nil || inputs == nil {
 		return nil
 	}

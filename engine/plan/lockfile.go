@@ -165,7 +165,7 @@ func CheckPluginLock(w *lang.Workflow, res *Resolution) hcl.Diagnostics {
 		if got == nil || !ok || got.Digest == want.Digest {
 			continue
 		}
-		diags = append(diags, missing(p.DeclRange, hcl.DiagError, "Plugin does not match the lock file",
+		diags = append(diags, Missing(p.DeclRange, hcl.DiagError, "Plugin does not match the lock file",
 			fmt.Sprintf("%s records plugin %s %s (%s), but %s has digest %s. If the new binary is intended, run `fuscia plan` to lock it; otherwise restore the locked one.",
 				path, p.Source, orUnversioned(want.Version), want.Digest, got.Path, got.Digest)))
 	}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/fuscia/fuscia/hostabi/registry"
 	"github.com/fuscia/fuscia/lang"
-	"github.com/fuscia/fuscia/plugin"
+	"github.com/fuscia/fuscia/plugin/discover"
 )
 
 // ComponentLock is a resolved component: the lock file entry and what plan shows.
@@ -54,20 +54,20 @@ func Resolve(w *lang.Workflow, env Env, severity hcl.DiagnosticSeverity) (*Resol
 		}
 		inst, err := registry.Find(env.ComponentsDir(), c.Source, c.Version)
 		if err != nil {
-			diags = append(diags, missing(c.DeclRange, severity, "Component not installed",
+			diags = append(diags, Missing(c.DeclRange, severity, "Component not installed",
 				componentHint(c, err)))
 			continue
 		}
 		m := inst.Parsed
 		if m == nil {
-			diags = append(diags, missing(c.DeclRange, hcl.DiagError, "Invalid component manifest",
+			diags = append(diags, Missing(c.DeclRange, hcl.DiagError, "Invalid component manifest",
 				fmt.Sprintf("The manifest of %s@%s in %s cannot be read. Reinstall the component.", c.Source, inst.Version, inst.Dir)))
 			continue
 		}
 		// The module that will run must be the one installed: its compiled code may be cached
 		// by digest, and a plan locks that digest.
 		if err := registry.Verify(inst); err != nil {
-			diags = append(diags, missing(c.DeclRange, hcl.DiagError, "Component changed after install",
+			diags = append(diags, Missing(c.DeclRange, hcl.DiagError, "Component changed after install",
 				fmt.Sprintf("Component %q uses %s.", c.Name, err)))
 			continue
 		}
@@ -78,24 +78,24 @@ func Resolve(w *lang.Workflow, env Env, severity hcl.DiagnosticSeverity) (*Resol
 		if p.Invalid {
 			continue // Load reported its source or version
 		}
-		bin, err := plugin.Find(dirs, p.Source, p.Version)
-		if errors.Is(err, plugin.ErrNotFound) {
+		bin, err := discover.Find(dirs, p.Source, p.Version)
+		if errors.Is(err, discover.ErrNotFound) {
 			want := ""
 			if p.Version != "" {
 				want = " matching " + p.Version
 			}
-			diags = append(diags, missing(p.DeclRange, severity, "Plugin not found",
+			diags = append(diags, Missing(p.DeclRange, severity, "Plugin not found",
 				fmt.Sprintf("Plugin %q needs %s%s[_vVERSION]%s, which is not in any of %s. Put the binary in ./plugins beside the workflow, a -plugin-dir, or $FUSCIA_HOME/plugins.",
-					p.Name, plugin.FilePrefix, p.Source, want, strings.Join(dirs, ", "))))
+					p.Name, discover.FilePrefix, p.Source, want, strings.Join(dirs, ", "))))
 			continue
 		}
 		if err != nil {
-			diags = append(diags, missing(p.DeclRange, hcl.DiagError, "Cannot look for plugins", fmt.Sprintf("Plugin %q: %s.", p.Name, err)))
+			diags = append(diags, Missing(p.DeclRange, hcl.DiagError, "Cannot look for plugins", fmt.Sprintf("Plugin %q: %s.", p.Name, err)))
 			continue
 		}
-		digest, err := plugin.Digest(bin.Path)
+		digest, err := discover.Digest(bin.Path)
 		if err != nil {
-			diags = append(diags, missing(p.DeclRange, hcl.DiagError, "Cannot read plugin", fmt.Sprintf("%s.", err)))
+			diags = append(diags, Missing(p.DeclRange, hcl.DiagError, "Cannot read plugin", fmt.Sprintf("%s.", err)))
 			continue
 		}
 		res.Plugins[p.Name] = &PluginLock{Source: p.Source, Version: bin.Version, FileVersion: bin.Version, Digest: digest, Path: bin.Path}
@@ -116,7 +116,9 @@ func componentHint(c *lang.Component, err error) string {
 	return fmt.Sprintf("Component %q (%s) could not be resolved: %s.", c.Name, c.Source, err.Error())
 }
 
-func missing(rng hcl.Range, severity hcl.DiagnosticSeverity, summary, detail string) *hcl.Diagnostic {
+// Missing is the diagnostic of a component or plugin that is not installed (or not usable),
+// at the severity the caller asked for.
+func Missing(rng hcl.Range, severity hcl.DiagnosticSeverity, summary, detail string) *hcl.Diagnostic {
 	r := rng
 	return &hcl.Diagnostic{Severity: severity, Summary: summary, Detail: detail, Subject: &r}
 }

@@ -94,3 +94,15 @@ func formatNumber(v cty.Value) string {
 	}
 	return bf.Text('g', -1)
 }
+
+// UnknownJSON encodes a plan-time value as JSON for a plugin: unknown and sensitive parts
+// become null (a secret never leaves Fuscia at plan time), and their JSON Pointers are
+// returned.
+func UnknownJSON(v cty.Value) ([]byte, []string, error) {
+	var unknown []string
+	b, err := json.Marshal(walkJSON(v, "", func(ptr string, _ bool) any {
+		unknown = append(unknown, ptr)
+		return nil
+	}))
+	return b, unknown, err
+}

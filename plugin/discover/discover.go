@@ -1,6 +1,7 @@
-// Package plugin is the host side of Fuscia's plugin providers (docs/reference/plugin-protocol.md): discovery of plugin
-// binaries, and (with the go-plugin client) starting and calling them.
-package plugin
+// Package discover finds plugin binaries on disk (docs/reference/plugin-protocol.md,
+// "Discovery"): file names, versions and digests. It starts nothing, so the planner and the
+// CLI can list and resolve plugins without go-plugin.
+package discover
 
 import (
 	"crypto/sha256"

@@ -1,7 +1,8 @@
-package plan
+package planner
 
 import (
 	"context"
+	"github.com/fuscia/fuscia/engine/plan"
 
 	"github.com/hashicorp/hcl/v2"
 
@@ -28,11 +29,11 @@ type CheckOptions struct {
 // not resolved, nodes it could not evaluate are not checked against schemas, and a diagnostic
 // at a place an error of Load already covers is dropped (lang.AppendLater). w may be nil (the
 // file could not be parsed); then loaded is returned as it is.
-func Check(ctx context.Context, w *lang.Workflow, loaded hcl.Diagnostics, env Env, m *plugin.Manager, opts CheckOptions) (*Resolution, hcl.Diagnostics) {
+func Check(ctx context.Context, w *lang.Workflow, loaded hcl.Diagnostics, env plan.Env, m *plugin.Manager, opts CheckOptions) (*plan.Resolution, hcl.Diagnostics) {
 	if w == nil {
 		return nil, loaded
 	}
-	res, diags := Resolve(w, env, opts.Missing)
+	res, diags := plan.Resolve(w, env, opts.Missing)
 	diags = append(diags, CheckPlugins(ctx, w, res, m, opts.Plugins)...)
 	all := lang.AppendLater(append(hcl.Diagnostics(nil), loaded...), diags)
 	lang.SortDiagnostics(all)

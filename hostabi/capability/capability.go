@@ -1,4 +1,6 @@
-package hostabi
+// Package capability matches what a component asks to reach (allowed_hosts, allowed_paths)
+// against what it was granted. It is pure, so the planner checks grants without a Wasm host.
+package capability
 
 import (
 	"fmt"

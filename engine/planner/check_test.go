@@ -1,7 +1,8 @@
-package plan
+package planner
 
 import (
 	"context"
+	"github.com/fuscia/fuscia/engine/plan"
 	"os"
 	"path/filepath"
 	"slices"
@@ -34,7 +35,7 @@ func TestReportedVersion(t *testing.T) {
 			if tc.constraint != "" {
 				p.VersionRange = versionRange
 			}
-			lock := &PluginLock{Source: "shell", Version: tc.fileVersion, FileVersion: tc.fileVersion, Path: "plugins/fuscia-plugin-shell"}
+			lock := &plan.PluginLock{Source: "shell", Version: tc.fileVersion, FileVersion: tc.fileVersion, Path: "plugins/fuscia-plugin-shell"}
 			d := reportedVersion(p, lock, &plugin.Schema{Name: "shell", Version: tc.reported})
 			switch {
 			case tc.wantSummary == "" && d != nil:
@@ -77,7 +78,7 @@ task "a" { uses = plugin.nosuch.exec }
 	w, loaded := lang.NewParser().Load(file, lang.Options{Planning: true})
 	m := plugin.NewManager(plugin.Options{})
 	defer m.Close()
-	_, diags := Check(context.Background(), w, loaded, Env{Home: t.TempDir()}, m, CheckOptions{Missing: hcl.DiagError, Plugins: FullChecks})
+	_, diags := Check(context.Background(), w, loaded, plan.Env{Home: t.TempDir()}, m, CheckOptions{Missing: hcl.DiagError, Plugins: FullChecks})
 	var got []string
 	for _, d := range diags {
 		got = append(got, d.Summary)

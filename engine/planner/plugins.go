@@ -1,10 +1,12 @@
-package plan
+package planner
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
+	"github.com/fuscia/fuscia/engine/plan"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -31,14 +33,14 @@ const (
 )
 
 // PluginTarget is the binary a resolved plugin block runs.
-func PluginTarget(local string, lock *PluginLock) plugin.Target {
+func PluginTarget(local string, lock *plan.PluginLock) plugin.Target {
 	return plugin.Target{Name: local, Path: lock.Path, Digest: lock.Digest, Version: lock.FileVersion}
 }
 
 // CheckPlugins checks a workflow's use of its resolved plugins, and records in res the
 // version each plugin reports (PluginLock.Version), which the lock file and the plan show. A
 // plugin that cannot be started or asked is an error on its block.
-func CheckPlugins(ctx context.Context, w *lang.Workflow, res *Resolution, m *plugin.Manager, depth PluginChecks) hcl.Diagnostics {
+func CheckPlugins(ctx context.Context, w *lang.Workflow, res *plan.Resolution, m *plugin.Manager, depth PluginChecks) hcl.Diagnostics {
 	var diags hcl.Diagnostics
 	schemas := map[string]*plugin.Schema{}
 	configs := map[string][]byte{}
@@ -50,7 +52,7 @@ func CheckPlugins(ctx context.Context, w *lang.Workflow, res *Resolution, m *plu
 		t := PluginTarget(p.Name, lock)
 		s, err := m.Schema(ctx, t)
 		if err != nil {
-			diags = append(diags, missing(p.DeclRange, hcl.DiagError, "Cannot use plugin", lang.Sentence(err.Error())))
+			diags = append(diags, plan.Missing(p.DeclRange, hcl.DiagError, "Cannot use plugin", lang.Sentence(err.Error())))
 			continue
 		}
 		if d := reportedVersion(p, lock, s); d != nil {
@@ -69,7 +71,7 @@ func CheckPlugins(ctx context.Context, w *lang.Workflow, res *Resolution, m *plu
 		configs[p.Name] = cfg
 		pd, err := m.Configure(ctx, t, cfg, unknown)
 		if err != nil {
-			diags = append(diags, missing(p.DeclRange, hcl.DiagError, "Cannot configure plugin", lang.Sentence(err.Error())))
+			diags = append(diags, plan.Missing(p.DeclRange, hcl.DiagError, "Cannot configure plugin", lang.Sentence(err.Error())))
 			continue
 		}
 		rng := p.DeclRange
@@ -93,11 +95,11 @@ func CheckPlugins(ctx context.Context, w *lang.Workflow, res *Resolution, m *plu
 		}
 		task, ok := s.Tasks[u.Name]
 		if !ok {
-			diags = append(diags, missing(u.Range, hcl.DiagError, "Unknown plugin task",
-				fmt.Sprintf("Plugin %s@%s has no task %q; its tasks are %s.", s.Name, s.Version, u.Name, listOrNone(sortedKeys(s.Tasks)))))
+			diags = append(diags, plan.Missing(u.Range, hcl.DiagError, "Unknown plugin task",
+				fmt.Sprintf("Plugin %s@%s has no task %q; its tasks are %s.", s.Name, s.Version, u.Name, listOrNone(slices.Sorted(maps.Keys(s.Tasks))))))
 			continue
 		}
-		known, inputs := knownInputs(w, n)
+		known, inputs := plan.KnownInputs(w, n)
 		if inputs == nil {
 			continue
 		}
@@ -107,12 +109,12 @@ func CheckPlugins(ctx context.Context, w *lang.Workflow, res *Resolution, m *plu
 			if !ok {
 				var err error
 				if cs, err = schema.Compile("plugin "+s.Name+" task "+u.Name, task.Input); err != nil {
-					diags = append(diags, missing(u.Range, hcl.DiagError, "Invalid plugin schema",
+					diags = append(diags, plan.Missing(u.Range, hcl.DiagError, "Invalid plugin schema",
 						fmt.Sprintf("The input schema of plugin %s@%s task %q does not compile: %s. The plugin is broken; fix or replace it.", s.Name, s.Version, u.Name, err)))
 				}
 				compiled[key] = cs
 			}
-			if problems := knownInputProblems(w, n, cs); len(problems) > 0 {
+			if problems := plan.KnownInputProblems(w, n, cs); len(problems) > 0 {
 				diags = append(diags, problems...)
 				continue
 			}
@@ -120,7 +122,7 @@ func CheckPlugins(ctx context.Context, w *lang.Workflow, res *Resolution, m *plu
 		if depth < FullChecks {
 			continue
 		}
-		input, unknown, err := UnknownJSON(known)
+		input, unknown, err := plan.UnknownJSON(known)
 		if err != nil {
 			continue
 		}
@@ -130,7 +132,7 @@ func CheckPlugins(ctx context.Context, w *lang.Workflow, res *Resolution, m *plu
 		}
 		pd, err := m.ValidateInput(ctx, PluginTarget(u.Local, res.Plugins[u.Local]), u.Name, input, cfg, unknown)
 		if err != nil {
-			diags = append(diags, missing(u.Range, hcl.DiagError, "Cannot validate input", lang.Sentence(err.Error())))
+			diags = append(diags, plan.Missing(u.Range, hcl.DiagError, "Cannot validate input", lang.Sentence(err.Error())))
 			continue
 		}
 		for _, d := range pd {
@@ -148,8 +150,8 @@ func CheckPlugins(ctx context.Context, w *lang.Workflow, res *Resolution, m *plu
 			continue
 		}
 		if _, ok := s.Triggers[t.Uses.Name]; !ok {
-			diags = append(diags, missing(t.Uses.Range, hcl.DiagError, "Unknown plugin trigger",
-				fmt.Sprintf("Plugin %s@%s has no trigger %q; its triggers are %s.", s.Name, s.Version, t.Uses.Name, listOrNone(sortedKeys(s.Triggers)))))
+			diags = append(diags, plan.Missing(t.Uses.Range, hcl.DiagError, "Unknown plugin trigger",
+				fmt.Sprintf("Plugin %s@%s has no trigger %q; its triggers are %s.", s.Name, s.Version, t.Uses.Name, listOrNone(slices.Sorted(maps.Keys(s.Triggers))))))
 		}
 	}
 	return diags
@@ -158,10 +160,10 @@ func CheckPlugins(ctx context.Context, w *lang.Workflow, res *Resolution, m *plu
 // reportedVersion records the version plugin block p's binary reports (schema s) in its lock,
 // and checks it against the block's version constraint. plugin.Find could only check the
 // constraint against a version in the file name; a binary without one is checked here.
-func reportedVersion(p *lang.Plugin, lock *PluginLock, s *plugin.Schema) *hcl.Diagnostic {
+func reportedVersion(p *lang.Plugin, lock *plan.PluginLock, s *plugin.Schema) *hcl.Diagnostic {
 	v, err := version.NewSemver(s.Version)
 	if err != nil {
-		return missing(p.DeclRange, hcl.DiagError, "Invalid plugin version",
+		return plan.Missing(p.DeclRange, hcl.DiagError, "Invalid plugin version",
 			fmt.Sprintf("Plugin %q (%s) reports version %q, which is not a semantic version such as 1.2.3. The plugin is broken; fix its version or replace it.",
 				p.Name, filepath.Base(lock.Path), s.Version))
 	}
@@ -178,7 +180,7 @@ func reportedVersion(p *lang.Plugin, lock *PluginLock, s *plugin.Schema) *hcl.Di
 		if p.VersionRange != (hcl.Range{}) {
 			rng = p.VersionRange
 		}
-		return missing(rng, hcl.DiagError, "Plugin version does not match",
+		return plan.Missing(rng, hcl.DiagError, "Plugin version does not match",
 			fmt.Sprintf("Plugin %q needs version %s, but %s reports %s. Install a matching %s%s binary, or change the constraint.",
 				p.Name, p.Version, lock.Path, s.Version, plugin.FilePrefix, p.Source))
 	}
@@ -198,12 +200,12 @@ func pluginConfig(w *lang.Workflow, p *lang.Plugin) ([]byte, []string, hcl.Diagn
 		return nil, nil, diags
 	}
 	if v.IsKnown() && !v.IsNull() && !v.Type().IsObjectType() && !v.Type().IsMapType() {
-		return nil, nil, hcl.Diagnostics{missing(p.Config.Range(), hcl.DiagError, "Invalid plugin config",
+		return nil, nil, hcl.Diagnostics{plan.Missing(p.Config.Range(), hcl.DiagError, "Invalid plugin config",
 			fmt.Sprintf("The config of plugin %q must be an object; got %s.", p.Name, v.Type().FriendlyName()))}
 	}
-	b, unknown, err := UnknownJSON(v)
+	b, unknown, err := plan.UnknownJSON(v)
 	if err != nil {
-		return nil, nil, hcl.Diagnostics{missing(p.Config.Range(), hcl.DiagError, "Invalid plugin config", lang.Sentence(err.Error()))}
+		return nil, nil, hcl.Diagnostics{plan.Missing(p.Config.Range(), hcl.DiagError, "Invalid plugin config", lang.Sentence(err.Error()))}
 	}
 	if string(b) == "null" {
 		b = []byte("{}")
@@ -229,7 +231,7 @@ func pluginDiag(d *pluginv1.Diagnostic, rng hcl.Range, what, path string) *hcl.D
 	if summary == "" {
 		summary = what
 	}
-	return missing(rng, sev, summary, detail)
+	return plan.Missing(rng, sev, summary, detail)
 }
 
 // pointerPath turns a JSON Pointer ("/args/0") into the path form of input diagnostics
@@ -253,14 +255,10 @@ func pointerPath(ptr string) string {
 	return b.String()
 }
 
-// UnknownJSON encodes a plan-time value as JSON for a plugin: unknown and sensitive parts
-// become null (a secret never leaves Fuscia at plan time), and their JSON Pointers are
-// returned.
-func UnknownJSON(v cty.Value) ([]byte, []string, error) {
-	var unknown []string
-	b, err := json.Marshal(walkJSON(v, "", func(ptr string, _ bool) any {
-		unknown = append(unknown, ptr)
-		return nil
-	}))
-	return b, unknown, err
+// listOrNone lists names for a message, or says there are none.
+func listOrNone(names []string) string {
+	if len(names) == 0 {
+		return "(none)"
+	}
+	return strings.Join(names, ", ")
 }
