@@ -1,6 +1,9 @@
 package engine
 
 import (
+	"github.com/fuscia/fuscia/engine/runtime/wasm"
+	"github.com/fuscia/fuscia/engine/task"
+	"github.com/fuscia/fuscia/lang"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -34,9 +37,9 @@ func BenchmarkComponentForEach1000(b *testing.B) {
 	be := newBenchEnv(b)
 	dir := filepath.Join(be.dir, "components")
 	guesttest.Install(b, dir, "text")
-	comps := &Components{Dir: dir, HostOptions: hostabi.Options{CacheDir: filepath.Join(be.dir, "cache")},
+	comps := &wasm.Dispatcher{Dir: dir, HostOptions: hostabi.Options{CacheDir: filepath.Join(be.dir, "cache")},
 		Store: be.store, Artifacts: artifact.Dir{Root: filepath.Join(be.dir, "artifacts")}}
-	be.engine.cfg.Tasks.(*Tasks).Components = comps
+	be.engine.cfg.Tasks.(task.ByKind)[lang.UsesComponent] = comps
 	b.Cleanup(func() {
 		be.engine.Wait()
 		comps.Close()

@@ -2,6 +2,9 @@ package engine
 
 import (
 	"context"
+	pluginrt "github.com/fuscia/fuscia/engine/runtime/plugins"
+	"github.com/fuscia/fuscia/engine/task"
+	"github.com/fuscia/fuscia/lang"
 	"os/exec"
 	"path/filepath"
 	"sync"
@@ -34,14 +37,14 @@ func BenchmarkShellForEach1000(b *testing.B) {
 	bin := plugintest.Build(b, "plugins/shell", "shell")
 	plugintest.Install(b, bin, filepath.Join(be.dir, "plugins"), "fuscia-plugin-shell")
 	m := plugin.NewManager(plugin.Options{})
-	pl := &Plugins{Manager: m, Env: plan.Env{Home: be.dir}, Store: be.store}
-	be.engine.cfg.Tasks.(*Tasks).Plugins = pl
+	pl := &pluginrt.Dispatcher{Manager: m, Env: plan.Env{Home: be.dir}, Store: be.store}
+	be.engine.cfg.Tasks.(task.ByKind)[lang.UsesPlugin] = pl
 	b.Cleanup(func() {
 		be.engine.Wait()
 		m.Close()
 	})
 	prog := be.program(b, "shell.fsc.hcl", shellForEach)
-	pl.Preload(context.Background(), prog)
+	pl.Preload(context.Background(), prog.Workflow, prog.Locks().Plugins)
 	b.ResetTimer()
 	for range b.N {
 		runOnce(b, be, prog)

@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"fmt"
+	"github.com/fuscia/fuscia/engine/runtime/builtins"
+	"github.com/fuscia/fuscia/engine/task"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -15,10 +17,10 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 
-	"github.com/fuscia/fuscia/engine/builtin"
 	"github.com/fuscia/fuscia/engine/journal"
 	"github.com/fuscia/fuscia/engine/plan"
 	"github.com/fuscia/fuscia/lang"
+	"github.com/fuscia/fuscia/lang/builtin"
 )
 
 // Benchmarks of issue 3's performance targets; `make bench` runs them and docs/performance.md
@@ -79,7 +81,7 @@ func newBenchEnv(b *testing.B) *benchEnv {
 		b.Fatal(err)
 	}
 	runner := builtin.New(builtin.Options{})
-	be := &benchEnv{dir: dir, store: st, engine: New(Config{Store: st, Tasks: &Tasks{Builtins: runner}})}
+	be := &benchEnv{dir: dir, store: st, engine: New(Config{Store: st, Tasks: task.ByKind{lang.UsesBuiltin: builtins.New(runner)}})}
 	b.Cleanup(func() {
 		be.engine.Wait()
 		runner.Close()

@@ -5,6 +5,9 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"github.com/fuscia/fuscia/engine/runtime/wasm"
+	"github.com/fuscia/fuscia/engine/task"
+	"github.com/fuscia/fuscia/lang"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -24,15 +27,15 @@ import (
 
 // withComponents gives te's engine a Wasm host over te.dir/components and installs the named
 // example components there.
-func (te *testEnv) withComponents(names ...string) *Components {
+func (te *testEnv) withComponents(names ...string) *wasm.Dispatcher {
 	te.t.Helper()
 	dir := filepath.Join(te.dir, "components")
 	for _, n := range names {
 		guesttest.Install(te.t, dir, n)
 	}
-	comps := &Components{Dir: dir, HostOptions: hostabi.Options{CacheDir: filepath.Join(te.dir, "cache")},
+	comps := &wasm.Dispatcher{Dir: dir, HostOptions: hostabi.Options{CacheDir: filepath.Join(te.dir, "cache")},
 		Store: te.store, Artifacts: artifact.Dir{Root: filepath.Join(te.dir, "artifacts")}}
-	te.engine.cfg.Tasks.(*Tasks).Components = comps
+	te.engine.cfg.Tasks.(task.ByKind)[lang.UsesComponent] = comps
 	te.t.Cleanup(func() { comps.Close() })
 	return comps
 }
@@ -190,7 +193,7 @@ task "load" {
 }
 
 // TestComponentTrigger drives the ticker example's poll trigger and a webhook event through
-// Components.Trigger: its KV is the trigger's, kept in the store across invocations.
+// the Wasm runtime's Trigger: its KV is the trigger's, kept in the store across invocations.
 func TestComponentTrigger(t *testing.T) {
 	te := newTestEnv(t)
 	comps := te.withComponents("ticker")
@@ -203,10 +206,14 @@ trigger "poll" "tick" {
 }
 task "noop" { uses = component.ticker.noop }
 `))
-	cc := &ComponentCall{Block: p.Workflow.Components[0]}
-	poll := func() TriggerResult {
-		return comps.Trigger(context.Background(), "w", "tick", cc, "tick", TriggerEvent{Type: "poll"}, nil)
+	cc, berr := comps.Bind(context.Background(), task.Block{Uses: lang.Uses{Kind: lang.UsesComponent, Local: "ticker", Name: "tick"}, Workflow: p.Workflow})
+	if berr != nil {
+		t.Fatal(berr)
 	}
+	trigger := func(name string, ev task.TriggerEvent) task.TriggerResult {
+		return comps.Trigger(context.Background(), cc, task.TriggerCall{Workflow: "w", Trigger: "tick", Name: name, Event: ev})
+	}
+	poll := func() task.TriggerResult { return trigger("tick", task.TriggerEvent{Type: "poll"}) }
 	for i, want := range []string{`completed {"n":1}`, "pending ", `completed {"n":3}`} {
 		r := poll()
 		if got := r.Type + " " + string(r.Payload); got != want {
@@ -216,17 +223,17 @@ task "noop" { uses = component.ticker.noop }
 	if v, ok, _ := te.store.KVGet(journal.TriggerScope("w", "tick"), "n"); !ok || string(v) != "3" {
 		t.Fatalf("trigger KV n = %q", v)
 	}
-	hook := TriggerEvent{Type: "webhook", Request: &WebhookRequest{Method: "POST", Path: "/hooks/w",
+	hook := task.TriggerEvent{Type: "webhook", Request: &task.WebhookRequest{Method: "POST", Path: "/hooks/w",
 		Headers: map[string]string{"content-type": "text/plain"}, BodyBase64: base64.StdEncoding.EncodeToString([]byte("hi"))}}
-	r := comps.Trigger(context.Background(), "w", "tick", cc, "tick", hook, nil)
+	r := trigger("tick", hook)
 	if r.Type != "completed" || !strings.Contains(string(r.Payload), `"body":"hi"`) {
 		t.Fatalf("webhook: %+v", r)
 	}
 	hook.Request.BodyBase64 = ""
-	if r := comps.Trigger(context.Background(), "w", "tick", cc, "tick", hook, nil); r.Type != "error" || r.Kind != "validation" {
+	if r := trigger("tick", hook); r.Type != "error" || r.Kind != "validation" {
 		t.Fatalf("empty webhook: %+v; want a validation error", r)
 	}
-	if r := comps.Trigger(context.Background(), "w", "tick", cc, "nope", TriggerEvent{Type: "poll"}, nil); r.Type != "error" || !strings.Contains(r.Message, `no trigger "nope"`) {
+	if r := trigger("nope", task.TriggerEvent{Type: "poll"}); r.Type != "error" || !strings.Contains(r.Message, `no trigger "nope"`) {
 		t.Fatalf("unknown trigger: %+v", r)
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/fuscia/fuscia/engine/metrics"
 	"github.com/fuscia/fuscia/engine/plan"
 	"github.com/fuscia/fuscia/engine/redact"
+	"github.com/fuscia/fuscia/engine/task"
 	"github.com/fuscia/fuscia/internal/outcome"
 	"github.com/fuscia/fuscia/lang"
 )
@@ -26,7 +27,9 @@ import (
 // Config is what an Engine needs. Store and Tasks are required.
 type Config struct {
 	Store *journal.Store
-	Tasks Dispatcher
+	// Tasks runs every task and trigger; task.ByKind puts one runtime behind each kind of
+	// `uses`. The engine binds each block once per run and never looks inside a binding.
+	Tasks task.Dispatcher
 	// Artifacts holds spilled outputs; nil refuses `on_exceed = "spill"` with an error.
 	Artifacts ArtifactStore
 	Tracer    trace.Tracer // nil: no spans
@@ -106,15 +109,15 @@ type Program struct {
 	Plan   []byte
 	Digest string
 
-	locksOnce   sync.Once
-	locks       map[string]plan.ComponentLock
-	pluginLocks map[string]plan.PluginLock
+	locksOnce sync.Once
+	locks     plan.Locks
 }
 
-// componentLocks are the component versions the program's plan locked, by local name; nil
-// when the plan has none for this workflow (a sub-workflow's blocks are not in its parent's
-// plan, and a plan that cannot be read locks nothing: resolution then finds the newest match).
-func (p *Program) componentLocks() map[string]plan.ComponentLock {
+// Locks are the component versions and plugin binaries the program's plan locked, by local
+// name; empty when the plan has none for this workflow (a sub-workflow's blocks are not in its
+// parent's plan, and a plan that cannot be read locks nothing: resolution then finds the
+// newest match).
+func (p *Program) Locks() plan.Locks {
 	p.locksOnce.Do(func() {
 		if len(p.Plan) == 0 {
 			return
@@ -123,16 +126,9 @@ func (p *Program) componentLocks() map[string]plan.ComponentLock {
 		if err != nil || saved.Plan == nil || saved.Plan.Workflow != p.Workflow.Name {
 			return
 		}
-		p.locks, p.pluginLocks = saved.Components, saved.Plugins
+		p.locks = plan.Locks{Components: saved.Components, Plugins: saved.Plugins}
 	})
 	return p.locks
-}
-
-// lockedPlugins are the plugin binaries the program's plan locked, by local name; as
-// componentLocks.
-func (p *Program) lockedPlugins() map[string]plan.PluginLock {
-	p.componentLocks()
-	return p.pluginLocks
 }
 
 // ProgramFromPlan rebuilds a program from a plan blob (plan.Encode: a saved plan file, or what

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/fuscia/fuscia/engine/task"
+	"github.com/fuscia/fuscia/lang/builtin"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -171,15 +173,11 @@ func (r *Run) inputs(ns *nodeState, each cty.Value) (json.RawMessage, cty.Value,
 	if uv.IsNull() || !(uv.Type().IsObjectType() || uv.Type().IsMapType()) {
 		return nil, cty.NilVal, outcome.Errorf(outcome.Validation, "the inputs of %s must be an object; got %s", ns.addr, uv.Type().FriendlyName())
 	}
-	cc := r.componentCall(n.Task.Uses)
-	if cc != nil && cc.Err != nil {
-		return nil, cty.NilVal, cc.Err
+	b, berr := r.bind(n.Task.Uses)
+	if berr != nil {
+		return nil, cty.NilVal, berr
 	}
-	pc := r.pluginCall(n.Task.Uses)
-	if pc != nil && pc.Err != nil {
-		return nil, cty.NilVal, pc.Err
-	}
-	if sch := r.e.cfg.Tasks.InputSchema(TaskCall{Uses: n.Task.Uses, Component: cc, Plugin: pc}); sch != nil {
+	if sch := r.e.cfg.Tasks.InputSchema(b, n.Task.Uses.Name); sch != nil {
 		cv, problems := sch.Check(v)
 		if len(problems) > 0 {
 			expr := n.Task.Inputs
@@ -220,19 +218,18 @@ func (r *Run) dispatch(ti *taskInst) {
 	r.running++
 	ctx, cancel := context.WithCancelCause(ns.s.ctx)
 	ti.cancel = cancel
-	call := TaskCall{
+	call := task.Call{
 		Uses: ns.n.Task.Uses, Input: ti.input, State: ti.state,
 		ExecutionID: r.id, Workflow: r.wf.Name, Node: ns.addr, TaskID: ti.taskID, Attempt: ti.attempt,
 		Iteration: iterationOf(ti), Sensitive: ti.sensitive,
 	}
 	call.Log = r.nodeLogger(ns.addr, ti.index, ti.attempt)
-	call.Component = r.componentCall(ns.n.Task.Uses)
-	call.Plugin = r.pluginCall(ns.n.Task.Uses)
+	binding, _ := r.bind(ns.n.Task.Uses) // inputs reported a binding's error before the first attempt
 	job := attemptJob{
-		r: r, call: call, timeout: ns.task.timeout, policy: ns.task.policy, calls: ti.calls + 1,
+		r: r, binding: binding, call: call, timeout: ns.task.timeout, policy: ns.task.policy, calls: ti.calls + 1,
 		node: ns.addr, index: ti.index, key: ti.key,
 		interrupted: ti.interrupted,
-		transform:   ns.n.Task.Uses.Kind == lang.UsesBuiltin && ns.n.Task.Uses.Name == "transform",
+		transform:   isIdentity(ns.n.Task.Uses),
 		inVal:       ti.inVal, kind: string(ns.n.Addr.Kind),
 		sensitive: len(ti.sensitive) > 0,
 	}
@@ -258,7 +255,8 @@ func iterationOf(ti *taskInst) *int {
 // attemptJob is what a worker goroutine needs: a copy, so that it never reads run state.
 type attemptJob struct {
 	r         *Run
-	call      TaskCall
+	binding   task.Binding
+	call      task.Call
 	timeout   time.Duration
 	policy    outcome.Policy
 	calls     int
@@ -298,7 +296,7 @@ func (j attemptJob) run(ctx context.Context) attemptResult {
 	defer span.End()
 	actx, cancel := context.WithTimeout(ctx, j.timeout)
 	began := time.Now()
-	res := r.e.cfg.Tasks.Dispatch(actx, j.call)
+	res := r.e.cfg.Tasks.Call(actx, j.binding, j.call)
 	took := time.Since(began)
 	cancel()
 	if res.Type == outcome.Failure && errors.Is(context.Cause(ctx), errInterrupted) {
@@ -575,4 +573,10 @@ func (r *Run) nodeLogger(node string, index []int, attempt int) func(level, msg 
 		}
 		r.emit(Event{Type: EventNodeLog, Node: node, Index: index, Attempt: attempt, Level: level, Message: msg})
 	}
+}
+
+// isIdentity reports whether uses is a builtin whose output is its input (builtin.transform):
+// its output keeps the input's value, marks included (lang/builtin's table says which).
+func isIdentity(uses lang.Uses) bool {
+	return uses.Kind == lang.UsesBuiltin && builtin.IsIdentity(uses.Name)
 }

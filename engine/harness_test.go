@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"github.com/fuscia/fuscia/engine/runtime/builtins"
+	"github.com/fuscia/fuscia/engine/task"
 	"os"
 	"path/filepath"
 	"testing"
@@ -11,10 +13,10 @@ import (
 	"github.com/hashicorp/hcl/v2"
 
 	"github.com/fuscia/fuscia/engine/artifact"
-	"github.com/fuscia/fuscia/engine/builtin"
 	"github.com/fuscia/fuscia/engine/journal"
 	"github.com/fuscia/fuscia/engine/plan"
 	"github.com/fuscia/fuscia/lang"
+	"github.com/fuscia/fuscia/lang/builtin"
 )
 
 // testEnv is a real store in a temporary directory and an engine on it.
@@ -37,7 +39,7 @@ func newTestEnv(t *testing.T) *testEnv {
 	te := &testEnv{t: t, dir: dir, store: st, env: map[string]string{}}
 	runner := builtin.New(builtin.Options{})
 	te.engine = New(Config{
-		Store: st, Tasks: &Tasks{Builtins: runner},
+		Store: st, Tasks: task.ByKind{lang.UsesBuiltin: builtins.New(runner)},
 		Artifacts: artifact.Dir{Root: filepath.Join(dir, "artifacts")},
 		Getenv:    func(k string) string { return te.env[k] },
 	})

@@ -5,13 +5,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/fuscia/fuscia/engine/runtime/builtins"
+	"github.com/fuscia/fuscia/engine/task"
+	"github.com/fuscia/fuscia/lang"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/fuscia/fuscia/engine/artifact"
-	"github.com/fuscia/fuscia/engine/builtin"
 	"github.com/fuscia/fuscia/engine/journal"
+	"github.com/fuscia/fuscia/lang/builtin"
 )
 
 // serveEnv is a test env whose engine parks waiting runs, as `fuscia serve` does; ended
@@ -22,7 +25,7 @@ func serveEnv(t *testing.T) (*testEnv, chan *Run) {
 	runner := builtin.New(builtin.Options{})
 	t.Cleanup(runner.Close)
 	te.engine = New(Config{
-		Store: te.store, Tasks: &Tasks{Builtins: runner},
+		Store: te.store, Tasks: task.ByKind{lang.UsesBuiltin: builtins.New(runner)},
 		Artifacts: artifact.Dir{Root: filepath.Join(te.dir, "artifacts")},
 		Getenv:    func(k string) string { return te.env[k] },
 		ParkWaits: true,

@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	pluginrt "github.com/fuscia/fuscia/engine/runtime/plugins"
+	"github.com/fuscia/fuscia/engine/task"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,14 +18,14 @@ import (
 
 // withGreeter installs the example greeter plugin into te's ./plugins and gives the engine a
 // plugin host; the process check runs after the host is closed.
-func withGreeter(t *testing.T, te *testEnv) *Plugins {
+func withGreeter(t *testing.T, te *testEnv) *pluginrt.Dispatcher {
 	t.Helper()
 	bin := plugintest.Build(t, "examples/plugins/greeter", "greeter")
 	path := plugintest.Install(t, bin, filepath.Join(te.dir, "plugins"), "fuscia-plugin-greeter_v0.1.0")
 	t.Cleanup(func() { plugintest.NoneLeft(t, path) })
 	m := plugin.NewManager(plugin.Options{})
-	pl := &Plugins{Manager: m, Env: plan.Env{Home: te.dir}, Store: te.store}
-	te.engine.cfg.Tasks.(*Tasks).Plugins = pl
+	pl := &pluginrt.Dispatcher{Manager: m, Env: plan.Env{Home: te.dir}, Store: te.store}
+	te.engine.cfg.Tasks.(task.ByKind)[lang.UsesPlugin] = pl
 	t.Cleanup(func() {
 		te.engine.Wait()
 		m.Close()
@@ -76,9 +78,12 @@ trigger "poll" "tick" {
 	if diags.HasErrors() {
 		t.Fatal(diags.Error())
 	}
-	pc := &PluginCall{Block: w.Plugins[0], Workflow: w.Filename, Config: []byte("{}")}
+	pc, berr := pl.Bind(context.Background(), task.Block{Uses: lang.Uses{Kind: lang.UsesPlugin, Local: "greeter", Name: "tick"}, Workflow: w})
+	if berr != nil {
+		t.Fatal(berr)
+	}
 	for want := 1; want <= 2; want++ {
-		r := pl.Trigger(context.Background(), "w", "tick", pc, "tick", TriggerEvent{Type: "poll"}, nil)
+		r := pl.Trigger(context.Background(), pc, task.TriggerCall{Workflow: "w", Trigger: "tick", Name: "tick", Event: task.TriggerEvent{Type: "poll"}})
 		var payload struct{ N int }
 		if r.Type != "completed" || json.Unmarshal(r.Payload, &payload) != nil || payload.N != want {
 			t.Fatalf("invocation %d: %+v", want, r)
@@ -88,7 +93,7 @@ trigger "poll" "tick" {
 	if _, ok, _ := te.store.KVGet(journal.TriggerScope("w", "tick"), "n"); !ok {
 		t.Error("the trigger's KV scope holds no n")
 	}
-	if r := pl.Trigger(context.Background(), "w", "tick", pc, "nope", TriggerEvent{Type: "poll"}, nil); r.Type != "error" {
+	if r := pl.Trigger(context.Background(), pc, task.TriggerCall{Workflow: "w", Trigger: "tick", Name: "nope", Event: task.TriggerEvent{Type: "poll"}}); r.Type != "error" {
 		t.Errorf("an unknown trigger: %+v", r)
 	}
 }

@@ -253,7 +253,7 @@ func isTransform(w *lang.Workflow, key string) bool {
 		return false
 	}
 	n := w.Node(a)
-	return n != nil && n.Task != nil && n.Task.Uses.Kind == lang.UsesBuiltin && n.Task.Uses.Name == "transform"
+	return n != nil && n.Task != nil && isIdentity(n.Task.Uses)
 }
 
 // resumeInst carries an unfinished instance's journaled attempts into its next attempt.

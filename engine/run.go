@@ -54,8 +54,7 @@ type Run struct {
 	// Everything below is owned by the loop goroutine.
 	vars, secrets, trigger cty.Value
 	funcs                  map[string]function.Function
-	components             map[string]*ComponentCall // by local name, built on first use
-	plugins                map[string]*PluginCall    // by local name, built on first use
+	bindings               map[string]bound // by lang.Uses.Block, bound on first use
 	top                    *scope
 	slots, running         int
 	ready                  []*taskInst // FIFO of attempts waiting for a slot

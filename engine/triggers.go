@@ -10,6 +10,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 	ctyjson "github.com/zclconf/go-cty/cty/json"
 
+	"github.com/fuscia/fuscia/engine/task"
 	"github.com/fuscia/fuscia/internal/outcome"
 	"github.com/fuscia/fuscia/lang"
 	"github.com/fuscia/fuscia/lang/funcs"
@@ -63,14 +64,16 @@ func DedupKey(w *lang.Workflow, expr hcl.Expression, event json.RawMessage) (str
 // InvokeTrigger calls the component or plugin trigger that trigger t of prog uses (a poll, or
 // a webhook's validation) with ev. Its config is evaluated like a run's (variables, secrets);
 // its KV scope is the trigger's own, kept across invocations.
-func (e *Engine) InvokeTrigger(ctx context.Context, prog *Program, t *lang.Trigger, ev TriggerEvent, logf func(level, msg string)) TriggerResult {
-	fail := func(format string, args ...any) TriggerResult {
-		return TriggerResult{Type: "error", Kind: outcome.Fatal, Message: fmt.Sprintf(format, args...)}
+func (e *Engine) InvokeTrigger(ctx context.Context, prog *Program, t *lang.Trigger, ev task.TriggerEvent, logf func(level, msg string)) task.TriggerResult {
+	fail := func(format string, args ...any) task.TriggerResult {
+		return task.TriggerFailed(outcome.Fatal, fmt.Sprintf(format, args...))
 	}
 	if t.Uses == nil {
 		return fail("trigger %s.%s uses no component or plugin trigger", t.Type, t.Name)
 	}
-	tasks, _ := e.cfg.Tasks.(*Tasks)
+	if t.Uses.Kind != lang.UsesComponent && t.Uses.Kind != lang.UsesPlugin {
+		return fail("trigger %s.%s: %s is not a component or plugin trigger", t.Type, t.Name, t.Uses)
+	}
 	r, err := e.newRun(context.Background(), prog, StartOptions{}, "trigger")
 	if err != nil {
 		return fail("trigger %s.%s: %v", t.Type, t.Name, err)
@@ -78,22 +81,9 @@ func (e *Engine) InvokeTrigger(ctx context.Context, prog *Program, t *lang.Trigg
 	defer r.release()
 	// The config expressions read variables and secrets only: a scope without nodes will do.
 	r.top = r.newScope(nil, nil, cty.NilVal, nil, nil, r.ctx)
-	w := prog.Workflow
-	switch t.Uses.Kind {
-	case lang.UsesComponent:
-		if tasks == nil || tasks.Components == nil {
-			return fail("this process runs no components")
-		}
-		cc := r.componentCall(*t.Uses)
-		if cc.Err != nil {
-			return TriggerResult{Type: "error", Kind: cc.Err.Kind, Message: cc.Err.Message}
-		}
-		return tasks.Components.Trigger(ctx, w.Name, t.Name, cc, t.Uses.Name, ev, logf)
-	case lang.UsesPlugin:
-		if tasks == nil || tasks.Plugins == nil {
-			return fail("this process runs no plugins")
-		}
-		return tasks.Plugins.Trigger(ctx, w.Name, t.Name, r.pluginCall(*t.Uses), t.Uses.Name, ev, logf)
+	b, berr := r.bind(*t.Uses)
+	if berr != nil {
+		return task.TriggerFailed(berr.Kind, berr.Message)
 	}
-	return fail("trigger %s.%s: %s is not a component or plugin trigger", t.Type, t.Name, t.Uses)
+	return e.cfg.Tasks.Trigger(ctx, b, task.TriggerCall{Workflow: prog.Workflow.Name, Trigger: t.Name, Name: t.Uses.Name, Event: ev, Log: logf})
 }

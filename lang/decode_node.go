@@ -4,7 +4,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 
-	"github.com/fuscia/fuscia/lang/schema"
+	"github.com/fuscia/fuscia/lang/builtin"
 )
 
 // decodeNode decodes a node block of any kind; loop is the enclosing loop's name or "".
@@ -147,7 +147,7 @@ func (d *decoder) decodeTask(n *Node, a hcl.Attributes) {
 	t := &TaskSpec{MaxIterations: DefaultMaxIterations}
 	n.Task = t
 	if attr := a["uses"]; attr != nil {
-		u, diag := parseUses(attr.Expr, schema.BuiltinNames())
+		u, diag := parseUses(attr.Expr, builtin.Names())
 		d.add(diag)
 		if u != nil {
 			t.Uses = *u

@@ -7,6 +7,7 @@ import (
 	"github.com/zclconf/go-cty/cty/convert"
 	"github.com/zclconf/go-cty/cty/function"
 
+	"github.com/fuscia/fuscia/lang/builtin"
 	"github.com/fuscia/fuscia/lang/funcs"
 	"github.com/fuscia/fuscia/lang/schema"
 )
@@ -238,7 +239,7 @@ func (c *checker) inputs(n *Node, expr hcl.Expression, each cty.Value) cty.Value
 	if n.Task.Uses.Kind != UsesBuiltin || !v.IsKnown() && v.Type() == cty.DynamicPseudoType {
 		return v
 	}
-	s, ok := schema.Builtin(n.Task.Uses.Name)
+	s, ok := builtin.InputSchema(n.Task.Uses.Name)
 	if !ok {
 		return v
 	}

@@ -230,6 +230,15 @@ func (u Uses) String() string {
 	return string(u.Kind) + "." + u.Local + "." + u.Name
 }
 
+// Block names what the task binds to: the component or plugin block ("plugin.sh"), or for a
+// builtin, the builtin itself ("builtin.http"). A run binds each block once.
+func (u Uses) Block() string {
+	if u.Kind == UsesBuiltin {
+		return "builtin." + u.Name
+	}
+	return string(u.Kind) + "." + u.Local
+}
+
 // Node is a task, switch, join, loop, wait or call.
 type Node struct {
 	Addr      Addr

@@ -86,7 +86,7 @@ func runApply(ctx context.Context, c *cli, args []string) int {
 	// Compile the workflow's components before the run starts: a first compile takes seconds,
 	// which must not count against a task's timeout.
 	h.comps.Preload(prog.Workflow)
-	h.plugins.Preload(ctx, prog)
+	h.plugins.Preload(ctx, prog.Workflow, prog.Locks().Plugins)
 	pr := newProgress(c.stdout, *asJSON)
 	trigger := journal.Trigger{}
 	if *payload != "" {

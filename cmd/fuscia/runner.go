@@ -14,14 +14,18 @@ import (
 
 	"github.com/fuscia/fuscia/engine"
 	"github.com/fuscia/fuscia/engine/artifact"
-	"github.com/fuscia/fuscia/engine/builtin"
 	"github.com/fuscia/fuscia/engine/journal"
 	"github.com/fuscia/fuscia/engine/local"
 	"github.com/fuscia/fuscia/engine/plan"
+	"github.com/fuscia/fuscia/engine/runtime/builtins"
+	"github.com/fuscia/fuscia/engine/runtime/plugins"
+	"github.com/fuscia/fuscia/engine/runtime/wasm"
+	"github.com/fuscia/fuscia/engine/task"
 	"github.com/fuscia/fuscia/engine/telemetry"
 	"github.com/fuscia/fuscia/hostabi"
 	"github.com/fuscia/fuscia/internal/version"
 	"github.com/fuscia/fuscia/lang"
+	"github.com/fuscia/fuscia/lang/builtin"
 	"github.com/fuscia/fuscia/plugin"
 )
 
@@ -30,8 +34,8 @@ type runHost struct {
 	tel     *telemetry.Telemetry
 	owner   *local.Owner
 	runner  *builtin.Runner
-	comps   *engine.Components
-	plugins *engine.Plugins
+	comps   *wasm.Dispatcher
+	plugins *plugins.Dispatcher
 	engine  *engine.Engine
 	logger  *slog.Logger
 }
@@ -83,15 +87,15 @@ func (c *cli) openRunHost(ctx context.Context, o runHostOptions) (*runHost, erro
 	if o.plugins == nil {
 		o.plugins = c.pluginManager(home, tel.Logger)
 	}
-	hostOpts := hostabi.Options{CacheDir: filepath.Join(home, "cache"), Fuel: engine.NeedsFuel(filepath.Join(home, "components"), workflows...)}
+	hostOpts := hostabi.Options{CacheDir: filepath.Join(home, "cache"), Fuel: wasm.NeedsFuel(filepath.Join(home, "components"), workflows...)}
 	if o.tuneHost != nil {
 		o.tuneHost(&hostOpts)
 	}
-	h := &runHost{tel: tel, logger: tel.Logger, runner: builtin.New(builtin.Options{}), comps: &engine.Components{
+	h := &runHost{tel: tel, logger: tel.Logger, runner: builtin.New(builtin.Options{}), comps: &wasm.Dispatcher{
 		Dir:         filepath.Join(home, "components"),
 		HostOptions: hostOpts,
 	}}
-	h.plugins = &engine.Plugins{Manager: o.plugins, Env: plan.Env{Home: home, PluginDirs: o.pluginDirs}}
+	h.plugins = &plugins.Dispatcher{Manager: o.plugins, Env: plan.Env{Home: home, PluginDirs: o.pluginDirs}}
 	ocfg := local.OwnerConfig{
 		Home:       home,
 		Command:    o.command,
@@ -104,7 +108,7 @@ func (c *cli) openRunHost(ctx context.Context, o runHostOptions) (*runHost, erro
 			h.comps.Store, h.comps.Artifacts = st, arts
 			h.plugins.Store, h.plugins.Artifacts = st, arts
 			cfg := engine.Config{
-				Store: st, Tasks: &engine.Tasks{Builtins: h.runner, Components: h.comps, Plugins: h.plugins}, Artifacts: arts,
+				Store: st, Tasks: task.ByKind{lang.UsesBuiltin: builtins.New(h.runner), lang.UsesComponent: h.comps, lang.UsesPlugin: h.plugins}, Artifacts: arts,
 				Tracer: tel.Tracer, Logger: tel.Logger, Getenv: c.getenv, Redact: c.secrets,
 			}
 			if o.tuneEngine != nil {

@@ -113,7 +113,7 @@ func runServe(ctx context.Context, c *cli, args []string) int {
 				// long, counts against no poll's or task's timeout. serve is ready (and a
 				// reload swaps routes) only after it.
 				h.comps.Preload(prog.Workflow)
-				h.plugins.Preload(ctx, prog)
+				h.plugins.Preload(ctx, prog.Workflow, prog.Locks().Plugins)
 				return prog, nil
 			}
 			// The diagnostics go to stderr as validate shows them; the log gets their summary.

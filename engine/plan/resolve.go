@@ -122,3 +122,10 @@ func Missing(rng hcl.Range, severity hcl.DiagnosticSeverity, summary, detail str
 	r := rng
 	return &hcl.Diagnostic{Severity: severity, Summary: summary, Detail: detail, Subject: &r}
 }
+
+// Locks are what a saved plan locked, by the local name of each block: what a run resolves
+// its components and plugins to.
+type Locks struct {
+	Components map[string]ComponentLock
+	Plugins    map[string]PluginLock
+}

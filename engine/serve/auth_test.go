@@ -3,6 +3,9 @@ package serve
 import (
 	"context"
 	"encoding/json"
+	"github.com/fuscia/fuscia/engine/runtime/builtins"
+	"github.com/fuscia/fuscia/engine/task"
+	"github.com/fuscia/fuscia/lang"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -19,9 +22,9 @@ import (
 
 	"github.com/fuscia/fuscia/engine"
 	"github.com/fuscia/fuscia/engine/artifact"
-	"github.com/fuscia/fuscia/engine/builtin"
 	"github.com/fuscia/fuscia/engine/journal"
 	"github.com/fuscia/fuscia/engine/local"
+	"github.com/fuscia/fuscia/lang/builtin"
 )
 
 // registeredRoutes reads the /v1/ route patterns the API's muxes register — every
@@ -303,7 +306,7 @@ task "t" {
 	owner, err := local.Own(context.Background(), local.OwnerConfig{
 		Home: home, Extend: srv.RegisterAPI, Signaled: srv.Signaled,
 		NewEngine: func(st *journal.Store, arts artifact.Dir) *engine.Engine {
-			return engine.New(engine.Config{Store: st, Tasks: &engine.Tasks{Builtins: runner}, Artifacts: arts,
+			return engine.New(engine.Config{Store: st, Tasks: task.ByKind{lang.UsesBuiltin: builtins.New(runner)}, Artifacts: arts,
 				ParkWaits: true, OnRunEnd: srv.RunEnded})
 		},
 	})

@@ -9,6 +9,7 @@ import (
 
 	"github.com/fuscia/fuscia/engine"
 	"github.com/fuscia/fuscia/engine/journal"
+	"github.com/fuscia/fuscia/engine/task"
 	"github.com/fuscia/fuscia/lang"
 )
 
@@ -40,7 +41,7 @@ func (s *Server) pollOnce(ctx context.Context, l *loaded, t *lang.Trigger) {
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	log := s.logger.With("workflow", w.Name, "trigger", t.Type+"."+t.Name)
-	res := s.eng.InvokeTrigger(cctx, l.prog, t, engine.TriggerEvent{Type: "poll"}, triggerLog(log))
+	res := s.eng.InvokeTrigger(cctx, l.prog, t, task.TriggerEvent{Type: "poll"}, triggerLog(log))
 	if ctx.Err() != nil {
 		return
 	}

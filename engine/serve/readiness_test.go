@@ -8,6 +8,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/fuscia/fuscia/engine/runtime/builtins"
+	"github.com/fuscia/fuscia/engine/task"
 	"io"
 	"log/slog"
 	"net/http"
@@ -22,10 +24,10 @@ import (
 
 	"github.com/fuscia/fuscia/engine"
 	"github.com/fuscia/fuscia/engine/artifact"
-	"github.com/fuscia/fuscia/engine/builtin"
 	"github.com/fuscia/fuscia/engine/journal"
 	"github.com/fuscia/fuscia/engine/plan"
 	"github.com/fuscia/fuscia/lang"
+	"github.com/fuscia/fuscia/lang/builtin"
 )
 
 // testToken is an admin API token of every testServer's store.
@@ -60,7 +62,7 @@ func newTestServer(t *testing.T, dir string, load func(ctx context.Context, file
 	srv := New(Config{Paths: []string{dir}, Load: load, ReloadInterval: time.Hour})
 	runner := builtin.New(builtin.Options{})
 	eng := engine.New(engine.Config{
-		Store: st, Tasks: &engine.Tasks{Builtins: runner},
+		Store: st, Tasks: task.ByKind{lang.UsesBuiltin: builtins.New(runner)},
 		Artifacts: artifact.Dir{Root: filepath.Join(home, "artifacts")},
 		ParkWaits: true, OnRunEnd: srv.RunEnded,
 	})

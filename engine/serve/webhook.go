@@ -19,6 +19,7 @@ import (
 
 	"github.com/fuscia/fuscia/engine"
 	"github.com/fuscia/fuscia/engine/journal"
+	"github.com/fuscia/fuscia/engine/task"
 	"github.com/fuscia/fuscia/lang"
 )
 
@@ -149,7 +150,7 @@ func (s *Server) serveWebhook(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if t.Uses != nil {
-		res := s.eng.InvokeTrigger(r.Context(), h.l.prog, t, engine.TriggerEvent{Type: "webhook", Request: webhookEvent(r, body)},
+		res := s.eng.InvokeTrigger(r.Context(), h.l.prog, t, task.TriggerEvent{Type: "webhook", Request: webhookEvent(r, body)},
 			triggerLog(s.logger.With("workflow", wf.Name, "trigger", t.Type+"."+t.Name)))
 		switch res.Type {
 		case "completed":
@@ -328,8 +329,8 @@ func joinValues(m map[string][]string) map[string]string {
 }
 
 // webhookEvent is the request as a webhook trigger component or plugin sees it.
-func webhookEvent(r *http.Request, body []byte) *engine.WebhookRequest {
-	return &engine.WebhookRequest{
+func webhookEvent(r *http.Request, body []byte) *task.WebhookRequest {
+	return &task.WebhookRequest{
 		Method: r.Method, Path: r.URL.Path,
 		Query: joinValues(r.URL.Query()), Headers: requestHeaders(r),
 		BodyBase64: base64.StdEncoding.EncodeToString(body),

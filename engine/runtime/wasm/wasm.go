@@ -1,4 +1,7 @@
-package engine
+// Package wasm runs the tasks and triggers of installed Wasm components (core modules of
+// docs/reference/abi-v1.md) behind the scheduler's task.Dispatcher, in hostabi's wasmtime
+// host. Its Wasm host starts on first use, so a process without components never pays for one.
+package wasm
 
 import (
 	"context"
@@ -8,9 +11,13 @@ import (
 	"path/filepath"
 	"sync"
 
+	"github.com/zclconf/go-cty/cty"
+
 	"github.com/fuscia/fuscia/engine/artifact"
 	"github.com/fuscia/fuscia/engine/journal"
 	"github.com/fuscia/fuscia/engine/plan"
+	"github.com/fuscia/fuscia/engine/runtime/internal/taskenv"
+	"github.com/fuscia/fuscia/engine/task"
 	"github.com/fuscia/fuscia/hostabi"
 	"github.com/fuscia/fuscia/hostabi/registry"
 	"github.com/fuscia/fuscia/internal/outcome"
@@ -18,23 +25,19 @@ import (
 	"github.com/fuscia/fuscia/lang/schema"
 )
 
-// ComponentCall is what a component task's call carries besides its input: the workflow's
-// component block, the version the run's plan locked (if any) and the block's evaluated
-// config.
-type ComponentCall struct {
+// binding is a component block bound for one run: the workflow's component block, the
+// version the run's plan locked (if any) and the block's evaluated config.
+type binding struct {
 	Block *lang.Component
 	// Version and Digest are the plan's lock for the block; empty when the run has none, and
 	// the newest installed version matching the block's constraint is used.
 	Version, Digest string
 	// Config holds the block's config values: strings as their bytes, anything else as JSON.
 	Config map[string][]byte
-	// Err is set when the block's config cannot be evaluated; every call then fails with it.
-	Err *outcome.Error
 }
 
-// Components runs the tasks and triggers of installed Wasm components. Its Wasm host starts
-// on first use, so a run without components never pays for one.
-type Components struct {
+// Dispatcher runs the tasks and triggers of installed Wasm components.
+type Dispatcher struct {
 	HostOptions hostabi.Options
 	// Dir is $FUSCIA_HOME/components.
 	Dir string
@@ -50,7 +53,7 @@ type Components struct {
 }
 
 // host starts the Wasm host on first use.
-func (c *Components) host() (*hostabi.Host, error) {
+func (c *Dispatcher) host() (*hostabi.Host, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.wasm == nil && c.hostErr == nil {
@@ -60,7 +63,7 @@ func (c *Components) host() (*hostabi.Host, error) {
 }
 
 // Close stops the Wasm host, if a call started it. Every call must have returned.
-func (c *Components) Close() error {
+func (c *Dispatcher) Close() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.wasm == nil {
@@ -102,7 +105,7 @@ type installedComponent struct {
 }
 
 // module loads ic's compiled module, on the calling goroutine: a call's, never the loop's.
-func (c *Components) module(ic *installedComponent) (*hostabi.Host, *hostabi.Module, error) {
+func (c *Dispatcher) module(ic *installedComponent) (*hostabi.Host, *hostabi.Module, error) {
 	host, err := c.host()
 	if err != nil {
 		return nil, nil, fmt.Errorf("component %s: start the Wasm host: %w", ic.ref(), err)
@@ -115,7 +118,7 @@ func (ic *installedComponent) ref() string { return ic.inst.Ref() }
 
 // resolve finds and loads the component a block names: the locked version when there is one,
 // else the newest matching the block's constraint. Resolutions are kept for the process.
-func (c *Components) resolve(block *lang.Component, version, digest string) (*installedComponent, error) {
+func (c *Dispatcher) resolve(block *lang.Component, version, digest string) (*installedComponent, error) {
 	constraint := block.Version
 	if version != "" {
 		constraint = "= " + version
@@ -165,17 +168,74 @@ func (c *Components) resolve(block *lang.Component, version, digest string) (*in
 	return ic, nil
 }
 
+// Bind finds the block uses names in the workflow, the plan's lock for it and evaluates its
+// config. Resolution waits for the first call or InputSchema.
+func (c *Dispatcher) Bind(_ context.Context, block task.Block) (task.Binding, *outcome.Error) {
+	local := block.Uses.Local
+	cc := &binding{}
+	for _, b := range block.Workflow.Components {
+		if b.Name == local {
+			cc.Block = b
+			break
+		}
+	}
+	if cc.Block == nil {
+		return nil, outcome.Errorf(outcome.Fatal, "the workflow has no component block %q", local)
+	}
+	if lock, ok := block.Locks.Components[local]; ok && lock.Source == cc.Block.Source {
+		cc.Version, cc.Digest = lock.Version, lock.Digest
+	}
+	if cc.Block.Config == nil {
+		return cc, nil
+	}
+	v, err := block.Eval(cc.Block.Config)
+	if err != nil {
+		return nil, err
+	}
+	if cc.Config, err = configValues(local, v); err != nil {
+		return nil, err
+	}
+	return cc, nil
+}
+
+// configValues turns a config object into config_get's values: strings as their bytes,
+// anything else as JSON (docs/reference/abi-v1.md).
+func configValues(local string, v cty.Value) (map[string][]byte, *outcome.Error) {
+	v, _ = v.UnmarkDeep()
+	if v.IsNull() {
+		return nil, nil
+	}
+	if !v.Type().IsObjectType() && !v.Type().IsMapType() {
+		return nil, outcome.Errorf(outcome.Validation, "the config of component %q must be an object; got %s", local, v.Type().FriendlyName())
+	}
+	out := map[string][]byte{}
+	for it := v.ElementIterator(); it.Next(); {
+		k, e := it.Element()
+		if e.Type() == cty.String && e.IsKnown() && !e.IsNull() {
+			out[k.AsString()] = []byte(e.AsString())
+			continue
+		}
+		raw, err := taskenv.JSON(e)
+		if err != nil {
+			return nil, outcome.Errorf(outcome.Validation, "the config value %q of component %q cannot be encoded: %v", k.AsString(), local, err)
+		}
+		out[k.AsString()] = raw
+	}
+	return out, nil
+}
+
 // InputSchema is the input schema of a component task, or nil when it has none or the
-// component cannot be resolved (Dispatch then says why).
-func (c *Components) InputSchema(call *ComponentCall, task string) *schema.Schema {
-	if call == nil || call.Block == nil {
+// component cannot be resolved (Call then says why).
+func (c *Dispatcher) InputSchema(b task.Binding, name string) *schema.Schema {
+	cc, ok := b.(*binding)
+	if !ok || cc.Block == nil {
 		return nil
 	}
-	ic, err := c.resolve(call.Block, call.Version, call.Digest)
+	ic, err := c.resolve(cc.Block, cc.Version, cc.Digest)
 	if err != nil {
 		return nil
 	}
-	return ic.inputs[task]
+	return ic.inputs[name]
 }
 
 // taskRequest is the request JSON of docs/reference/abi-v1.md.
@@ -197,14 +257,11 @@ type requestContext struct {
 	Iteration   *int   `json:"iteration,omitempty"`
 }
 
-// Dispatch runs one call of a component task.
-func (c *Components) Dispatch(ctx context.Context, call TaskCall) outcome.Result {
-	cc := call.Component
-	if cc == nil || cc.Block == nil {
+// Call runs one call of a component task.
+func (c *Dispatcher) Call(ctx context.Context, b task.Binding, call task.Call) outcome.Result {
+	cc, ok := b.(*binding)
+	if !ok || cc.Block == nil {
 		return outcome.Fail(outcome.Fatal, "%s: the workflow has no component block %q", call.Uses, call.Uses.Local)
-	}
-	if cc.Err != nil {
-		return outcome.Result{Type: outcome.Failure, Kind: cc.Err.Kind, Message: cc.Err.Message}
 	}
 	ic, err := c.resolve(cc.Block, cc.Version, cc.Digest)
 	if err != nil {
@@ -240,13 +297,13 @@ func (c *Components) Dispatch(ctx context.Context, call TaskCall) outcome.Result
 	}
 	res, perr := outcome.Parse(resp)
 	if perr != nil {
-		return outcome.Fail(outcome.Fatal, "component %s task %q answered with an invalid response: %v (response: %s)", ic.ref(), task, perr, preview(resp))
+		return outcome.Fail(outcome.Fatal, "component %s task %q answered with an invalid response: %v (response: %s)", ic.ref(), task, perr, taskenv.Preview(resp))
 	}
-	return checkOutput(res, ic.outputs[task], fmt.Sprintf("component %s task %q", ic.ref(), task))
+	return taskenv.CheckOutput(res, ic.outputs[task], fmt.Sprintf("component %s task %q", ic.ref(), task))
 }
 
 // env is what a call of ic may reach: the manifest's grants narrowed by the block.
-func (c *Components) env(host *hostabi.Host, ic *installedComponent, cc *ComponentCall, scope, execution string, logf func(level, msg string)) (*hostabi.Env, error) {
+func (c *Dispatcher) env(host *hostabi.Host, ic *installedComponent, cc *binding, scope, execution string, logf func(level, msg string)) (*hostabi.Env, error) {
 	g := plan.Grants(ic.inst.Parsed, cc.Block)
 	httpx, err := host.HTTPFor(g.AllowedHosts)
 	if err != nil {
@@ -260,10 +317,10 @@ func (c *Components) env(host *hostabi.Host, ic *installedComponent, cc *Compone
 		MaxFuel:      g.MaxFuel,
 	}
 	if c.Store != nil && scope != "" {
-		env.KV = kvScope{store: c.Store, scope: scope}
+		env.KV = taskenv.KVScope{Store: c.Store, Scope: scope}
 	}
 	if c.Artifacts != nil && execution != "" {
-		env.Artifacts = artifactScope{store: c.Artifacts, execution: execution}
+		env.Artifacts = artifacts{taskenv.ArtifactScope{Store: c.Artifacts, Execution: execution}}
 	}
 	if logf != nil {
 		env.Log = func(level hostabi.Level, msg string) { logf(level.String(), msg) }
@@ -271,86 +328,25 @@ func (c *Components) env(host *hostabi.Host, ic *installedComponent, cc *Compone
 	return env, nil
 }
 
-func preview(b []byte) string {
-	const max = 200
-	if len(b) > max {
-		return fmt.Sprintf("%q…", b[:max])
-	}
-	return fmt.Sprintf("%q", b)
-}
+// artifacts maps the shared scope's not-found error to the Wasm host's.
+type artifacts struct{ taskenv.ArtifactScope }
 
-// kvScope is hostabi.KV over the journal's kv/ keys.
-type kvScope struct {
-	store *journal.Store
-	scope string
-}
-
-func (k kvScope) Get(_ context.Context, key string) ([]byte, bool, error) {
-	return k.store.KVGet(k.scope, key)
-}
-func (k kvScope) Set(_ context.Context, key string, v []byte) error {
-	return k.store.KVSet(k.scope, key, v)
-}
-func (k kvScope) Delete(_ context.Context, key string) error {
-	return k.store.KVDelete(k.scope, key)
-}
-
-// artifactScope is hostabi.Artifacts for one execution.
-type artifactScope struct {
-	store     artifact.Store
-	execution string
-}
-
-func (a artifactScope) Write(ctx context.Context, contentType string, data []byte) ([]byte, error) {
-	if contentType == "" {
-		contentType = "application/octet-stream"
-	}
-	ref, err := a.store.Put(ctx, a.execution, contentType, data)
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(ref)
-}
-
-func (a artifactScope) Read(ctx context.Context, id string) ([]byte, error) {
-	b, err := a.store.Get(ctx, a.execution, id)
-	if errors.Is(err, artifact.ErrNotFound) {
+func (a artifacts) Read(ctx context.Context, id string) ([]byte, error) {
+	b, err := a.ArtifactScope.Read(ctx, id)
+	if errors.Is(err, taskenv.ErrNotFound) {
 		return nil, hostabi.ErrNotFound
 	}
 	return b, err
 }
 
-// TriggerResult is a component trigger's answer (docs/reference/abi-v1.md).
-type TriggerResult struct {
-	// Type is "completed" (start a run with Payload), "pending" (nothing yet) or "error".
-	Type    string          `json:"type"`
-	Payload json.RawMessage `json:"payload,omitempty"`
-	Kind    outcome.Kind    `json:"kind,omitempty"`
-	Message string          `json:"message,omitempty"`
-}
-
-// TriggerEvent is what a trigger is invoked with: {"type": "poll"} or a webhook request.
-type TriggerEvent struct {
-	Type    string          `json:"type"`
-	Request *WebhookRequest `json:"request,omitempty"`
-}
-
-// WebhookRequest is the webhook event's request.
-type WebhookRequest struct {
-	Method     string            `json:"method"`
-	Path       string            `json:"path"`
-	Query      map[string]string `json:"query"`
-	Headers    map[string]string `json:"headers"`
-	BodyBase64 string            `json:"body_base64"`
-}
-
-// Trigger invokes trigger name of the component block in workflow with ev. Its KV scope is the
-// workflow's trigger, kept across invocations; it has no artifacts (there is no execution
-// yet). Logs go to logf.
-func (c *Components) Trigger(ctx context.Context, workflow, trigger string, cc *ComponentCall, name string, ev TriggerEvent, logf func(level, msg string)) TriggerResult {
-	fail := func(kind outcome.Kind, format string, args ...any) TriggerResult {
-		return TriggerResult{Type: "error", Kind: kind, Message: fmt.Sprintf(format, args...)}
+// Trigger invokes a trigger of the bound component block. Its KV scope is the workflow's
+// trigger, kept across invocations; it has no artifacts (there is no execution yet).
+func (c *Dispatcher) Trigger(ctx context.Context, b task.Binding, call task.TriggerCall) task.TriggerResult {
+	workflow, trigger, name, ev, logf := call.Workflow, call.Trigger, call.Name, call.Event, call.Log
+	fail := func(kind outcome.Kind, format string, args ...any) task.TriggerResult {
+		return task.TriggerFailed(kind, fmt.Sprintf(format, args...))
 	}
+	cc, _ := b.(*binding)
 	if cc == nil || cc.Block == nil {
 		return fail(outcome.Fatal, "trigger %s: no component block", trigger)
 	}
@@ -382,9 +378,9 @@ func (c *Components) Trigger(ctx context.Context, workflow, trigger string, cc *
 	if err != nil {
 		return fail(outcome.Kind(hostabi.KindOf(err)), "%s", err)
 	}
-	var res TriggerResult
+	var res task.TriggerResult
 	if err := json.Unmarshal(resp, &res); err != nil {
-		return fail(outcome.Fatal, "component %s trigger %q answered with a response that is not valid JSON: %v (response: %s)", ic.ref(), name, err, preview(resp))
+		return fail(outcome.Fatal, "component %s trigger %q answered with a response that is not valid JSON: %v (response: %s)", ic.ref(), name, err, taskenv.Preview(resp))
 	}
 	switch res.Type {
 	case "completed":
@@ -407,7 +403,7 @@ func (c *Components) Trigger(ctx context.Context, workflow, trigger string, cc *
 // Preload compiles (or loads from the cache) the modules of w's component blocks, concurrently,
 // so that the first attempt of a task does not spend its timeout compiling. A block that
 // cannot be resolved or loaded is left for its tasks to report.
-func (c *Components) Preload(w *lang.Workflow) {
+func (c *Dispatcher) Preload(w *lang.Workflow) {
 	var wg sync.WaitGroup
 	for _, b := range w.Components {
 		ic, err := c.resolve(b, "", "")

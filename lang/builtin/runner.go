@@ -1,5 +1,7 @@
-// Package builtin runs the builtin tasks of docs/reference/language.md: builtin.http, builtin.transform,
-// builtin.sleep and builtin.fail. Each attempt is one Run call that answers with an
+// Package builtin is the builtin tasks of docs/reference/language.md: builtin.http,
+// builtin.transform, builtin.sleep and builtin.fail. Its table (Lookup, Names) lists each
+// one's name, input schema, purity and implementation, and is read by lang (uses and input
+// checks) and by the engine. Each attempt is one Runner.Run call that answers with an
 // outcome.Result; the engine alone decides what the result means for the graph.
 package builtin
 
@@ -101,17 +103,11 @@ func (r *Runner) Run(ctx context.Context, req Request) outcome.Result {
 		return ended(ctx, "builtin."+name+": not started: the attempt's deadline had passed",
 			"builtin."+name+": not started: cancelled")
 	}
-	switch name {
-	case "transform":
-		return transform(req)
-	case "sleep":
-		return sleep(ctx, req)
-	case "fail":
-		return fail(req)
-	case "http":
-		return r.http(ctx, req)
+	b, ok := Lookup(name)
+	if !ok {
+		return outcome.Fail(outcome.Fatal, "unknown builtin %q (the builtins are %s)", req.Name, strings.Join(Names(), ", "))
 	}
-	return outcome.Fail(outcome.Fatal, "unknown builtin %q (the builtins are fail, http, sleep and transform)", req.Name)
+	return b.run(r, ctx, req)
 }
 
 // transform outputs its input as it is. The output shares the input's bytes: JSON documents

@@ -1,4 +1,4 @@
-package schema
+package builtin
 
 import (
 	"encoding/json"
@@ -7,30 +7,32 @@ import (
 	"testing"
 
 	"github.com/zclconf/go-cty/cty"
+
+	"github.com/fuscia/fuscia/lang/schema"
 )
 
 func TestBuiltinNames(t *testing.T) {
-	names := BuiltinNames()
+	names := Names()
 	if !slices.IsSorted(names) {
-		t.Errorf("BuiltinNames() = %q, not sorted", names)
+		t.Errorf("Names() = %q, not sorted", names)
 	}
 	for _, n := range names {
-		s, ok := Builtin(n)
+		s, ok := InputSchema(n)
 		if !ok || s == nil {
-			t.Errorf("Builtin(%q) = %v, %v", n, s, ok)
+			t.Errorf("InputSchema(%q) = %v, %v", n, s, ok)
 			continue
 		}
 		if !json.Valid(s.Raw()) {
-			t.Errorf("Builtin(%q).Raw() is not JSON", n)
+			t.Errorf("InputSchema(%q).Raw() is not JSON", n)
 		}
 	}
-	if _, ok := Builtin("nope"); ok {
-		t.Error(`Builtin("nope") is ok`)
+	if _, ok := InputSchema("nope"); ok {
+		t.Error(`InputSchema("nope") is ok`)
 	}
-	a, _ := Builtin("http")
-	b, _ := Builtin("http")
+	a, _ := InputSchema("http")
+	b, _ := InputSchema("http")
 	if a != b {
-		t.Error("Builtin compiles a schema more than once")
+		t.Error("InputSchema compiles a schema more than once")
 	}
 }
 
@@ -161,7 +163,7 @@ func TestBuiltinSchemas(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.builtin+"/"+tt.name, func(t *testing.T) {
-			s, ok := Builtin(tt.builtin)
+			s, ok := InputSchema(tt.builtin)
 			if !ok {
 				t.Fatalf("no builtin %q", tt.builtin)
 			}
@@ -193,7 +195,7 @@ func TestBuiltinSchemas(t *testing.T) {
 }
 
 func BenchmarkCheckHTTP(b *testing.B) {
-	s, _ := Builtin("http")
+	s, _ := InputSchema("http")
 	in := cty.ObjectVal(map[string]cty.Value{
 		"method": cty.StringVal("POST"),
 		"url":    cty.StringVal("https://api.example.com/v1/items"),
@@ -224,10 +226,10 @@ func TestCheckConcurrently(t *testing.T) {
 		"timeout": cty.StringVal("nope"),
 		"headers": cty.ObjectVal(map[string]cty.Value{"X": cty.NumberIntVal(1)}),
 	})
-	done := make(chan []Problem)
+	done := make(chan []schema.Problem)
 	for range 8 {
 		go func() {
-			s, _ := Builtin("http")
+			s, _ := InputSchema("http")
 			_, ps := s.Check(in)
 			done <- ps
 		}()
@@ -236,5 +238,32 @@ func TestCheckConcurrently(t *testing.T) {
 		if ps := <-done; len(ps) != 1 || ps[0].Path != "timeout" {
 			t.Errorf("problems = %v", ps)
 		}
+	}
+}
+
+func obj(attrs map[string]cty.Value) cty.Value { return cty.ObjectVal(attrs) }
+
+func strs(ps []schema.Problem) []string {
+	var out []string
+	for _, p := range ps {
+		out = append(out, p.String())
+	}
+	return out
+}
+
+// TestTable: every builtin of the table has a schema, an implementation, and answers through
+// Runner.Run; only transform is an identity.
+func TestTable(t *testing.T) {
+	for _, name := range Names() {
+		b, ok := Lookup(name)
+		if !ok || b.Name != name || b.Schema() == nil || b.run == nil {
+			t.Errorf("Lookup(%q) = %+v, %v", name, b, ok)
+		}
+		if b.Identity != (name == "transform") {
+			t.Errorf("%s: Identity = %v", name, b.Identity)
+		}
+	}
+	if b, ok := Lookup("builtin.transform"); !ok || b.Name != "transform" {
+		t.Errorf(`Lookup("builtin.transform") = %+v, %v`, b, ok)
 	}
 }

@@ -1,4 +1,6 @@
-package engine
+// Package plugins runs the tasks and triggers of plugin binaries (docs/reference/plugin-protocol.md)
+// behind the scheduler's task.Dispatcher, through a plugin.Manager.
+package plugins
 
 import (
 	"context"
@@ -10,7 +12,8 @@ import (
 	"github.com/fuscia/fuscia/engine/artifact"
 	"github.com/fuscia/fuscia/engine/journal"
 	"github.com/fuscia/fuscia/engine/plan"
-	"github.com/fuscia/fuscia/hostabi"
+	"github.com/fuscia/fuscia/engine/runtime/internal/taskenv"
+	"github.com/fuscia/fuscia/engine/task"
 	"github.com/fuscia/fuscia/internal/outcome"
 	"github.com/fuscia/fuscia/lang"
 	"github.com/fuscia/fuscia/lang/schema"
@@ -18,9 +21,9 @@ import (
 	pluginv1 "github.com/fuscia/fuscia/proto/fuscia/plugin/v1"
 )
 
-// PluginCall is what a plugin task's calls carry besides their input: the workflow's plugin
-// block, the plan's lock for it and the block's evaluated config. One per run and block.
-type PluginCall struct {
+// binding is a plugin block bound for one run: the workflow's plugin block, the plan's lock
+// for it and the block's evaluated config.
+type binding struct {
 	Block *lang.Plugin
 	// Workflow is the file the block is in: `./plugins` beside it is searched first.
 	Workflow string
@@ -29,16 +32,14 @@ type PluginCall struct {
 	Version, Digest string
 	// Config is the block's config as a JSON object.
 	Config []byte
-	// Err is set when the block's config cannot be evaluated; every call then fails with it.
-	Err *outcome.Error
 
 	mu         sync.Mutex // held while Configure runs: the block's first calls wait for it
 	configured bool
 	configErr  *outcome.Error
 }
 
-// Plugins runs the tasks and triggers of plugin binaries through a plugin.Manager.
-type Plugins struct {
+// Dispatcher runs the tasks and triggers of plugin binaries through a plugin.Manager.
+type Dispatcher struct {
 	Manager *plugin.Manager
 	// Env says where plugin binaries are found.
 	Env plan.Env
@@ -59,7 +60,7 @@ type resolvedPlugin struct {
 
 // target finds the binary of a plugin call: the locked version and digest when the plan has
 // them, the newest match of the block's constraint otherwise. Kept for the process.
-func (p *Plugins) target(pc *PluginCall) (plugin.Target, error) {
+func (p *Dispatcher) target(pc *binding) (plugin.Target, error) {
 	b := pc.Block
 	constraint := b.Version
 	if pc.Version != "" {
@@ -82,7 +83,7 @@ func (p *Plugins) target(pc *PluginCall) (plugin.Target, error) {
 	return r.target, r.err
 }
 
-func (p *Plugins) find(pc *PluginCall, constraint string) resolvedPlugin {
+func (p *Dispatcher) find(pc *binding, constraint string) resolvedPlugin {
 	b := pc.Block
 	bin, err := plugin.Find(p.Env.PluginSearchPath(pc.Workflow), b.Source, constraint)
 	if err != nil {
@@ -98,14 +99,14 @@ func (p *Plugins) find(pc *PluginCall, constraint string) resolvedPlugin {
 	return resolvedPlugin{target: plugin.Target{Name: b.Name, Path: bin.Path, Digest: digest, Version: bin.Version}}
 }
 
-// Preload asks the plugins of prog's workflow for their schemas, starting them, so that input
-// coercion (on the run's loop, which must not wait for a process) finds them cached. A
-// plugin that cannot be found or started is left for its tasks to report.
-func (p *Plugins) Preload(ctx context.Context, prog *Program) {
+// Preload asks the plugins of workflow w (resolved with the plan's locks) for their schemas,
+// starting them, so that input coercion (on the run's loop, which must not wait for a
+// process) finds them cached. A plugin that cannot be found or started is left for its tasks
+// to report.
+func (p *Dispatcher) Preload(ctx context.Context, w *lang.Workflow, locks map[string]plan.PluginLock) {
 	var wg sync.WaitGroup
-	locks := prog.lockedPlugins()
-	for _, b := range prog.Workflow.Plugins {
-		pc := &PluginCall{Block: b, Workflow: prog.Workflow.Filename}
+	for _, b := range w.Plugins {
+		pc := &binding{Block: b, Workflow: w.Filename}
 		if lock, ok := locks[b.Name]; ok && lock.Source == b.Source {
 			pc.Version, pc.Digest = lock.Version, lock.Digest
 		}
@@ -122,10 +123,50 @@ func (p *Plugins) Preload(ctx context.Context, prog *Program) {
 	wg.Wait()
 }
 
+// Bind finds the block uses names in the workflow, the plan's lock for it, and evaluates its
+// config to a JSON object. The plugin is found and configured by the first call.
+func (p *Dispatcher) Bind(_ context.Context, block task.Block) (task.Binding, *outcome.Error) {
+	local := block.Uses.Local
+	pc := &binding{Workflow: block.Workflow.Filename, Config: []byte("{}")}
+	for _, b := range block.Workflow.Plugins {
+		if b.Name == local {
+			pc.Block = b
+			break
+		}
+	}
+	if pc.Block == nil {
+		return nil, outcome.Errorf(outcome.Fatal, "the workflow has no plugin block %q", local)
+	}
+	if lock, ok := block.Locks.Plugins[local]; ok && lock.Source == pc.Block.Source {
+		pc.Version, pc.Digest = lock.Version, lock.Digest
+	}
+	if pc.Block.Config == nil {
+		return pc, nil
+	}
+	v, err := block.Eval(pc.Block.Config)
+	if err != nil {
+		return nil, err
+	}
+	v, _ = v.UnmarkDeep()
+	if v.IsNull() {
+		return pc, nil
+	}
+	if !v.Type().IsObjectType() && !v.Type().IsMapType() {
+		return nil, outcome.Errorf(outcome.Validation, "the config of plugin %q must be an object; got %s", local, v.Type().FriendlyName())
+	}
+	raw, werr := taskenv.JSON(v)
+	if werr != nil {
+		return nil, outcome.Errorf(outcome.Validation, "the config of plugin %q cannot be encoded: %v", local, werr)
+	}
+	pc.Config = raw
+	return pc, nil
+}
+
 // InputSchema is a plugin task's input schema when the plugin's schema is known already (see
 // Preload), or nil.
-func (p *Plugins) InputSchema(pc *PluginCall, task string) *schema.Schema {
-	if pc == nil || pc.Block == nil || pc.Err != nil {
+func (p *Dispatcher) InputSchema(b task.Binding, task string) *schema.Schema {
+	pc, _ := b.(*binding)
+	if pc == nil || pc.Block == nil {
 		return nil
 	}
 	t, err := p.target(pc)
@@ -159,7 +200,7 @@ func (p *Plugins) InputSchema(pc *PluginCall, task string) *schema.Schema {
 
 // configure runs the plugin's Configure once per run and block. A failure that is not the
 // config's fault (a crash, a timeout) is not kept: the next call tries again.
-func (p *Plugins) configure(ctx context.Context, pc *PluginCall, t plugin.Target) *outcome.Error {
+func (p *Dispatcher) configure(ctx context.Context, pc *binding, t plugin.Target) *outcome.Error {
 	pc.mu.Lock()
 	defer pc.mu.Unlock()
 	if pc.configured {
@@ -192,14 +233,11 @@ func (p *Plugins) configure(ctx context.Context, pc *PluginCall, t plugin.Target
 	return pc.configErr
 }
 
-// Dispatch runs one call of a plugin task.
-func (p *Plugins) Dispatch(ctx context.Context, call TaskCall) outcome.Result {
-	pc := call.Plugin
+// Call runs one call of a plugin task.
+func (p *Dispatcher) Call(ctx context.Context, b task.Binding, call task.Call) outcome.Result {
+	pc, _ := b.(*binding)
 	if pc == nil || pc.Block == nil {
 		return outcome.Fail(outcome.Fatal, "%s: the workflow has no plugin block %q", call.Uses, call.Uses.Local)
-	}
-	if pc.Err != nil {
-		return outcome.Result{Type: outcome.Failure, Kind: pc.Err.Kind, Message: pc.Err.Message}
 	}
 	t, err := p.target(pc)
 	if err != nil {
@@ -227,14 +265,14 @@ func (p *Plugins) Dispatch(ctx context.Context, call TaskCall) outcome.Result {
 		return res
 	}
 	s, what := p.outputSchema(ctx, t, call.Uses.Name)
-	return checkOutput(res, s, what)
+	return taskenv.CheckOutput(res, s, what)
 }
 
 // outputSchema is the compiled output_schema of a plugin task, compiled once per binary, and
 // the plugin's name and version for checkOutput's message. The schema is nil when the task
 // declares none, when it does not compile (`validate` reports that), or when the plugin's
 // schema cannot be had: its answer then stands unchecked.
-func (p *Plugins) outputSchema(ctx context.Context, t plugin.Target, task string) (*schema.Schema, string) {
+func (p *Dispatcher) outputSchema(ctx context.Context, t plugin.Target, task string) (*schema.Schema, string) {
 	s := p.Manager.CachedSchema(t)
 	if s == nil {
 		var err error
@@ -268,23 +306,23 @@ func (p *Plugins) outputSchema(ctx context.Context, t plugin.Target, task string
 }
 
 // env is the Host service's view of a call.
-func (p *Plugins) env(scope, execution string, logf func(level, msg string)) *plugin.CallEnv {
+func (p *Dispatcher) env(scope, execution string, logf func(level, msg string)) *plugin.CallEnv {
 	env := &plugin.CallEnv{Log: logf}
 	if p.Store != nil && scope != "" {
-		env.KV = kvScope{store: p.Store, scope: scope}
+		env.KV = taskenv.KVScope{Store: p.Store, Scope: scope}
 	}
 	if p.Artifacts != nil && execution != "" {
-		env.Artifacts = pluginArtifacts{artifactScope{store: p.Artifacts, execution: execution}}
+		env.Artifacts = artifacts{taskenv.ArtifactScope{Store: p.Artifacts, Execution: execution}}
 	}
 	return env
 }
 
-// pluginArtifacts maps the Wasm host's not-found error to the plugin host's.
-type pluginArtifacts struct{ artifactScope }
+// artifacts maps the shared scope's not-found error to the plugin host's.
+type artifacts struct{ taskenv.ArtifactScope }
 
-func (a pluginArtifacts) Read(ctx context.Context, id string) ([]byte, error) {
-	b, err := a.artifactScope.Read(ctx, id)
-	if errors.Is(err, hostabi.ErrNotFound) {
+func (a artifacts) Read(ctx context.Context, id string) ([]byte, error) {
+	b, err := a.ArtifactScope.Read(ctx, id)
+	if errors.Is(err, taskenv.ErrNotFound) {
 		return nil, fmt.Errorf("artifact %q: %w", id, plugin.ErrArtifactNotFound)
 	}
 	return b, err
@@ -310,7 +348,7 @@ func resultOf(r *pluginv1.ExecuteResponse) (outcome.Result, error) {
 	}
 	for what, b := range map[string][]byte{"output": r.Output, "state": r.State} {
 		if len(b) > 0 && !json.Valid(b) {
-			return outcome.Result{}, fmt.Errorf("the %s is not valid JSON: %s", what, preview(b))
+			return outcome.Result{}, fmt.Errorf("the %s is not valid JSON: %s", what, taskenv.Preview(b))
 		}
 	}
 	return res, res.Check()
@@ -323,17 +361,16 @@ func rawOrNil(b []byte) json.RawMessage {
 	return json.RawMessage(b)
 }
 
-// Trigger invokes trigger name of a plugin block, as Components.Trigger does for components:
-// the trigger's own KV scope, no artifacts.
-func (p *Plugins) Trigger(ctx context.Context, workflow, trigger string, pc *PluginCall, name string, ev TriggerEvent, logf func(level, msg string)) TriggerResult {
-	fail := func(kind outcome.Kind, format string, args ...any) TriggerResult {
-		return TriggerResult{Type: "error", Kind: kind, Message: fmt.Sprintf(format, args...)}
+// Trigger invokes a trigger of the bound plugin block, as the Wasm runtime does for
+// components: the trigger's own KV scope, no artifacts.
+func (p *Dispatcher) Trigger(ctx context.Context, b task.Binding, call task.TriggerCall) task.TriggerResult {
+	workflow, trigger, name, ev, logf := call.Workflow, call.Trigger, call.Name, call.Event, call.Log
+	fail := func(kind outcome.Kind, format string, args ...any) task.TriggerResult {
+		return task.TriggerFailed(kind, fmt.Sprintf(format, args...))
 	}
+	pc, _ := b.(*binding)
 	if pc == nil || pc.Block == nil {
 		return fail(outcome.Fatal, "trigger %s: no plugin block", trigger)
-	}
-	if pc.Err != nil {
-		return fail(pc.Err.Kind, "%s", pc.Err.Message)
 	}
 	t, err := p.target(pc)
 	if err != nil {
@@ -359,15 +396,15 @@ func (p *Plugins) Trigger(ctx context.Context, workflow, trigger string, pc *Plu
 			payload = json.RawMessage("{}")
 		}
 		if !json.Valid(payload) {
-			return fail(outcome.Fatal, "%s trigger %q answered a payload that is not valid JSON: %s", t, name, preview(payload))
+			return fail(outcome.Fatal, "%s trigger %q answered a payload that is not valid JSON: %s", t, name, taskenv.Preview(payload))
 		}
-		return TriggerResult{Type: "completed", Payload: payload}
+		return task.TriggerResult{Type: "completed", Payload: payload}
 	case pluginv1.HandleTriggerResponse_TYPE_PENDING:
-		return TriggerResult{Type: "pending"}
+		return task.TriggerResult{Type: "pending"}
 	case pluginv1.HandleTriggerResponse_TYPE_ERROR:
 		switch k := outcome.Kind(resp.ErrorKind); k {
 		case outcome.Retryable, outcome.Fatal, outcome.Validation:
-			return TriggerResult{Type: "error", Kind: k, Message: resp.Message}
+			return task.TriggerResult{Type: "error", Kind: k, Message: resp.Message}
 		default:
 			return fail(outcome.Fatal, "%s trigger %q answered error kind %q; it must be retryable, fatal or validation", t, name, resp.ErrorKind)
 		}

@@ -1,0 +1,117 @@
+// Package task is the contract between the scheduler (package engine) and the runtimes that
+// run tasks: builtins, Wasm components and plugins today (engine/runtime/...), and whatever
+// comes next (component-model hosts, remote workers) without edits to the scheduler.
+//
+// A run binds each block its tasks use once (Dispatcher.Bind: the plan's lock, the block's
+// evaluated config, the runtime's own state for the run) and then calls through the binding,
+// which the scheduler keeps but never inspects. Every call answers with an outcome.Result,
+// which the engine alone interprets.
+package task
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
+
+	"github.com/fuscia/fuscia/engine/plan"
+	"github.com/fuscia/fuscia/internal/outcome"
+	"github.com/fuscia/fuscia/lang"
+	"github.com/fuscia/fuscia/lang/schema"
+)
+
+// Dispatcher runs the tasks and triggers of one or more kinds of `uses`.
+type Dispatcher interface {
+	// Bind prepares block for a run's calls. The scheduler calls it once per run and block
+	// (kind and local name), on the run's loop goroutine: it must not wait on a process or
+	// the network. A non-nil error fails every task that uses the block, with that error.
+	Bind(ctx context.Context, block Block) (Binding, *outcome.Error)
+	// InputSchema is the input schema of the bound block's task, or nil when it has none or
+	// it is not known yet. It runs on the run's loop and must not block.
+	InputSchema(b Binding, task string) *schema.Schema
+	// Call performs one call of a task: an attempt, or the next call of an attempt that
+	// answered `continue`. ctx carries the attempt's timeout and the run's cancellation.
+	Call(ctx context.Context, b Binding, call Call) outcome.Result
+	// Trigger invokes a trigger of the bound block (a poll, or a webhook's validation).
+	Trigger(ctx context.Context, b Binding, call TriggerCall) TriggerResult
+}
+
+// Binding is what Bind returned. Only the Dispatcher that made it looks inside.
+type Binding any
+
+// Block is what Bind is given: the block a task's `uses` names, and how to read it.
+type Block struct {
+	// Uses is the first `uses` seen of the block: Kind and Local name the block (Name is
+	// one task of it, and other tasks may use the same binding).
+	Uses lang.Uses
+	// Workflow is the run's workflow; File its path (plugins are looked for beside it).
+	Workflow *lang.Workflow
+	// Locks are the versions and digests the run's plan locked; empty when it has none (then
+	// the newest installed match is used).
+	Locks plan.Locks
+	// Eval evaluates an expression of the block (its config) as the run does: variables,
+	// secrets and functions, no node outputs. Sensitive parts stay marked.
+	Eval func(hcl.Expression) (cty.Value, *outcome.Error)
+}
+
+// Call is one call of a task.
+type Call struct {
+	// Uses is the task's `uses`; Uses.Name is the task within the bound block.
+	Uses  lang.Uses
+	Input json.RawMessage
+	// State is the last `continue` state; nil on an attempt's first call.
+	State       json.RawMessage
+	ExecutionID string
+	Workflow    string
+	Node        string
+	TaskID      string
+	Attempt     int
+	Iteration   *int // 0-based; nil outside loops and for_each
+	// Sensitive are the JSON Pointers (RFC 6901) of the parts of Input derived from a secret or
+	// a sensitive variable ("" is the whole input); nil when none. Everything under a pointer
+	// is sensitive. A task must not quote them in its messages (builtin.http hides such a URL).
+	Sensitive []string
+	// Log receives the call's log lines; never nil.
+	Log func(level, message string)
+}
+
+// TriggerCall is one invocation of a component or plugin trigger.
+type TriggerCall struct {
+	// Workflow and Trigger name the workflow and its trigger block; the trigger's KV scope
+	// is theirs, kept across invocations.
+	Workflow, Trigger string
+	// Name is the trigger within the bound block (the `uses` name).
+	Name  string
+	Event TriggerEvent
+	Log   func(level, message string)
+}
+
+// TriggerResult is a trigger's answer (docs/reference/abi-v1.md).
+type TriggerResult struct {
+	// Type is "completed" (start a run with Payload), "pending" (nothing yet) or "error".
+	Type    string          `json:"type"`
+	Payload json.RawMessage `json:"payload,omitempty"`
+	Kind    outcome.Kind    `json:"kind,omitempty"`
+	Message string          `json:"message,omitempty"`
+}
+
+// TriggerFailed is an "error" answer of the given kind.
+func TriggerFailed(kind outcome.Kind, message string) TriggerResult {
+	return TriggerResult{Type: "error", Kind: kind, Message: message}
+}
+
+// TriggerEvent is what a trigger is invoked with: {"type": "poll"} or a webhook request.
+type TriggerEvent struct {
+	Type    string          `json:"type"`
+	Request *WebhookRequest `json:"request,omitempty"`
+}
+
+// WebhookRequest is the webhook event's request.
+type WebhookRequest struct {
+	Method     string            `json:"method"`
+	Path       string            `json:"path"`
+	Query      map[string]string `json:"query"`
+	Headers    map[string]string `json:"headers"`
+	BodyBase64 string            `json:"body_base64"`
+}

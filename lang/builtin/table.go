@@ -1,0 +1,94 @@
+package builtin
+
+import (
+	"context"
+	"embed"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/fuscia/fuscia/internal/outcome"
+	"github.com/fuscia/fuscia/lang/schema"
+)
+
+// Builtin is one builtin task. The table of them (Lookup, Names) is the only place builtins
+// are listed: lang checks `uses = builtin.NAME` and the inputs against it, and the engine
+// runs them and reads their properties from it.
+type Builtin struct {
+	// Name is the short name: "http" for builtin.http.
+	Name string
+	// Schema is the input schema, compiled on first use and shared (schemas/NAME.json).
+	Schema func() *schema.Schema
+	// Identity is the builtin's purity: its output is its input as given, with no effect
+	// (builtin.transform). The engine then keeps the input's value, sensitivity marks
+	// included, as the output instead of decoding the answer.
+	Identity bool
+
+	run func(r *Runner, ctx context.Context, req Request) outcome.Result
+}
+
+// schemaDocs holds the input schemas, one file per builtin, so that docs can show them as
+// they are.
+//
+//go:embed schemas/*.json
+var schemaDocs embed.FS
+
+// table is the builtins, sorted by name. It is never modified.
+var table = [...]Builtin{
+	{Name: "fail", Schema: compiled("fail"), run: func(_ *Runner, _ context.Context, req Request) outcome.Result { return fail(req) }},
+	{Name: "http", Schema: compiled("http"), run: func(r *Runner, ctx context.Context, req Request) outcome.Result { return r.http(ctx, req) }},
+	{Name: "sleep", Schema: compiled("sleep"), run: func(_ *Runner, ctx context.Context, req Request) outcome.Result { return sleep(ctx, req) }},
+	{Name: "transform", Schema: compiled("transform"), Identity: true, run: func(_ *Runner, _ context.Context, req Request) outcome.Result { return transform(req) }},
+}
+
+// Lookup finds a builtin by its short name ("http") or its full one ("builtin.http").
+func Lookup(name string) (Builtin, bool) {
+	name = strings.TrimPrefix(name, "builtin.")
+	i, ok := slices.BinarySearchFunc(table[:], name, func(b Builtin, n string) int { return strings.Compare(b.Name, n) })
+	if !ok {
+		return Builtin{}, false
+	}
+	return table[i], true
+}
+
+// InputSchema returns the input schema of a builtin by its short name; ok is false for a
+// name that is not a builtin.
+func InputSchema(name string) (s *schema.Schema, ok bool) {
+	b, ok := Lookup(name)
+	if !ok {
+		return nil, false
+	}
+	return b.Schema(), true
+}
+
+// IsIdentity reports whether the builtin named name is an identity (see Builtin.Identity).
+func IsIdentity(name string) bool {
+	b, ok := Lookup(name)
+	return ok && b.Identity
+}
+
+// Names returns the short names of the builtins, sorted. The caller owns the slice.
+func Names() []string {
+	names := make([]string, len(table))
+	for i, b := range table {
+		names[i] = b.Name
+	}
+	return names
+}
+
+// compiled compiles an embedded schema once. The schemas are part of the program and covered
+// by tests, so a failure is a bug, not an input error.
+func compiled(name string) func() *schema.Schema {
+	return sync.OnceValue(func() *schema.Schema {
+		doc, err := schemaDocs.ReadFile("schemas/" + name + ".json")
+		if err != nil {
+			panic(fmt.Sprintf("builtin %s: %v", name, err))
+		}
+		s, err := schema.Compile("builtin."+name, doc)
+		if err != nil {
+			panic(fmt.Sprintf("builtin %s: %v", name, err))
+		}
+		return s
+	})
+}
