@@ -9,6 +9,7 @@ package hostabi
 import (
 	"errors"
 	"fmt"
+	"github.com/fuscia/fuscia/internal/outcome"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -215,15 +216,16 @@ type Error struct {
 	Message string
 }
 
-// Kind is the error kind of docs/reference/cli.md that an Error maps to.
-type Kind string
+// Kind is the engine's error kind (internal/outcome): the host classifies its failures with
+// the kinds the engine interprets, so there is one kind type on the host side.
+type Kind = outcome.Kind
 
 // Error kinds a call can fail with; a guest's own error response is not an Error.
 const (
-	Fatal            Kind = "fatal"
-	Timeout          Kind = "timeout"
-	Cancelled        Kind = "cancelled"
-	SandboxViolation Kind = "sandbox_violation"
+	Fatal            = outcome.Fatal
+	Timeout          = outcome.Timeout
+	Cancelled        = outcome.Cancelled
+	SandboxViolation = outcome.SandboxViolation
 )
 
 func (e *Error) Error() string { return e.Message }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/fuscia/fuscia/internal/outcome"
 	"slices"
 	"time"
 
@@ -13,17 +14,18 @@ import (
 	pluginv1 "github.com/fuscia/fuscia/proto/fuscia/plugin/v1"
 )
 
-// Kind classifies a failed call, with the names of the engine's error kinds (docs/reference/cli.md).
-type Kind string
+// Kind classifies a failed call: it is the engine's error kind (internal/outcome), so there
+// is one kind type on the host side.
+type Kind = outcome.Kind
 
 // Kinds of Error.
 const (
-	Fatal     Kind = "fatal"
-	Timeout   Kind = "timeout"
-	Cancelled Kind = "cancelled"
+	Fatal     = outcome.Fatal
+	Timeout   = outcome.Timeout
+	Cancelled = outcome.Cancelled
 	// Crashed: the plugin process died during the call. Retryable: the next call starts a new
 	// process.
-	Crashed Kind = "plugin_crashed"
+	Crashed = outcome.PluginCrashed
 )
 
 // Error is a call that did not get an answer from the plugin.

@@ -208,7 +208,7 @@ func (p *Dispatcher) configure(ctx context.Context, pc *binding, t plugin.Target
 	}
 	diags, err := p.Manager.Configure(ctx, t, pc.Config, nil)
 	if err != nil {
-		kind := outcome.Kind(plugin.KindOf(err))
+		kind := plugin.KindOf(err)
 		if kind == outcome.Fatal {
 			pc.configured, pc.configErr = true, &outcome.Error{Kind: kind, Message: err.Error()}
 			return pc.configErr
@@ -255,7 +255,7 @@ func (p *Dispatcher) Call(ctx context.Context, b task.Binding, call task.Call) o
 	resp, err := p.Manager.Execute(ctx, t, plugin.Request{Task: call.Uses.Name, Input: call.Input, State: call.State, Config: pc.Config, Context: pctx},
 		p.env(journal.ExecutionScope(call.ExecutionID), call.ExecutionID, call.Log))
 	if err != nil {
-		return outcome.Fail(outcome.Kind(plugin.KindOf(err)), "%s", err)
+		return outcome.Fail(plugin.KindOf(err), "%s", err)
 	}
 	res, perr := resultOf(resp)
 	if perr != nil {
@@ -387,7 +387,7 @@ func (p *Dispatcher) Trigger(ctx context.Context, b task.Binding, call task.Trig
 		Context: &pluginv1.CallContext{Workflow: workflow, Node: "trigger." + trigger}},
 		p.env(journal.TriggerScope(workflow, trigger), "", logf))
 	if err != nil {
-		return fail(outcome.Kind(plugin.KindOf(err)), "%s", err)
+		return fail(plugin.KindOf(err), "%s", err)
 	}
 	switch resp.Type {
 	case pluginv1.HandleTriggerResponse_TYPE_COMPLETED:

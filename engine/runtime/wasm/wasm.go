@@ -293,7 +293,7 @@ func (c *Dispatcher) Call(ctx context.Context, b task.Binding, call task.Call) o
 	}
 	resp, err := host.Invoke(ctx, mod, env, req)
 	if err != nil {
-		return outcome.Fail(outcome.Kind(hostabi.KindOf(err)), "%s", err)
+		return outcome.Fail(hostabi.KindOf(err), "%s", err)
 	}
 	res, perr := outcome.Parse(resp)
 	if perr != nil {
@@ -376,7 +376,7 @@ func (c *Dispatcher) Trigger(ctx context.Context, b task.Binding, call task.Trig
 	}
 	resp, err := host.Invoke(ctx, mod, env, req)
 	if err != nil {
-		return fail(outcome.Kind(hostabi.KindOf(err)), "%s", err)
+		return fail(hostabi.KindOf(err), "%s", err)
 	}
 	var res task.TriggerResult
 	if err := json.Unmarshal(resp, &res); err != nil {
