@@ -1,7 +1,7 @@
 package main
 
-// End-to-end tests of `fuscia serve` with Wasm component triggers (api.md "Webhooks", serve.md
-// "Triggers"): the example component fuscia/ticker is packed and installed into the harness's
+// End-to-end tests of `fuscia serve` with Wasm component triggers (docs/reference/api.md
+// "Webhooks", docs/serve.md "Triggers"): the example component fuscia/ticker is packed and installed into the harness's
 // home with the real CLI, and the real serve binary calls its trigger `tick` for a webhook and
 // for a poll trigger.
 

@@ -12,7 +12,7 @@ import (
 	"github.com/fuscia/fuscia/engine/artifact"
 )
 
-// The artifacts endpoints of the API (docs/api.md), server and client side.
+// The artifacts endpoints of the API (docs/reference/api.md), server and client side.
 
 func (s *server) artifacts(w http.ResponseWriter, r *http.Request) {
 	a, err := s.ops.Artifacts(r.Context(), r.PathValue("id"))

@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// The token endpoints of the API (docs/api.md), server and client side.
+// The token endpoints of the API (docs/reference/api.md), server and client side.
 
 // Error codes of the token endpoints.
 const (

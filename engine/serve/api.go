@@ -14,7 +14,7 @@ import (
 	"github.com/fuscia/fuscia/lang"
 )
 
-// RegisterAPI adds serve's endpoints to the owner's API (docs/api.md): start a run, resume,
+// RegisterAPI adds serve's endpoints to the owner's API (docs/reference/api.md): start a run, resume,
 // workflows, health. The same mux answers on the unix socket and on -listen.
 func (s *Server) RegisterAPI(mux *http.ServeMux) {
 	mux.HandleFunc("GET /v1/health", s.health)

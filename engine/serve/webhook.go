@@ -107,7 +107,7 @@ func (s *Server) serveWebhook(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// max_body_bytes bounds what the sender puts into the run's payload: the body, and the
-	// query and headers together (docs/api.md, "Webhooks").
+	// query and headers together (docs/reference/api.md, "Webhooks").
 	if n := queryAndHeaderBytes(r); n > t.MaxBodyBytes {
 		refuse(http.StatusRequestEntityTooLarge, map[string]any{"error": fmt.Sprintf("the query and headers (%d bytes) are over max_body_bytes (%d bytes)", n, t.MaxBodyBytes)})
 		return
