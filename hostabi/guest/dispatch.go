@@ -2,12 +2,13 @@ package guest
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/fuscia/fuscia/internal/taskresult"
 )
 
 // handlers is the component's registry. Only Task and Trigger write it, from init functions,
@@ -107,7 +108,7 @@ func (r *registry) dispatch(data []byte) response {
 		if err != nil {
 			return errorResponse(err)
 		}
-		return res.response()
+		return wire(taskresult.Encode(res))
 	case "trigger":
 		fn, ok := r.triggers[req.Name]
 		if !ok {
@@ -124,7 +125,7 @@ func (r *registry) dispatch(data []byte) response {
 		if err != nil {
 			return errorResponse(err)
 		}
-		return res.response()
+		return wire(taskresult.EncodeTrigger(res))
 	}
 	return fatalResponse("guest: unknown request kind " + strconv.Quote(req.Kind) + ` (want "task" or "trigger")`)
 }
@@ -163,20 +164,4 @@ func unknown[F any](kind, name string, known map[string]F) string {
 	}
 	slices.Sort(names)
 	return msg + "; its " + kind + "s are " + strings.Join(names, ", ")
-}
-
-// marshalOutput encodes an output or payload: nil is {}.
-func marshalOutput(v any) (json.RawMessage, error) {
-	if v == nil {
-		return json.RawMessage("{}"), nil
-	}
-	return marshalJSON(v)
-}
-
-func marshalJSON(v any) (json.RawMessage, error) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil, errors.New(strings.TrimPrefix(err.Error(), "json: "))
-	}
-	return b, nil
 }

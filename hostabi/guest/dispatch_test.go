@@ -37,6 +37,11 @@ func TestHandleTask(t *testing.T) {
 			want: `{"type":"success","output":{}}`,
 		},
 		{
+			name: "success with a nil map output is an empty object, as in plugin/sdk",
+			fn:   func(Context, textIn) (Result, error) { return Success(map[string]any(nil)), nil },
+			want: `{"type":"success","output":{}}`,
+		},
+		{
 			name: "zero result is success",
 			fn:   func(Context, textIn) (Result, error) { return Result{}, nil },
 			want: `{"type":"success","output":{}}`,
@@ -67,6 +72,20 @@ func TestHandleTask(t *testing.T) {
 			name: "retryable with backoff",
 			fn:   func(Context, textIn) (Result, error) { return Result{}, Retryable("busy", 2*time.Second) },
 			want: `{"type":"error","kind":"retryable","message":"busy","backoff_hint_ms":2000}`,
+		},
+		{
+			name: "a negative backoff hint is none, as in plugin/sdk",
+			fn: func(Context, textIn) (Result, error) {
+				return Result{}, &Error{Kind: KindRetryable, Message: "busy", BackoffHint: -time.Second}
+			},
+			want: `{"type":"error","kind":"retryable","message":"busy"}`,
+		},
+		{
+			name: "an Error around a sandbox error keeps its kind",
+			fn: func(Context, textIn) (Result, error) {
+				return Result{}, fmt.Errorf("%w: %w", Validation("bad host"), &SandboxError{Message: "no"})
+			},
+			want: `{"type":"error","kind":"validation","message":"bad host: sandbox violation: no"}`,
 		},
 		{
 			name: "fatal",

@@ -32,7 +32,7 @@ func (p *provider) Execute(ctx context.Context, req *pluginv1.ExecuteRequest) (*
 	if err != nil {
 		return errorResponse(err), nil
 	}
-	return res.response(), nil
+	return response(res), nil
 }
 
 // HandleTrigger runs one invocation of a trigger, as Execute runs a task.
@@ -59,7 +59,7 @@ func (p *provider) HandleTrigger(ctx context.Context, req *pluginv1.HandleTrigge
 	if err != nil {
 		return triggerErrorResponse(err), nil
 	}
-	return res.response(), nil
+	return triggerResponse(res), nil
 }
 
 // withDeadline adds the request's deadline to ctx. gRPC carries it too, but rounded and only

@@ -1,160 +1,104 @@
 package sdk
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
-	"math"
-	"strings"
 	"time"
 
+	"github.com/fuscia/fuscia/internal/taskresult"
 	pluginv1 "github.com/fuscia/fuscia/proto/fuscia/plugin/v1"
 )
 
 // Result is what a task handler answers when it did not fail. Make one with Success, Skip,
 // Branch or Continue; the zero Result is a success with an empty output.
-type Result struct {
-	typ      pluginv1.ExecuteResponse_Type // 0 means success
-	output   any
-	reason   string
-	selected string
-	state    any
-	progress float64
-	delay    time.Duration
-}
+type Result = taskresult.Result
 
 // Success is a finished task with output, which becomes the node's output. output is encoded
 // with encoding/json; nil is sent as {}.
-func Success(output any) Result {
-	return Result{typ: pluginv1.ExecuteResponse_TYPE_SUCCESS, output: output}
-}
+func Success(output any) Result { return taskresult.Success(output) }
 
 // Skip says the task had nothing to do; the node is skipped, with reason.
-func Skip(reason string) Result {
-	return Result{typ: pluginv1.ExecuteResponse_TYPE_SKIP, reason: reason}
-}
+func Skip(reason string) Result { return taskresult.Skip(reason) }
 
 // Branch finishes the task and selects the branch edges labelled selected
 // (task.NAME.branch.SELECTED); output as for Success.
-func Branch(selected string, output any) Result {
-	return Result{typ: pluginv1.ExecuteResponse_TYPE_BRANCH, selected: selected, output: output}
-}
+func Branch(selected string, output any) Result { return taskresult.Branch(selected, output) }
 
 // Continue asks the engine to call the task again after delay, in the same attempt, with state
 // as the next call's Call.State. output is the node's output so far, progress how far the work
 // is, between 0 and 1 (clamped).
 func Continue(state, output any, progress float64, delay time.Duration) Result {
-	return Result{typ: pluginv1.ExecuteResponse_TYPE_CONTINUE, state: state, output: output, progress: progress, delay: delay}
-}
-
-// response encodes r; an output or state that cannot be encoded is a fatal error.
-func (r Result) response() *pluginv1.ExecuteResponse {
-	switch r.typ {
-	case pluginv1.ExecuteResponse_TYPE_SKIP:
-		return &pluginv1.ExecuteResponse{Type: r.typ, Reason: r.reason}
-	case pluginv1.ExecuteResponse_TYPE_CONTINUE:
-		out, err := marshalOutput(r.output)
-		if err != nil {
-			return fatalResponse("encode output: " + err.Error())
-		}
-		state, err := marshalJSON(r.state)
-		if err != nil {
-			return fatalResponse("encode continue state: " + err.Error())
-		}
-		p := r.progress
-		if math.IsNaN(p) {
-			p = 0
-		}
-		return &pluginv1.ExecuteResponse{Type: r.typ, Output: out, State: state,
-			Progress: min(max(p, 0), 1), DelayMs: max(r.delay, 0).Milliseconds()}
-	case pluginv1.ExecuteResponse_TYPE_BRANCH:
-		out, err := marshalOutput(r.output)
-		if err != nil {
-			return fatalResponse("encode output: " + err.Error())
-		}
-		return &pluginv1.ExecuteResponse{Type: r.typ, Selected: r.selected, Output: out}
-	default:
-		out, err := marshalOutput(r.output)
-		if err != nil {
-			return fatalResponse("encode output: " + err.Error())
-		}
-		return &pluginv1.ExecuteResponse{Type: pluginv1.ExecuteResponse_TYPE_SUCCESS, Output: out}
-	}
+	return taskresult.Continue(state, output, progress, delay)
 }
 
 // TriggerResult is what a trigger handler answers when it did not fail. Make one with Completed
 // or Pending; the zero TriggerResult is Pending.
-type TriggerResult struct {
-	completed bool
-	payload   any
-}
+type TriggerResult = taskresult.TriggerResult
 
 // Completed starts a run with payload as trigger.payload. payload is encoded with
 // encoding/json; nil is sent as {}.
-func Completed(payload any) TriggerResult { return TriggerResult{completed: true, payload: payload} }
+func Completed(payload any) TriggerResult { return taskresult.Completed(payload) }
 
 // Pending says there is nothing to start yet (a poll found nothing new).
-func Pending() TriggerResult { return TriggerResult{} }
+func Pending() TriggerResult { return taskresult.Pending() }
 
-func (r TriggerResult) response() *pluginv1.HandleTriggerResponse {
-	if !r.completed {
-		return &pluginv1.HandleTriggerResponse{Type: pluginv1.HandleTriggerResponse_TYPE_PENDING}
-	}
-	p, err := marshalOutput(r.payload)
-	if err != nil {
-		return triggerErrorResponse(&Error{Kind: KindFatal, Message: "encode payload: " + err.Error()})
-	}
-	return &pluginv1.HandleTriggerResponse{Type: pluginv1.HandleTriggerResponse_TYPE_COMPLETED, Payload: p}
+// response is r as the protocol's ExecuteResponse.
+func response(r Result) *pluginv1.ExecuteResponse { return executeResponse(taskresult.Encode(r)) }
+
+// triggerResponse is r as the protocol's HandleTriggerResponse.
+func triggerResponse(r TriggerResult) *pluginv1.HandleTriggerResponse {
+	return handleTriggerResponse(taskresult.EncodeTrigger(r))
 }
 
 // errorResponse is err as a task's error response.
 func errorResponse(err error) *pluginv1.ExecuteResponse {
-	c := classify(err)
-	return &pluginv1.ExecuteResponse{
-		Type:          pluginv1.ExecuteResponse_TYPE_ERROR,
-		ErrorKind:     string(c.kind),
-		Message:       c.message,
-		BackoffHintMs: c.backoffHint.Milliseconds(),
-		Output:        c.partialOutput,
-	}
+	return executeResponse(taskresult.Classify(err, KindRetryable))
 }
 
 // triggerErrorResponse is err as a trigger's error response, which has no backoff hint or
 // partial output.
 func triggerErrorResponse(err error) *pluginv1.HandleTriggerResponse {
-	c := classify(err)
-	return &pluginv1.HandleTriggerResponse{
-		Type:      pluginv1.HandleTriggerResponse_TYPE_ERROR,
-		ErrorKind: string(c.kind),
-		Message:   c.message,
-	}
+	return handleTriggerResponse(taskresult.Classify(err, KindRetryable))
 }
 
 func fatalResponse(msg string) *pluginv1.ExecuteResponse {
-	return errorResponse(&Error{Kind: KindFatal, Message: msg})
+	return executeResponse(taskresult.Failure(KindFatal, msg))
+}
+
+// executeResponse copies a task's encoded answer onto the protocol's message; an error's
+// partial output travels in Output.
+func executeResponse(r taskresult.Response) *pluginv1.ExecuteResponse {
+	switch r.Type {
+	case taskresult.TypeSkip:
+		return &pluginv1.ExecuteResponse{Type: pluginv1.ExecuteResponse_TYPE_SKIP, Reason: r.Reason}
+	case taskresult.TypeContinue:
+		return &pluginv1.ExecuteResponse{Type: pluginv1.ExecuteResponse_TYPE_CONTINUE, Output: r.Output,
+			State: r.State, Progress: r.Progress, DelayMs: r.DelayMs}
+	case taskresult.TypeBranch:
+		return &pluginv1.ExecuteResponse{Type: pluginv1.ExecuteResponse_TYPE_BRANCH, Selected: r.Selected, Output: r.Output}
+	case taskresult.TypeError:
+		return &pluginv1.ExecuteResponse{
+			Type:          pluginv1.ExecuteResponse_TYPE_ERROR,
+			ErrorKind:     string(r.Kind),
+			Message:       r.Message,
+			BackoffHintMs: r.BackoffHintMs,
+			Output:        r.PartialOutput,
+		}
+	default:
+		return &pluginv1.ExecuteResponse{Type: pluginv1.ExecuteResponse_TYPE_SUCCESS, Output: r.Output}
+	}
+}
+
+// handleTriggerResponse copies a trigger's encoded answer onto the protocol's message.
+func handleTriggerResponse(r taskresult.Response) *pluginv1.HandleTriggerResponse {
+	switch r.Type {
+	case taskresult.TypeCompleted:
+		return &pluginv1.HandleTriggerResponse{Type: pluginv1.HandleTriggerResponse_TYPE_COMPLETED, Payload: r.Payload}
+	case taskresult.TypeError:
+		return &pluginv1.HandleTriggerResponse{Type: pluginv1.HandleTriggerResponse_TYPE_ERROR,
+			ErrorKind: string(r.Kind), Message: r.Message}
+	default:
+		return &pluginv1.HandleTriggerResponse{Type: pluginv1.HandleTriggerResponse_TYPE_PENDING}
+	}
 }
 
 // marshalOutput encodes an output or payload: nil, and a nil pointer or map, are {}.
-func marshalOutput(v any) ([]byte, error) {
-	if v == nil {
-		return []byte("{}"), nil
-	}
-	b, err := marshalJSON(v)
-	if err != nil {
-		return nil, err
-	}
-	if bytes.Equal(b, []byte("null")) {
-		return []byte("{}"), nil
-	}
-	return b, nil
-}
-
-// marshalJSON is json.Marshal without the "json: " prefix, which means nothing to a workflow
-// author.
-func marshalJSON(v any) ([]byte, error) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil, errors.New(strings.TrimPrefix(err.Error(), "json: "))
-	}
-	return b, nil
-}
+func marshalOutput(v any) ([]byte, error) { return taskresult.MarshalOutput(v) }
