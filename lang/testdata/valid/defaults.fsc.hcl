@@ -1,4 +1,4 @@
-# The smallest workflow: every default of language.md applies, and the trigger is the implicit
+# The smallest workflow: every default of docs/reference/language.md applies, and the trigger is the implicit
 # manual "default". The task's name is 64 characters, the longest allowed.
 workflow "defaults" {}
 

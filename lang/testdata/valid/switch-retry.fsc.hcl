@@ -1,4 +1,4 @@
-# retry is a setting of every node (language.md, "Node settings common to every node"), a switch
+# retry is a setting of every node (docs/reference/language.md, "Node settings common to every node"), a switch
 # included.
 workflow "switch_retry" {}
 
