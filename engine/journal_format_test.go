@@ -1,0 +1,340 @@
+package engine
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/dgraph-io/badger/v4"
+
+	"github.com/fuscia/fuscia/engine/journal"
+	"github.com/fuscia/fuscia/engine/task"
+	"github.com/fuscia/fuscia/internal/outcome"
+)
+
+// The journal's bytes on disk and the task ids in them are a contract with every store already
+// written: a resumed run reads journals an older fuscia wrote, and a task recognizes its retries
+// by the task id. journal/testdata/format-v1 holds the journal and log records of real runs of
+// instances.fsc.hcl (and the child run of its call), as the engine wrote them into a real Badger
+// store, with the `show -json` view of each run. The journal package reads them back and
+// re-encodes them byte for byte (engine/journal/format_test.go); the tests here check that the
+// engine still writes the same instances, attempts and task ids.
+//
+// To rewrite the fixture after a deliberate format change (the store's format version changes
+// with it, docs/state.md):
+//
+//	go test ./engine -run TestJournalFormat -journal-fixture-from=$(git rev-parse --short HEAD)
+var journalFixtureFrom = flag.String("journal-fixture-from", "", "rewrite journal/testdata/format-v1 from the runs this code journals, naming the commit it is built from")
+
+const journalFixtureDir = "journal/testdata/format-v1"
+
+// fixtureRun is one run of the fixture: what it is (its label) and its execution id.
+type fixtureRun struct {
+	label string
+	id    string
+}
+
+// fixtureRecord is one Badger record: its key and its value, as stored.
+type fixtureRecord struct {
+	key, value []byte
+}
+
+// journalFixture is the content of journal/testdata/format-v1/records.txt.
+type journalFixture struct {
+	runs    []fixtureRun
+	records map[string][]fixtureRecord // by run id: its journal records, then its log records
+}
+
+// flakyServer answers the first request of each path with 503 and the next ones with 200 and
+// {"path": PATH}; paths under /broken/ always get 503. Every instance of the fixture has a path
+// of its own, so which attempts fail does not depend on the order the requests come in.
+func flakyServer(t *testing.T) string {
+	t.Helper()
+	var mu sync.Mutex
+	seen := map[string]bool{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		again := seen[r.URL.Path]
+		seen[r.URL.Path] = true
+		mu.Unlock()
+		if !again || strings.HasPrefix(r.URL.Path, "/broken/") {
+			http.Error(w, "not now", http.StatusServiceUnavailable)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"path":` + jsonString(r.URL.Path) + `}`))
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// loggingTasks logs a line for every call before passing it on, so that the fixture holds
+// log lines of every kind of instance too.
+type loggingTasks struct{ task.Dispatcher }
+
+func (l loggingTasks) Call(ctx context.Context, b task.Binding, call task.Call) outcome.Result {
+	call.Log("info", fmt.Sprintf("attempt %d of %s", call.Attempt, call.TaskID[strings.IndexByte(call.TaskID, ':')+1:]))
+	return l.Dispatcher.Call(ctx, b, call)
+}
+
+// recordFixtureRuns runs instances.fsc.hcl with this code into a fresh store: the run itself
+// ("main"), its call's child ("child"), a copy of the run cut where the process would have
+// died in the middle of an iteration's attempt, resumed ("resumed"), and the child that the
+// resumed run calls ("resumed-child"). It returns the runs, their records as stored and their
+// `show -json` views.
+func recordFixtureRuns(t *testing.T) (*journalFixture, map[string][]byte) {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join(journalFixtureDir, "instances.fsc.hcl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	child, err := os.ReadFile(filepath.Join(journalFixtureDir, "child.fsc.hcl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	te := newTestEnv(t)
+	te.engine.cfg.Tasks = loggingTasks{te.engine.cfg.Tasks}
+	te.write("child.fsc.hcl", string(child))
+	url := flakyServer(t)
+
+	ex := te.apply(string(src), StartOptions{}, "url="+url)
+	checkFixtureRun(t, ex)
+	resumedID := te.crashCopy(ex.ID, is(journal.AttemptStarted, "loop.outer/task.fetch", 1))
+	rex := te.resume(resumedID)
+	wantRun(t, rex, journal.StatusCompletedWithErrors)
+	fx := &journalFixture{runs: []fixtureRun{
+		{"main", ex.ID},
+		{"child", wantNode(t, ex, "call.child", journal.StatusSucceeded).ChildID},
+		{"resumed", rex.ID},
+		{"resumed-child", wantNode(t, rex, "call.child", journal.StatusSucceeded).ChildID},
+	}}
+	shows := map[string][]byte{}
+	for _, run := range fx.runs {
+		x, err := te.store.Execution(run.id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := json.MarshalIndent(x, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		shows[run.label] = append(b, '\n')
+	}
+	te.closeStore()
+	fx.records = readRecords(t, filepath.Join(te.dir, "state"), fx.runs)
+	return fx, shows
+}
+
+// checkFixtureRun checks that a run of instances.fsc.hcl went the way the fixture says: retried
+// attempts, a skipped item, a failed iteration, a failed task and a called child.
+func checkFixtureRun(t *testing.T, ex *journal.Execution) {
+	t.Helper()
+	wantRun(t, ex, journal.StatusCompletedWithErrors)
+	items := wantNode(t, ex, "task.items", journal.StatusSucceeded)
+	if len(items.Instances) != 3 || items.Instances[0].Attempts != 2 || items.Instances[1].Attempts != 2 || items.Instances[2].Status != journal.StatusSkipped {
+		t.Fatalf("task.items: %s", jsonOf(t, items))
+	}
+	outer := wantNode(t, ex, "loop.outer", journal.StatusCompletedWithErrors)
+	if len(outer.Iterations) != 3 || outer.Iterations[2].Status != journal.StatusFailed || outer.Iterations[1].Nodes["task.big"].Status != journal.StatusSucceeded {
+		t.Fatalf("loop.outer: %s", jsonOf(t, outer))
+	}
+	if f := wantNode(t, ex, "task.flaky", journal.StatusFailed); f.Attempts != 2 {
+		t.Fatalf("task.flaky: %s", jsonOf(t, f))
+	}
+	wantNode(t, ex, "wait.pause", journal.StatusSucceeded)
+}
+
+// readRecords reads the journal and log records of runs from the closed store at dir, in key
+// order, straight from Badger.
+func readRecords(t *testing.T, dir string, runs []fixtureRun) map[string][]fixtureRecord {
+	t.Helper()
+	db, err := badger.Open(badger.DefaultOptions(dir).WithReadOnly(true).WithLogger(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	out := map[string][]fixtureRecord{}
+	err = db.View(func(txn *badger.Txn) error {
+		for _, run := range runs {
+			for _, prefix := range []string{"j/", "l/"} {
+				it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte(prefix + run.id + "/")})
+				for it.Rewind(); it.Valid(); it.Next() {
+					v, err := it.Item().ValueCopy(nil)
+					if err != nil {
+						it.Close()
+						return err
+					}
+					out[run.id] = append(out[run.id], fixtureRecord{key: it.Item().KeyCopy(nil), value: v})
+				}
+				it.Close()
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// records.txt: comment lines (#), a `run LABEL ID` line per run, then one line per record:
+// the key, a tab and the value. A key is written as stored but for its last 8 bytes (the
+// big-endian sequence number), which are written as 16 hex digits after the '/'.
+func writeFixture(t *testing.T, fx *journalFixture, shows map[string][]byte, from string) {
+	t.Helper()
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "# Journal and log records of runs of instances.fsc.hcl, as written by fuscia at commit %s\n", from)
+	fmt.Fprintf(&b, "# (go test ./engine -run TestJournalFormat -journal-fixture-from=%s). Do not edit: the journal\n", from)
+	b.WriteString("# package reads them back and must re-encode every value byte for byte.\n")
+	for _, run := range fx.runs {
+		fmt.Fprintf(&b, "run %s %s\n", run.label, run.id)
+	}
+	for _, run := range fx.runs {
+		for _, r := range fx.records[run.id] {
+			if len(r.key) < 8 || bytes.ContainsAny(r.value, "\n") {
+				t.Fatalf("record %q: unexpected shape", r.key)
+			}
+			fmt.Fprintf(&b, "%s%016x\t%s\n", r.key[:len(r.key)-8], r.key[len(r.key)-8:], r.value)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(journalFixtureDir, "records.txt"), b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for label, show := range shows {
+		if err := os.WriteFile(filepath.Join(journalFixtureDir, "show-"+label+".json"), show, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// readJournalFixture reads records.txt.
+func readJournalFixture(t *testing.T) *journalFixture {
+	t.Helper()
+	f, err := os.Open(filepath.Join(journalFixtureDir, "records.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	fx := &journalFixture{records: map[string][]fixtureRecord{}}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 16<<20)
+	for line := 1; sc.Scan(); line++ {
+		text := sc.Text()
+		switch {
+		case strings.HasPrefix(text, "#"):
+		case strings.HasPrefix(text, "run "):
+			f := strings.Fields(text)
+			if len(f) != 3 {
+				t.Fatalf("records.txt:%d: want `run LABEL ID`", line)
+			}
+			fx.runs = append(fx.runs, fixtureRun{label: f[1], id: f[2]})
+		default:
+			key, value, ok := strings.Cut(text, "\t")
+			if !ok || len(key) < 16 {
+				t.Fatalf("records.txt:%d: want KEY<tab>VALUE", line)
+			}
+			var seq uint64
+			if _, err := fmt.Sscanf(key[len(key)-16:], "%016x", &seq); err != nil {
+				t.Fatalf("records.txt:%d: sequence number: %v", line, err)
+			}
+			k := binary.BigEndian.AppendUint64([]byte(key[:len(key)-16]), seq)
+			id := strings.SplitN(key, "/", 3)[1]
+			fx.records[id] = append(fx.records[id], fixtureRecord{key: k, value: []byte(value)})
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(fx.runs) == 0 {
+		t.Fatal("records.txt names no run")
+	}
+	return fx
+}
+
+// instanceFacts describes what a run's records say about its instances, with the execution
+// id taken out of the task ids (each run has a new one) and what varies from one run to the
+// next (times, ports, durations, log messages) left out: one line per journal entry of a node and per log
+// line, sorted. all is false for a run whose entries depend on timing (the resumed one: what
+// its cut copy holds depends on which iteration got there first); then only its instances
+// are listed, once each.
+func instanceFacts(t *testing.T, id string, records []fixtureRecord, all bool) []string {
+	t.Helper()
+	var facts []string
+	seen := map[string]bool{}
+	for _, r := range records {
+		var fact string
+		switch {
+		case bytes.HasPrefix(r.key, []byte("j/")):
+			var e journal.Entry
+			if err := json.Unmarshal(r.value, &e); err != nil {
+				t.Fatalf("%s: %v", r.key, err)
+			}
+			if e.Node == "" {
+				continue
+			}
+			taskID := e.TaskID
+			if taskID != "" {
+				if !strings.HasPrefix(taskID, id+":") {
+					t.Fatalf("task id %q of %s: not in the run's id", taskID, id)
+				}
+				taskID = "ID" + taskID[len(id):]
+			}
+			fact = fmt.Sprintf("%s %s %v attempt=%d task_id=%s status=%s", e.Type, e.Node, e.Index, e.Attempt, taskID, e.Status)
+			if !all {
+				fact = fmt.Sprintf("%s %v", e.Node, e.Index)
+			}
+		case bytes.HasPrefix(r.key, []byte("l/")):
+			var l journal.LogLine
+			if err := json.Unmarshal(r.value, &l); err != nil {
+				t.Fatalf("%s: %v", r.key, err)
+			}
+			// The message is left out: builtin.http's names the server's port and the time taken.
+			fact = fmt.Sprintf("log %s %v attempt=%d %s", l.Node, l.Index, l.Attempt, l.Level)
+			if !all {
+				fact = fmt.Sprintf("%s %v", l.Node, l.Index)
+			}
+		}
+		if !all && seen[fact] {
+			continue
+		}
+		seen[fact] = true
+		facts = append(facts, fact)
+	}
+	slices.Sort(facts)
+	return facts
+}
+
+// TestJournalFormat: the engine journals the fixture's workflow today with the same instances,
+// attempts, task ids and log lines as the code that wrote the fixture (with
+// -journal-fixture-from, it rewrites the fixture instead).
+func TestJournalFormat(t *testing.T) {
+	got, shows := recordFixtureRuns(t)
+	if *journalFixtureFrom != "" {
+		writeFixture(t, got, shows, *journalFixtureFrom)
+		return
+	}
+	want := readJournalFixture(t)
+	if len(got.runs) != len(want.runs) {
+		t.Fatalf("%d runs; the fixture has %d", len(got.runs), len(want.runs))
+	}
+	for i, run := range want.runs {
+		all := run.label != "resumed"
+		g := instanceFacts(t, got.runs[i].id, got.records[got.runs[i].id], all)
+		w := instanceFacts(t, run.id, want.records[run.id], all)
+		if !slices.Equal(g, w) {
+			t.Errorf("run %s: the journal differs from the fixture's:\n got: %s\nwant: %s", run.label, strings.Join(g, "\n      "), strings.Join(w, "\n      "))
+		}
+	}
+}
