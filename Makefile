@@ -4,7 +4,7 @@ BIN      := bin/fuscia
 LOAD     := bin/fuscia-load
 FUZZTIME ?= 20s
 
-.PHONY: build test vet fmt-check fuzz demo bench soak crash load-tool examples proto clean
+.PHONY: build test vet fmt-check fuzz demo bench soak crash load-tool examples c-guest proto clean
 
 # build builds the CLI and the first-party plugins (bin/plugins/fuscia-plugin-shell, -ssh).
 build:
@@ -120,6 +120,13 @@ examples:
 		[ -f "$$d/main.go" ] || continue; \
 		echo "plugin $$d"; $(GO) build -o "bin/plugins/fuscia-plugin-$$(basename $$d)" "./$$d" || exit 1; \
 	done
+
+# c-guest builds the C example component, examples/components/c-upper/component.wasm, with
+# clang, lld and wasi-libc (Debian's packages; .ci/run installs them). `make test` builds it as
+# well, in cmd/fuscia's end-to-end test of the guests written from docs/reference/abi-v1.md;
+# `make examples` and `make demo` need only Go.
+c-guest:
+	$(MAKE) -C examples/components/c-upper
 
 # proto regenerates proto/fuscia/plugin/v1's Go code (committed, so nothing else needs protoc).
 # It installs its tools: protoc from Debian, the Go generators pinned to the versions go.mod uses.
