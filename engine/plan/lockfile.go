@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/gohcl"
@@ -105,19 +107,21 @@ func UpdateLock(workflowFile string, res *Resolution, readonly bool) (bool, hcl.
 	if diags.HasErrors() {
 		return false, diags
 	}
+	comps, plugins, diags := lockEntries(res)
+	if diags.HasErrors() {
+		return false, diags
+	}
 	var changes []string
-	for _, c := range res.Components {
-		want := ComponentLock{Source: c.Source, Version: c.Version, Constraints: c.Constraints, Digest: c.Digest}
-		if old, ok := lock.Components[c.Source]; !ok || old != want {
-			changes = append(changes, fmt.Sprintf("component %s %s (%s)", c.Source, c.Version, c.Digest))
-			lock.Components[c.Source] = want
+	for _, want := range comps {
+		if old, ok := lock.Components[want.Source]; !ok || old != want {
+			changes = append(changes, fmt.Sprintf("component %s %s (%s)", want.Source, want.Version, want.Digest))
+			lock.Components[want.Source] = want
 		}
 	}
-	for _, p := range res.Plugins {
-		want := PluginLock{Source: p.Source, Version: p.Version, Digest: p.Digest}
-		if old, ok := lock.Plugins[p.Source]; !ok || old != want {
-			changes = append(changes, fmt.Sprintf("plugin %s %s (%s)", p.Source, p.Version, p.Digest))
-			lock.Plugins[p.Source] = want
+	for _, want := range plugins {
+		if old, ok := lock.Plugins[want.Source]; !ok || old != want {
+			changes = append(changes, fmt.Sprintf("plugin %s %s (%s)", want.Source, want.Version, want.Digest))
+			lock.Plugins[want.Source] = want
 		}
 	}
 	if len(changes) == 0 {
@@ -134,6 +138,51 @@ func UpdateLock(workflowFile string, res *Resolution, readonly bool) (bool, hcl.
 			Detail: fmt.Sprintf("Writing %s failed: %s.", path, err)}}
 	}
 	return true, nil
+}
+
+// lockEntries are the lock file's entries for res: one per source, as the file records them.
+// Blocks that share a source share its entry, so they must resolve to the same version and
+// digest; their constraints are recorded together (sorted, without repeats), so the entry
+// does not depend on which block is seen first.
+func lockEntries(res *Resolution) (map[string]ComponentLock, map[string]PluginLock, hcl.Diagnostics) {
+	var diags hcl.Diagnostics
+	comps := map[string]ComponentLock{}
+	constraints := map[string][]string{}
+	for _, local := range sortedKeys(res.Components) {
+		c := res.Components[local]
+		want := ComponentLock{Source: c.Source, Version: c.Version, Digest: c.Digest}
+		if prev, ok := comps[c.Source]; ok && (prev.Version != want.Version || prev.Digest != want.Digest) {
+			diags = append(diags, conflictDiag("component", c.Source, prev.Version, want.Version))
+			continue
+		}
+		comps[c.Source] = want
+		if c.Constraints != "" && !slices.Contains(constraints[c.Source], c.Constraints) {
+			constraints[c.Source] = append(constraints[c.Source], c.Constraints)
+		}
+	}
+	for source, cs := range constraints {
+		sort.Strings(cs)
+		e := comps[source]
+		e.Constraints = strings.Join(cs, "; ")
+		comps[source] = e
+	}
+	plugins := map[string]PluginLock{}
+	for _, local := range sortedKeys(res.Plugins) {
+		p := res.Plugins[local]
+		want := PluginLock{Source: p.Source, Version: p.Version, Digest: p.Digest}
+		if prev, ok := plugins[p.Source]; ok && prev != want {
+			diags = append(diags, conflictDiag("plugin", p.Source, prev.Version+" ("+prev.Digest+")", want.Version+" ("+want.Digest+")"))
+			continue
+		}
+		plugins[p.Source] = want
+	}
+	return comps, plugins, diags
+}
+
+func conflictDiag(kind, source, a, b string) *hcl.Diagnostic {
+	return &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "One " + kind + " source, two versions",
+		Detail: fmt.Sprintf("Two %s blocks use %s but resolve to different versions: %s and %s. The lock file records one version per source: give the blocks version constraints that one version meets.",
+			kind, source, a, b)}
 }
 
 func joinSentence(items []string) string {
