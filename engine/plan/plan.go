@@ -45,7 +45,7 @@ type Node struct {
 	BodyStages   [][]string    `json:"body_stages,omitempty"` // loops: their body in stage order
 	Detail       string        `json:"detail,omitempty"`      // kind-specific settings, e.g. "strategy all, merge keyed"
 
-	inputs cty.Value // for text rendering
+	inputs, forEach cty.Value // for text rendering
 }
 
 // Retry is a node's effective retry policy.
@@ -125,6 +125,7 @@ func (p *Plan) add(w *lang.Workflow, res *Resolution, n *lang.Node, stage int) {
 			pn.Inputs = ValueJSON(vals.Inputs)
 		}
 		if vals.ForEach != cty.NilVal {
+			pn.forEach = vals.ForEach
 			pn.ForEach = ValueJSON(vals.ForEach)
 		}
 		if vals.When != cty.NilVal {

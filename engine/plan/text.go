@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -77,7 +78,9 @@ func (p *Plan) writeNode(b *strings.Builder, addr, indent string) {
 	if n.When != nil {
 		fmt.Fprintf(b, "%s%-9s %s\n", in, "when", renderJSONish(n.When))
 	}
-	if n.ForEach != nil {
+	if n.forEach != cty.NilVal {
+		fmt.Fprintf(b, "%s%-9s %s\n", in, "for_each", RenderValue(n.forEach, in))
+	} else if n.ForEach != nil {
 		fmt.Fprintf(b, "%s%-9s %s\n", in, "for_each", renderJSONish(n.ForEach))
 	}
 	if n.inputs != cty.NilVal {
@@ -119,6 +122,10 @@ func renderJSONish(v any) string {
 		}
 	case bool:
 		return fmt.Sprint(x)
+	}
+	// A plan read back from JSON has no cty values: show JSON rather than Go's %v syntax.
+	if out, err := json.Marshal(v); err == nil {
+		return string(out)
 	}
 	return fmt.Sprintf("%v", v)
 }
