@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 )
 
@@ -212,7 +213,8 @@ func Decide(r Result, p Policy, attempt, iterations int) Decision {
 func (p Policy) Delay(attempt int) time.Duration {
 	d := p.InitialDelay
 	if p.Backoff != "fixed" {
-		for i := 1; i < attempt && d < p.MaxDelay; i++ {
+		// MaxDelay 0 is no cap; the doubling still stops where a Duration would overflow.
+		for i := 1; i < attempt && (p.MaxDelay <= 0 || d < p.MaxDelay) && d > 0 && d <= math.MaxInt64/2; i++ {
 			d *= 2
 		}
 		if p.MaxDelay > 0 && d > p.MaxDelay {

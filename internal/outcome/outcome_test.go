@@ -63,6 +63,11 @@ var retryPolicies = []retryPolicy{
 		delays: []time.Duration{2 * time.Second, 2 * time.Second},
 	},
 	{
+		name:   "exponential without max_delay doubles without a cap",
+		policy: outcome.Policy{Attempts: 5, Backoff: "exponential", InitialDelay: time.Second},
+		delays: []time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second},
+	},
+	{
 		name:   "backoff left empty is exponential",
 		policy: outcome.Policy{Attempts: 3, InitialDelay: 100 * time.Millisecond, MaxDelay: time.Minute},
 		delays: []time.Duration{100 * time.Millisecond, 200 * time.Millisecond},
@@ -429,5 +434,18 @@ func TestParseRejects(t *testing.T) {
 	// Unknown fields are ignored (a newer guest may send more).
 	if r, err := outcome.Parse([]byte(`{"type":"success","output":1,"extra":true}`)); err != nil || r.Type != outcome.Success {
 		t.Errorf("Parse with an unknown field = %+v, %v", r, err)
+	}
+}
+
+// TestPolicyDelayNoOverflow: without a cap, doubling stops before a Duration overflows.
+func TestPolicyDelayNoOverflow(t *testing.T) {
+	p := outcome.Policy{Attempts: 200, Backoff: "exponential", InitialDelay: time.Second}
+	prev := time.Duration(0)
+	for attempt := 1; attempt <= 200; attempt++ {
+		d := p.Delay(attempt)
+		if d <= 0 || d < prev {
+			t.Fatalf("Delay(%d) = %s after %s; want a positive, non-decreasing delay", attempt, d, prev)
+		}
+		prev = d
 	}
 }
