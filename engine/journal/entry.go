@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/fuscia/fuscia/internal/outcome"
+	"github.com/fuscia/fuscia/lang"
 )
 
 // EntryType names a state change of a run.
@@ -87,6 +88,10 @@ type Entry struct {
 	Run     *RunInfo        `json:"run,omitempty"`
 	Outputs json.RawMessage `json:"outputs,omitempty"` // RunFinished: the workflow's outputs object
 }
+
+// Instance returns the address of the instance the entry is about (Node and Index). It is an
+// error for a run's own entries (no Node) and for a Node that is not a node address.
+func (e *Entry) Instance() (lang.InstanceAddr, error) { return lang.NewInstanceAddr(e.Node, e.Index) }
 
 // RunInfo is what RunStarted records about a run.
 type RunInfo struct {
@@ -176,6 +181,10 @@ type LogLine struct {
 	Level   string    `json:"level"` // debug, info, warn, error
 	Message string    `json:"message"`
 }
+
+// Instance returns the address of the instance that wrote the line (Node and Index); an error
+// when Node is not a node address.
+func (l *LogLine) Instance() (lang.InstanceAddr, error) { return lang.NewInstanceAddr(l.Node, l.Index) }
 
 // Execution is one run as `show -json` prints it (docs/reference/cli.md), rebuilt from its journal.
 type Execution struct {

@@ -9,10 +9,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/dgraph-io/badger/v4"
+
+	"github.com/fuscia/fuscia/lang"
 )
 
 // testdata/format-v1 holds the journal and log records of real runs, as an earlier fuscia
@@ -74,7 +77,8 @@ func readFormatFixture(t *testing.T) ([]formatRun, map[string][]formatRecord) {
 }
 
 // TestFormatRoundTrip reads back the fixture's records, written by an earlier fuscia: every
-// value decodes and encodes again to the same bytes; journaled again through Append and Log
+// value decodes and encodes again to the same bytes; the instance each names has an address
+// whose text parses back to it, and a task id is the run's id and that text; journaled again through Append and Log
 // into a real store and read back from Badger after a reopen, every record has the same key
 // and value; and the store's view of each run is the `show -json` the earlier fuscia printed.
 func TestFormatRoundTrip(t *testing.T) {
@@ -93,10 +97,18 @@ func TestFormatRoundTrip(t *testing.T) {
 			case bytes.HasPrefix(r.key, []byte(journalPrefix)):
 				var e Entry
 				decodeStrict(t, r, &e)
+				if e.Node != "" {
+					inst := checkInstance(t, r, &e, e.Node, e.Index)
+					// The task id is the run's id and the instance's one text form.
+					if e.TaskID != "" && e.TaskID != run.id+":"+inst.String() {
+						t.Errorf("record %q: task id %q; the instance's address gives %s:%s", r.key, e.TaskID, run.id, inst)
+					}
+				}
 				entries = append(entries, e)
 			case bytes.HasPrefix(r.key, []byte(logPrefix)):
 				var l LogLine
 				decodeStrict(t, r, &l)
+				checkInstance(t, r, &l, l.Node, l.Index)
 				lines = append(lines, l)
 			default:
 				t.Fatalf("record %q: neither a journal entry nor a log line", r.key)
@@ -166,6 +178,26 @@ func TestFormatRoundTrip(t *testing.T) {
 			t.Errorf("run %s: the view differs from show-%s.json:\n%s", run.label, run.label, show)
 		}
 	}
+}
+
+// checkInstance checks the address of the instance a record names: it is read from the
+// record's node and index, and its text form parses back to it.
+func checkInstance(t *testing.T, r formatRecord, rec interface {
+	Instance() (lang.InstanceAddr, error)
+}, node string, index []int) lang.InstanceAddr {
+	t.Helper()
+	inst, err := rec.Instance()
+	if err != nil {
+		t.Fatalf("record %q: %v", r.key, err)
+	}
+	if inst.Node.String() != node || !slices.Equal(inst.Index, index) {
+		t.Fatalf("record %q: instance %+v; the record says %s %v", r.key, inst, node, index)
+	}
+	back, err := lang.ParseInstanceAddr(inst.String())
+	if err != nil || !back.Equal(inst) {
+		t.Fatalf("record %q: ParseInstanceAddr(%q) = %+v, %v; want %+v", r.key, inst.String(), back, err, inst)
+	}
+	return inst
 }
 
 // decodeStrict decodes a record's value into v, refusing fields v does not have, and checks

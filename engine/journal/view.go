@@ -4,11 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
+
 	"github.com/fuscia/fuscia/internal/outcome"
+	"github.com/fuscia/fuscia/lang"
 )
 
 // maxViewItems bounds the instances or iterations a replay allocates for one node, so that a
@@ -146,47 +147,54 @@ func iterationTarget(it *IterationView) *target {
 		started: &it.StartedAt, finished: &it.FinishedAt}
 }
 
-// locate finds (creating it as pending when needed) the view an entry addresses.
+// locate finds (creating it as pending when needed) the view an entry addresses. An entry whose
+// node is not an address (none that fuscia writes) has no view to go in and is not shown.
 func (r *replay) locate(e *Entry) *target {
 	if e.Node == "" {
 		return nil
 	}
-	for _, i := range e.Index {
-		if i < 0 || i >= maxViewItems {
+	inst, err := e.Instance()
+	if err != nil {
+		return nil
+	}
+	for _, i := range inst.Index {
+		if i >= maxViewItems {
 			return nil
 		}
 	}
-	loopAddr, local, inBody := strings.Cut(e.Node, "/")
-	if !inBody {
-		n := nodeIn(r.x.Nodes, e.Node)
+	if inst.Node.Loop == "" {
+		addr := inst.Node.String()
+		n := nodeIn(r.x.Nodes, addr)
 		loop := ""
-		if r.isLoop(e.Node) {
-			loop = e.Node
+		if inst.Node.Kind == lang.KindLoop {
+			loop = addr
 		}
 		switch {
-		case len(e.Index) == 0:
+		case len(inst.Index) == 0:
 			return nodeTarget(n, loop)
-		case len(e.Index) == 1 && loop != "":
-			it := r.iteration(n, loop, e.Index[0])
+		case len(inst.Index) == 1 && loop != "":
+			it := r.iteration(n, loop, inst.Index[0])
 			setKey(&it.Key, e.Key)
 			return iterationTarget(it)
-		case len(e.Index) == 1:
-			in := instance(n, e.Index[0])
+		case len(inst.Index) == 1:
+			in := instance(n, inst.Index[0])
 			setKey(&in.Key, e.Key)
 			return instanceTarget(in)
 		}
 		return nil
 	}
-	if len(e.Index) == 0 || len(e.Index) > 2 {
+	// A body node: its instance in iteration Index[0], or item Index[1] of it.
+	if len(inst.Index) == 0 || len(inst.Index) > 2 {
 		return nil
 	}
-	it := r.iteration(nodeIn(r.x.Nodes, loopAddr), loopAddr, e.Index[0])
-	n := nodeIn(it.Nodes, local)
-	if len(e.Index) == 1 {
+	loopAddr := inst.Node.LoopAddr().String()
+	it := r.iteration(nodeIn(r.x.Nodes, loopAddr), loopAddr, inst.Index[0])
+	n := nodeIn(it.Nodes, inst.Node.Local())
+	if len(inst.Index) == 1 {
 		setKey(&it.Key, e.Key)
 		return nodeTarget(n, "")
 	}
-	in := instance(n, e.Index[1])
+	in := instance(n, inst.Index[1])
 	setKey(&in.Key, e.Key)
 	return instanceTarget(in)
 }
@@ -258,13 +266,6 @@ func setKey(dst *json.RawMessage, key json.RawMessage) {
 }
 
 func timePtr(t time.Time) *time.Time { return &t }
-
-func (r *replay) isLoop(addr string) bool {
-	if _, ok := r.bodies[addr]; ok {
-		return true
-	}
-	return strings.HasPrefix(addr, "loop.")
-}
 
 // nodeIn returns nodes[addr], adding it as pending when absent.
 func nodeIn(nodes map[string]*NodeView, addr string) *NodeView {

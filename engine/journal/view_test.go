@@ -136,6 +136,23 @@ func TestExecutionReplay(t *testing.T) {
 					"started_at":":02","finished_at":":04"}}}`,
 		},
 		{
+			name: "entries of no instance address are not shown",
+			entries: []Entry{
+				started("wf", "", "task.a"),
+				{Type: NodeStarted, Node: "x"},
+				{Type: NodeStarted, Node: "task.a[1]"},
+				{Type: NodeStarted, Node: "trigger.t"},
+				{Type: AttemptStarted, Node: "task.a", Index: []int{-1}, Attempt: 1},
+				{Type: NodeStarted, Node: "loop.l/task.y"},
+				{Type: NodeStarted, Node: "loop.l/task.y", Index: []int{0, 1, 2}},
+				{Type: AttemptStarted, Node: "task.a", Attempt: 1},
+			},
+			want: `{"execution_id":"ID","workflow":"wf","status":"running",
+				"trigger":{"type":"manual","name":"cli","payload":{}},"started_at":":01",
+				"finished_at":null,"parent_execution_id":null,"outputs":{},
+				"nodes":{"task.a":{"status":"running","attempts":1,"started_at":":08"}}}`,
+		},
+		{
 			name: "run succeeded with outputs",
 			entries: []Entry{
 				started("wf", ""),
