@@ -146,20 +146,13 @@ func programFromPlan(blob []byte, file string, child bool) (*Program, error) {
 	if err != nil {
 		return nil, err
 	}
-	vals, err := saved.VarValues()
-	if err != nil {
-		return nil, err
-	}
 	if file == "" {
 		file = saved.Workflow
 	}
-	p := lang.NewParser()
-	p.Sources = saved.Sources
-	opts := lang.Options{Planning: true, Vars: lang.VarInputs{Values: vals}}
-	if child {
-		opts = lang.Options{}
+	w, _, diags, err := saved.LoadWorkflow(file, child)
+	if err != nil {
+		return nil, err
 	}
-	w, diags := p.Load(file, opts)
 	if diags.HasErrors() {
 		return nil, fmt.Errorf("load %s from the plan: %s", file, diagMessage(diags))
 	}
