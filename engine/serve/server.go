@@ -104,7 +104,7 @@ func New(cfg Config) *Server {
 }
 
 // Attach gives the server its engine and store, before its API is served. The engine must be
-// built with ParkWaits and with OnRunEnd calling RunEnded.
+// built with EngineConfig's settings: NewEngine builds and attaches one that is.
 func (s *Server) Attach(eng *engine.Engine, st *journal.Store) {
 	s.eng, s.store = eng, st
 }
