@@ -44,9 +44,9 @@ func (r *Run) fillItems(ns *nodeState) {
 		t.next++
 		t.active++
 		each := cty.ObjectVal(map[string]cty.Value{"key": t.keys[i], "value": t.vals[i], "index": cty.NumberIntVal(int64(i))})
-		index := append(append(make([]int, 0, len(ns.s.index)+1), ns.s.index...), i)
-		ti := &taskInst{ns: ns, item: i, index: index, key: keyJSON(t.keys[i]), each: each}
-		ti.taskID = r.taskID(ns.addr, index)
+		inst := ns.instance(ns.s.index).WithIndex(i)
+		ti := &taskInst{ns: ns, item: i, index: inst.Index, key: keyJSON(t.keys[i]), each: each}
+		ti.taskID = taskID(r.id, inst)
 		t.insts[i] = ti
 		// Values of items are only needed until their inputs are evaluated.
 		t.vals[i] = cty.NilVal
@@ -138,8 +138,7 @@ func (r *Run) cancelPendingItems(ns *nodeState) {
 		i := t.next
 		t.next++
 		t.active++
-		index := append(append(make([]int, 0, len(ns.s.index)+1), ns.s.index...), i)
-		ti := &taskInst{ns: ns, item: i, index: index, key: keyJSON(t.keys[i])}
+		ti := &taskInst{ns: ns, item: i, index: ns.instance(ns.s.index).WithIndex(i).Index, key: keyJSON(t.keys[i])}
 		t.insts[i] = ti
 		victims = append(victims, ti)
 	}

@@ -8,8 +8,6 @@ import (
 	"github.com/fuscia/fuscia/engine/task"
 	"github.com/fuscia/fuscia/lang/builtin"
 	"math/rand/v2"
-	"strconv"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -101,7 +99,7 @@ func (r *Run) startTask(ns *nodeState) {
 	ns.status = journal.StatusRunning
 	if ns.n.Task.ForEach == nil {
 		ti := &taskInst{ns: ns, item: -1, index: ns.s.index, key: ns.s.key, each: ns.s.each}
-		ti.taskID = r.taskID(ns.addr, ti.index)
+		ti.taskID = taskID(r.id, ns.instance(ti.index))
 		t.insts = []*taskInst{ti}
 		r.schedule(ti)
 		return
@@ -109,19 +107,10 @@ func (r *Run) startTask(ns *nodeState) {
 	r.startForEach(ns, t)
 }
 
-// taskID is the idempotency key of a task instance: the same for every attempt, and across
-// resume.
-func (r *Run) taskID(addr string, index []int) string {
-	var b strings.Builder
-	b.WriteString(r.id)
-	b.WriteByte(':')
-	b.WriteString(addr)
-	for _, i := range index {
-		b.WriteByte('[')
-		b.WriteString(strconv.Itoa(i))
-		b.WriteByte(']')
-	}
-	return b.String()
+// taskID is the idempotency key of instance inst of run runID: `RUN_ID:task.x[3]`, the same for
+// every attempt, and across resume, so part of the journal's format (docs/engine.md).
+func taskID(runID string, inst lang.InstanceAddr) string {
+	return runID + ":" + inst.String()
 }
 
 // schedule evaluates an instance's inputs and queues its next attempt.

@@ -22,6 +22,7 @@ import (
 	"github.com/fuscia/fuscia/engine/journal"
 	"github.com/fuscia/fuscia/engine/task"
 	"github.com/fuscia/fuscia/internal/outcome"
+	"github.com/fuscia/fuscia/lang"
 )
 
 // The journal's bytes on disk and the task ids in them are a contract with every store already
@@ -335,6 +336,75 @@ func TestJournalFormat(t *testing.T) {
 		w := instanceFacts(t, run.id, want.records[run.id], all)
 		if !slices.Equal(g, w) {
 			t.Errorf("run %s: the journal differs from the fixture's:\n got: %s\nwant: %s", run.label, strings.Join(g, "\n      "), strings.Join(w, "\n      "))
+		}
+	}
+}
+
+// TestJournalFixtureReplay: a resumed run reads the journals an earlier fuscia wrote. Every
+// instance they name is found under its address, with the status its last entry gave it;
+// every key of the replay is an address whose text parses back to it; and every task id in
+// them is the one today's code gives that instance, so a task recognizes its retries across
+// an upgrade.
+func TestJournalFixtureReplay(t *testing.T) {
+	fx := readJournalFixture(t)
+	workflows := map[string]*lang.Workflow{}
+	for _, file := range []string{"instances.fsc.hcl", "child.fsc.hcl"} {
+		w, diags := lang.NewParser().Load(filepath.Join(journalFixtureDir, file), lang.Options{Planning: true, Vars: lang.VarInputs{Flags: []string{"url=http://127.0.0.1:1"}}})
+		if diags.HasErrors() {
+			t.Fatalf("load %s: %s", file, diags.Error())
+		}
+		workflows[w.Name] = w
+	}
+	for _, run := range fx.runs {
+		var entries []journal.Entry
+		for _, r := range fx.records[run.id] {
+			if !bytes.HasPrefix(r.key, []byte("j/")) {
+				continue
+			}
+			var e journal.Entry
+			if err := json.Unmarshal(r.value, &e); err != nil {
+				t.Fatalf("%q: %v", r.key, err)
+			}
+			entries = append(entries, e)
+		}
+		if len(entries) == 0 || entries[0].Run == nil || workflows[entries[0].Run.Workflow] == nil {
+			t.Fatalf("run %s: no run_started entry of a fixture workflow", run.label)
+		}
+		rp := buildReplay(entries, workflows[entries[0].Run.Workflow])
+		status := map[string]string{}
+		tasks := 0
+		for _, e := range entries {
+			if e.Node == "" {
+				continue
+			}
+			inst, err := e.Instance()
+			if err != nil {
+				t.Fatalf("run %s: %v", run.label, err)
+			}
+			if rp.insts[inst.String()] == nil {
+				t.Errorf("run %s: the replay has no %s", run.label, inst)
+			}
+			if e.Type == journal.NodeFinished {
+				status[inst.String()] = e.Status
+			}
+			if e.TaskID != "" {
+				tasks++
+				if got := taskID(run.id, inst); got != e.TaskID {
+					t.Errorf("run %s: %s has task id %s; the journal has %s", run.label, inst, got, e.TaskID)
+				}
+			}
+		}
+		if tasks == 0 {
+			t.Errorf("run %s: no task id in the fixture", run.label)
+		}
+		for k, ri := range rp.insts {
+			back, err := lang.ParseInstanceAddr(k)
+			if err != nil || !back.Equal(ri.addr) || ri.addr.String() != k {
+				t.Errorf("run %s: replay key %q holds %+v (parsed: %+v, %v)", run.label, k, ri.addr, back, err)
+			}
+			if ri.status != status[k] {
+				t.Errorf("run %s: %s replays as %q; its last node_finished says %q", run.label, k, ri.status, status[k])
+			}
 		}
 	}
 }

@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
@@ -19,14 +17,15 @@ import (
 	"github.com/fuscia/fuscia/lang"
 )
 
-// replay is what a resumed run learned from its journal, by instance ("task.x", "task.x[3]",
-// "loop.l[2]", "loop.l/task.y[2]").
+// replay is what a resumed run learned from its journal, by instance: the String of its
+// lang.InstanceAddr ("task.x", "task.x[3]", "loop.l[2]", "loop.l/task.y[2]").
 type replay struct {
 	insts map[string]*replayInst
 }
 
 // replayInst is the journaled state of one instance.
 type replayInst struct {
+	addr        lang.InstanceAddr
 	status      string // final status; "" when the instance had not finished
 	output      json.RawMessage
 	err         *outcome.Error
@@ -51,20 +50,6 @@ type replayInst struct {
 
 func (rp *replayInst) final() bool { return rp.status != "" && !rp.rerun }
 
-func instKey(node string, index []int) string {
-	if len(index) == 0 {
-		return node
-	}
-	var b strings.Builder
-	b.WriteString(node)
-	for _, i := range index {
-		b.WriteByte('[')
-		b.WriteString(strconv.Itoa(i))
-		b.WriteByte(']')
-	}
-	return b.String()
-}
-
 // replayed returns the journaled state of a node's instance in a resumed run, or nil. index nil
 // means the node itself (in its scope).
 func (r *Run) replayed(ns *nodeState, index []int) *replayInst {
@@ -74,25 +59,27 @@ func (r *Run) replayed(ns *nodeState, index []int) *replayInst {
 	if index == nil {
 		index = ns.s.index
 	}
-	return r.replay.insts[instKey(ns.addr, index)]
+	return r.replay.insts[ns.instance(index).String()]
 }
 
+// buildReplay reads a run's journal. Entries of the run itself are read elsewhere; an entry
+// whose node is not an address (none that fuscia writes) could not be looked up and is left out.
 func buildReplay(entries []journal.Entry, w *lang.Workflow) *replay {
 	rp := &replay{insts: map[string]*replayInst{}}
-	get := func(e journal.Entry) *replayInst {
-		k := instKey(e.Node, e.Index)
-		ri := rp.insts[k]
-		if ri == nil {
-			ri = &replayInst{}
-			rp.insts[k] = ri
-		}
-		return ri
-	}
 	for _, e := range entries {
 		if e.Node == "" {
 			continue
 		}
-		ri := get(e)
+		inst, err := e.Instance()
+		if err != nil {
+			continue
+		}
+		k := inst.String()
+		ri := rp.insts[k]
+		if ri == nil {
+			ri = &replayInst{addr: inst}
+			rp.insts[k] = ri
+		}
 		if len(e.Key) > 0 {
 			ri.key = e.Key
 		}
@@ -124,11 +111,11 @@ func buildReplay(entries []journal.Entry, w *lang.Workflow) *replay {
 			ri.status, ri.output, ri.err, ri.reason, ri.selected = e.Status, e.Output, e.Error, e.Reason, e.Selected
 		}
 	}
-	for k, ri := range rp.insts {
+	for _, ri := range rp.insts {
 		if ri.inflight {
 			ri.interrupted++
 		}
-		if ri.status != "" && bytes.Contains(ri.output, redactedJSON) && isTransform(w, k) {
+		if ri.status != "" && bytes.Contains(ri.output, redactedJSON) && isTransform(w, ri.addr.Node) {
 			ri.rerun = true
 		}
 	}
@@ -144,54 +131,43 @@ func buildReplay(entries []journal.Entry, w *lang.Workflow) *replay {
 // as a node (its finished items keep their outputs). Every other redacted output is restored
 // as the marker, marked sensitive, which is all that a workflow output or `show` would show.
 func (rp *replay) redactedReruns(w *lang.Workflow) {
-	for k, ri := range rp.insts {
+	for _, ri := range rp.insts {
 		if ri.status == "" || ri.rerun || !bytes.Equal(bytes.TrimSpace(ri.output), redactedJSON) {
 			continue
 		}
-		addr, index := splitInstKey(k)
-		a, ok := lang.ParseAddr(addr)
-		if !ok {
-			continue
-		}
-		n := w.Node(a)
-		if n == nil || n.Task == nil || !rp.readerPending(w, n, index) {
+		n := w.Node(ri.addr.Node)
+		if n == nil || n.Task == nil || !rp.readerPending(w, n, ri.addr.Index) {
 			continue
 		}
 		ri.rerun = true
 		if n.Task.ForEach != nil && n.Addr.Loop == "" {
-			if node := rp.insts[addr]; node != nil && node.status != "" {
-				node.rerun = true
+			// An item: its task's aggregate is run again too.
+			if p, ok := ri.addr.Parent(); ok {
+				if node := rp.insts[p.String()]; node != nil && node.status != "" {
+					node.rerun = true
+				}
 			}
 		}
 	}
 }
 
-// splitInstKey splits an instance key ("loop.l/task.y[2]") into the node's address and the
-// index suffix ("[2]").
-func splitInstKey(key string) (addr, index string) {
-	if i := strings.IndexByte(key, '['); i >= 0 {
-		return key[:i], key[i:]
-	}
-	return key, ""
-}
-
 // readerPending reports whether a node that reads n's output (a data reference, a join, the
-// loop that collects a body sink) has no final entry for the instance that would read the one
-// at index.
-func (rp *replay) readerPending(w *lang.Workflow, n *lang.Node, index string) bool {
-	final := func(key string) bool {
-		ri := rp.insts[key]
+// loop that collects a body sink) has no final entry for the instance that would read n's
+// instance at index.
+func (rp *replay) readerPending(w *lang.Workflow, n *lang.Node, index []int) bool {
+	final := func(a lang.InstanceAddr) bool {
+		ri := rp.insts[a.String()]
 		return ri != nil && ri.status != "" && !ri.rerun
 	}
 	readerFinal := func(reader *lang.Node) bool {
 		switch {
 		case reader.Addr.Loop == "":
-			return final(reader.Addr.String())
+			return final(lang.InstanceAddr{Node: reader.Addr})
 		case reader.Addr.Loop == n.Addr.Loop:
 			// The same body: the reader of the same iteration, unless the whole loop ended.
-			return final(reader.Addr.String()+index) || final(reader.Addr.LoopAddr().String())
+			return final(lang.InstanceAddr{Node: reader.Addr, Index: index}) || final(lang.InstanceAddr{Node: reader.Addr.LoopAddr()})
 		default:
-			return final(reader.Addr.LoopAddr().String())
+			return final(lang.InstanceAddr{Node: reader.Addr.LoopAddr()})
 		}
 	}
 	hasDependent := false
@@ -224,7 +200,7 @@ func (rp *replay) readerPending(w *lang.Workflow, n *lang.Node, index string) bo
 		// names.
 		loop := w.Node(n.Addr.LoopAddr())
 		if loop != nil && (!hasDependent && loop.Loop.Output == nil || loop.Loop.Output != nil && refersTo(loop.Loop.Output, n.Addr.Name)) {
-			return !final(loop.Addr.String())
+			return !final(lang.InstanceAddr{Node: loop.Addr})
 		}
 	}
 	return false
@@ -243,15 +219,8 @@ func refersTo(expr hcl.Expression, name string) bool {
 	return false
 }
 
-func isTransform(w *lang.Workflow, key string) bool {
-	addr := key
-	if i := strings.IndexByte(key, '['); i >= 0 {
-		addr = key[:i]
-	}
-	a, ok := lang.ParseAddr(addr)
-	if !ok {
-		return false
-	}
+// isTransform reports whether the node at a is a builtin.transform task.
+func isTransform(w *lang.Workflow, a lang.Addr) bool {
 	n := w.Node(a)
 	return n != nil && n.Task != nil && isIdentity(n.Task.Uses)
 }
@@ -472,8 +441,7 @@ func (r *Run) reattachCall(ns *nodeState, childID string) {
 func (r *Run) restoreItems(ns *nodeState) cty.Value {
 	var keys, vals []cty.Value
 	for i := 0; ; i++ {
-		index := append(append(make([]int, 0, len(ns.s.index)+1), ns.s.index...), i)
-		rp := r.replay.insts[instKey(ns.addr, index)]
+		rp := r.replay.insts[ns.instance(ns.s.index).WithIndex(i).String()]
 		if rp == nil {
 			break
 		}

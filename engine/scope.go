@@ -68,6 +68,12 @@ type nodeState struct {
 	cancelCause *outcome.Error
 }
 
+// instance is the address of the node's instance at index: ns.s.index for the node in its
+// scope, one more index for a for_each item.
+func (ns *nodeState) instance(index []int) lang.InstanceAddr {
+	return lang.InstanceAddr{Node: ns.n.Addr, Index: index}
+}
+
 func (r *Run) newScope(loop *nodeState, nodes []lang.Addr, each cty.Value, index []int, key json.RawMessage, parent context.Context) *scope {
 	s := &scope{
 		r: r, each: each, index: index, key: key, loop: loop,
