@@ -12,6 +12,7 @@ import (
 	"github.com/fuscia/fuscia/engine/journal"
 	"github.com/fuscia/fuscia/engine/local"
 	"github.com/fuscia/fuscia/internal/version"
+	"github.com/fuscia/fuscia/lang"
 )
 
 // logEvent is a `node_log` line of the machine-readable stream (docs/reference/cli.md).
@@ -92,7 +93,7 @@ func runLogs(ctx context.Context, c *cli, args []string) int {
 				return err
 			}
 		} else {
-			fmt.Fprintf(out, "%s %-5s %s %s\n", l.Time.Local().Format("2006-01-02 15:04:05.000"), strings.ToUpper(l.Level), nodeRef(l.Node, l.Index), l.Message)
+			fmt.Fprintf(out, "%s %-5s %s %s\n", l.Time.Local().Format("2006-01-02 15:04:05.000"), strings.ToUpper(l.Level), instanceLabel(l.Node, l.Index), l.Message)
 		}
 		if *follow {
 			// Someone is watching: show each line as it comes.
@@ -140,14 +141,14 @@ func writeFinished(ctx context.Context, get func(context.Context, string) (*jour
 	}{"execution_finished", ts.Format(time.RFC3339Nano), x.ID, x.Status, x})
 }
 
-// nodeRef names a node instance: task.send_all[3], loop.notify/task.send[1,2].
-func nodeRef(node string, index []int) string {
-	if len(index) == 0 {
+// instanceLabel names the instance of node at index in text output (logs, and the progress of
+// apply and resume): the address's one text form, lang.InstanceAddr.String — task.send_all[3],
+// loop.notify/task.send[1] — the same as in task ids. A node this version cannot read as an
+// address (a newer fuscia's) is shown as recorded.
+func instanceLabel(node string, index []int) string {
+	inst, err := lang.NewInstanceAddr(node, index)
+	if err != nil {
 		return node
 	}
-	parts := make([]string, len(index))
-	for i, n := range index {
-		parts[i] = fmt.Sprint(n)
-	}
-	return node + "[" + strings.Join(parts, ",") + "]"
+	return inst.String()
 }

@@ -140,17 +140,7 @@ func plural(n int, word string) string {
 	return word + "s"
 }
 
-func nodeLabel(ev engine.Event) string {
-	if len(ev.Index) == 0 {
-		return ev.Node
-	}
-	var b strings.Builder
-	b.WriteString(ev.Node)
-	for _, i := range ev.Index {
-		fmt.Fprintf(&b, "[%d]", i)
-	}
-	return b.String()
-}
+func nodeLabel(ev engine.Event) string { return instanceLabel(ev.Node, ev.Index) }
 
 func errText(ev engine.Event) string {
 	if ev.Error == nil {

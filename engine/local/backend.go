@@ -22,6 +22,7 @@ import (
 	"github.com/fuscia/fuscia/engine"
 	"github.com/fuscia/fuscia/engine/artifact"
 	"github.com/fuscia/fuscia/engine/journal"
+	"github.com/fuscia/fuscia/lang"
 )
 
 // File names under the home directory.
@@ -353,16 +354,12 @@ func (d *direct) Close() error {
 // the bare name (`fetch`, `send`), the loop-local address (`task.send`), or a loop's address
 // for the lines of its body too.
 func MatchNode(filter, addr string) bool {
-	if filter == "" || filter == addr || strings.HasPrefix(addr, filter+"/") {
+	if filter == "" || filter == addr {
 		return true
 	}
-	local := addr
-	if i := strings.LastIndexByte(addr, '/'); i >= 0 {
-		local = addr[i+1:]
+	a, ok := lang.ParseAddr(addr)
+	if !ok {
+		return false
 	}
-	if filter == local {
-		return true
-	}
-	_, name, ok := strings.Cut(local, ".")
-	return ok && name == filter
+	return filter == a.Local() || filter == a.Name || a.Loop != "" && filter == a.LoopAddr().String()
 }
