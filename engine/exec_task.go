@@ -19,6 +19,7 @@ import (
 	"github.com/fuscia/fuscia/engine/journal"
 	"github.com/fuscia/fuscia/internal/outcome"
 	"github.com/fuscia/fuscia/lang"
+	"github.com/fuscia/fuscia/lang/addrs"
 )
 
 // taskState is a task node: one instance, or one per for_each item.
@@ -109,7 +110,7 @@ func (r *Run) startTask(ns *nodeState) {
 
 // taskID is the idempotency key of instance inst of run runID: `RUN_ID:task.x[3]`, the same for
 // every attempt, and across resume, so part of the journal's format (docs/engine.md).
-func taskID(runID string, inst lang.InstanceAddr) string {
+func taskID(runID string, inst addrs.Instance) string {
 	return runID + ":" + inst.String()
 }
 

@@ -23,6 +23,7 @@ import (
 	"github.com/fuscia/fuscia/engine/task"
 	"github.com/fuscia/fuscia/internal/outcome"
 	"github.com/fuscia/fuscia/lang"
+	"github.com/fuscia/fuscia/lang/addrs"
 )
 
 // The journal's bytes on disk and the task ids in them are a contract with every store already
@@ -398,7 +399,7 @@ func TestJournalFixtureReplay(t *testing.T) {
 			t.Errorf("run %s: no task id in the fixture", run.label)
 		}
 		for k, ri := range rp.insts {
-			back, err := lang.ParseInstanceAddr(k)
+			back, err := addrs.ParseInstance(k)
 			if err != nil || !back.Equal(ri.addr) || ri.addr.String() != k {
 				t.Errorf("run %s: replay key %q holds %+v (parsed: %+v, %v)", run.label, k, ri.addr, back, err)
 			}

@@ -15,17 +15,18 @@ import (
 	"github.com/fuscia/fuscia/engine/journal"
 	"github.com/fuscia/fuscia/internal/outcome"
 	"github.com/fuscia/fuscia/lang"
+	"github.com/fuscia/fuscia/lang/addrs"
 )
 
 // replay is what a resumed run learned from its journal, by instance: the String of its
-// lang.InstanceAddr ("task.x", "task.x[3]", "loop.l[2]", "loop.l/task.y[2]").
+// addrs.Instance ("task.x", "task.x[3]", "loop.l[2]", "loop.l/task.y[2]").
 type replay struct {
 	insts map[string]*replayInst
 }
 
 // replayInst is the journaled state of one instance.
 type replayInst struct {
-	addr        lang.InstanceAddr
+	addr        addrs.Instance
 	status      string // final status; "" when the instance had not finished
 	output      json.RawMessage
 	err         *outcome.Error
@@ -155,19 +156,19 @@ func (rp *replay) redactedReruns(w *lang.Workflow) {
 // loop that collects a body sink) has no final entry for the instance that would read n's
 // instance at index.
 func (rp *replay) readerPending(w *lang.Workflow, n *lang.Node, index []int) bool {
-	final := func(a lang.InstanceAddr) bool {
+	final := func(a addrs.Instance) bool {
 		ri := rp.insts[a.String()]
 		return ri != nil && ri.status != "" && !ri.rerun
 	}
 	readerFinal := func(reader *lang.Node) bool {
 		switch {
 		case reader.Addr.Loop == "":
-			return final(lang.InstanceAddr{Node: reader.Addr})
+			return final(addrs.Instance{Node: reader.Addr})
 		case reader.Addr.Loop == n.Addr.Loop:
 			// The same body: the reader of the same iteration, unless the whole loop ended.
-			return final(lang.InstanceAddr{Node: reader.Addr, Index: index}) || final(lang.InstanceAddr{Node: reader.Addr.LoopAddr()})
+			return final(addrs.Instance{Node: reader.Addr, Index: index}) || final(addrs.Instance{Node: reader.Addr.LoopAddr()})
 		default:
-			return final(lang.InstanceAddr{Node: reader.Addr.LoopAddr()})
+			return final(addrs.Instance{Node: reader.Addr.LoopAddr()})
 		}
 	}
 	hasDependent := false
@@ -200,7 +201,7 @@ func (rp *replay) readerPending(w *lang.Workflow, n *lang.Node, index []int) boo
 		// names.
 		loop := w.Node(n.Addr.LoopAddr())
 		if loop != nil && (!hasDependent && loop.Loop.Output == nil || loop.Loop.Output != nil && refersTo(loop.Loop.Output, n.Addr.Name)) {
-			return !final(lang.InstanceAddr{Node: loop.Addr})
+			return !final(addrs.Instance{Node: loop.Addr})
 		}
 	}
 	return false

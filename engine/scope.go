@@ -13,6 +13,7 @@ import (
 	"github.com/fuscia/fuscia/engine/journal"
 	"github.com/fuscia/fuscia/internal/outcome"
 	"github.com/fuscia/fuscia/lang"
+	"github.com/fuscia/fuscia/lang/addrs"
 )
 
 // scope is one instance of a graph: the run's top level, or one iteration of a loop. All of it
@@ -70,8 +71,8 @@ type nodeState struct {
 
 // instance is the address of the node's instance at index: ns.s.index for the node in its
 // scope, one more index for a for_each item.
-func (ns *nodeState) instance(index []int) lang.InstanceAddr {
-	return lang.InstanceAddr{Node: ns.n.Addr, Index: index}
+func (ns *nodeState) instance(index []int) addrs.Instance {
+	return addrs.Instance{Node: ns.n.Addr, Index: index}
 }
 
 func (r *Run) newScope(loop *nodeState, nodes []lang.Addr, each cty.Value, index []int, key json.RawMessage, parent context.Context) *scope {

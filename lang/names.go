@@ -4,21 +4,14 @@ import (
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
+
+	"github.com/fuscia/fuscia/lang/addrs"
 )
 
 // validName reports whether s is a valid name: [a-z][a-z0-9_-]*, at most MaxNameLength bytes.
-func validName(s string) bool {
-	if len(s) == 0 || len(s) > MaxNameLength || s[0] < 'a' || s[0] > 'z' {
-		return false
-	}
-	for i := 1; i < len(s); i++ {
-		c := s[i]
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
-			return false
-		}
-	}
-	return true
-}
+// The rule is addrs.ValidName, so that the names the language accepts are the ones addresses
+// parse.
+func validName(s string) bool { return addrs.ValidName(s) }
 
 // checkName returns a diagnostic when name is not valid; what is e.g. "task name".
 func checkName(name, what string, rng hcl.Range) *hcl.Diagnostic {

@@ -12,7 +12,7 @@ import (
 	"github.com/fuscia/fuscia/engine/journal"
 	"github.com/fuscia/fuscia/engine/local"
 	"github.com/fuscia/fuscia/internal/version"
-	"github.com/fuscia/fuscia/lang"
+	"github.com/fuscia/fuscia/lang/addrs"
 )
 
 // logEvent is a `node_log` line of the machine-readable stream (docs/reference/cli.md).
@@ -142,11 +142,11 @@ func writeFinished(ctx context.Context, get func(context.Context, string) (*jour
 }
 
 // instanceLabel names the instance of node at index in text output (logs, and the progress of
-// apply and resume): the address's one text form, lang.InstanceAddr.String — task.send_all[3],
+// apply and resume): the address's one text form, addrs.Instance.String — task.send_all[3],
 // loop.notify/task.send[1] — the same as in task ids. A node this version cannot read as an
 // address (a newer fuscia's) is shown as recorded.
 func instanceLabel(node string, index []int) string {
-	inst, err := lang.NewInstanceAddr(node, index)
+	inst, err := addrs.NewInstance(node, index)
 	if err != nil {
 		return node
 	}

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/fuscia/fuscia/internal/outcome"
-	"github.com/fuscia/fuscia/lang"
+	"github.com/fuscia/fuscia/lang/addrs"
 )
 
 // EntryType names a state change of a run.
@@ -91,7 +91,7 @@ type Entry struct {
 
 // Instance returns the address of the instance the entry is about (Node and Index). It is an
 // error for a run's own entries (no Node) and for a Node that is not a node address.
-func (e *Entry) Instance() (lang.InstanceAddr, error) { return lang.NewInstanceAddr(e.Node, e.Index) }
+func (e *Entry) Instance() (addrs.Instance, error) { return addrs.NewInstance(e.Node, e.Index) }
 
 // RunInfo is what RunStarted records about a run.
 type RunInfo struct {
@@ -184,7 +184,7 @@ type LogLine struct {
 
 // Instance returns the address of the instance that wrote the line (Node and Index); an error
 // when Node is not a node address.
-func (l *LogLine) Instance() (lang.InstanceAddr, error) { return lang.NewInstanceAddr(l.Node, l.Index) }
+func (l *LogLine) Instance() (addrs.Instance, error) { return addrs.NewInstance(l.Node, l.Index) }
 
 // Execution is one run as `show -json` prints it (docs/reference/cli.md), rebuilt from its journal.
 type Execution struct {

@@ -15,7 +15,7 @@ import (
 
 	"github.com/dgraph-io/badger/v4"
 
-	"github.com/fuscia/fuscia/lang"
+	"github.com/fuscia/fuscia/lang/addrs"
 )
 
 // testdata/format-v1 holds the journal and log records of real runs, as an earlier fuscia
@@ -183,8 +183,8 @@ func TestFormatRoundTrip(t *testing.T) {
 // checkInstance checks the address of the instance a record names: it is read from the
 // record's node and index, and its text form parses back to it.
 func checkInstance(t *testing.T, r formatRecord, rec interface {
-	Instance() (lang.InstanceAddr, error)
-}, node string, index []int) lang.InstanceAddr {
+	Instance() (addrs.Instance, error)
+}, node string, index []int) addrs.Instance {
 	t.Helper()
 	inst, err := rec.Instance()
 	if err != nil {
@@ -193,9 +193,9 @@ func checkInstance(t *testing.T, r formatRecord, rec interface {
 	if inst.Node.String() != node || !slices.Equal(inst.Index, index) {
 		t.Fatalf("record %q: instance %+v; the record says %s %v", r.key, inst, node, index)
 	}
-	back, err := lang.ParseInstanceAddr(inst.String())
+	back, err := addrs.ParseInstance(inst.String())
 	if err != nil || !back.Equal(inst) {
-		t.Fatalf("record %q: ParseInstanceAddr(%q) = %+v, %v; want %+v", r.key, inst.String(), back, err, inst)
+		t.Fatalf("record %q: ParseInstance(%q) = %+v, %v; want %+v", r.key, inst.String(), back, err, inst)
 	}
 	return inst
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/dgraph-io/badger/v4"
 
 	"github.com/fuscia/fuscia/internal/outcome"
-	"github.com/fuscia/fuscia/lang"
+	"github.com/fuscia/fuscia/lang/addrs"
 )
 
 // maxViewItems bounds the instances or iterations a replay allocates for one node, so that a
@@ -166,7 +166,7 @@ func (r *replay) locate(e *Entry) *target {
 		addr := inst.Node.String()
 		n := nodeIn(r.x.Nodes, addr)
 		loop := ""
-		if inst.Node.Kind == lang.KindLoop {
+		if inst.Node.Kind == addrs.KindLoop {
 			loop = addr
 		}
 		switch {

@@ -18,7 +18,7 @@ const module = "github.com/fuscia/fuscia"
 var layers = [][]string{
 	// Foundations: no imports from the module.
 	{"internal/outcome", "internal/version", "internal/netguard", "internal/taskresult",
-		"lang/dag", "lang/schedule", "lang/schema", "lang/funcs",
+		"lang/addrs", "lang/dag", "lang/schedule", "lang/schema", "lang/funcs",
 		"engine/redact", "engine/artifact", "engine/metrics",
 		"proto/fuscia/plugin/v1", "plugin/discover", "plugin/plugintest"},
 	// Pure pieces over the foundations, and the two SDKs (stdlib, the shared result model and

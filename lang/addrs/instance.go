@@ -1,4 +1,4 @@
-package lang
+package addrs
 
 import (
 	"errors"
@@ -8,7 +8,7 @@ import (
 	"strings"
 )
 
-// InstanceAddr is the address of one instance of a node: the node's address and its index
+// Instance is the address of one instance of a node: the node's address and its index
 // path, outermost first. A node runs as one or more instances:
 //
 //	task.fetch                   a node's own instance: a plain node, a for_each task's
@@ -19,22 +19,22 @@ import (
 //	loop.notify/task.send[1][2]  item 2 of a for_each task in iteration 1 (the form allows it;
 //	                             the language has no for_each in a loop body today)
 //
-// String is the one text form of an instance, and ParseInstanceAddr reads it back. The journal
-// keeps the two parts apart (an entry's node and index fields, NewInstanceAddr reads them), but
+// String is the one text form of an instance, and ParseInstance reads it back. The journal
+// keeps the two parts apart (an entry's node and index fields, NewInstance reads them), but
 // the text form is stored too: a task id is `EXECUTION_ID:` followed by it (docs/engine.md), and
 // a run resumed by a later fuscia must find the task ids an earlier one journaled. Changing
 // String changes the on-disk format.
 //
-// An InstanceAddr does not own Index: nothing here modifies or keeps it beyond the value, and
+// An Instance does not own Index: nothing here modifies or keeps it beyond the value, and
 // WithIndex returns a new slice, so an address may share its index with a journal entry.
-type InstanceAddr struct {
-	Node  Addr
+type Instance struct {
+	Node  Node
 	Index []int
 }
 
 // String returns the address as the journal, the task ids and the CLI write it:
 // `loop.notify/task.send[1]`.
-func (a InstanceAddr) String() string {
+func (a Instance) String() string {
 	node := a.Node.String()
 	if len(a.Index) == 0 {
 		return node
@@ -51,17 +51,17 @@ func (a InstanceAddr) String() string {
 }
 
 // Equal reports whether a and b address the same instance.
-func (a InstanceAddr) Equal(b InstanceAddr) bool {
+func (a Instance) Equal(b Instance) bool {
 	return a.Node == b.Node && slices.Equal(a.Index, b.Index)
 }
 
 // WithIndex returns the address of instance i inside a: an item of a for_each task, an
 // iteration of a loop. The result has an index slice of its own.
-func (a InstanceAddr) WithIndex(i int) InstanceAddr {
+func (a Instance) WithIndex(i int) Instance {
 	index := make([]int, len(a.Index)+1)
 	copy(index, a.Index)
 	index[len(a.Index)] = i
-	return InstanceAddr{Node: a.Node, Index: index}
+	return Instance{Node: a.Node, Index: index}
 }
 
 // Parent returns the instance that contains a, and false when a has no index (a node's own
@@ -69,64 +69,64 @@ func (a InstanceAddr) WithIndex(i int) InstanceAddr {
 // (task.x[3] → task.x, loop.l/task.x[1][2] → loop.l/task.x[1]), of an iteration the loop
 // (loop.l[1] → loop.l), and of a body node's instance the iteration it runs in
 // (loop.l/task.y[1] → loop.l[1]).
-func (a InstanceAddr) Parent() (InstanceAddr, bool) {
+func (a Instance) Parent() (Instance, bool) {
 	switch {
 	case len(a.Index) == 0:
-		return InstanceAddr{}, false
+		return Instance{}, false
 	case len(a.Index) == 1 && a.Node.Loop != "":
-		return InstanceAddr{Node: a.Node.LoopAddr(), Index: slices.Clip(a.Index[:1])}, true
+		return Instance{Node: a.Node.LoopAddr(), Index: slices.Clip(a.Index[:1])}, true
 	}
-	return InstanceAddr{Node: a.Node, Index: slices.Clip(a.Index[:len(a.Index)-1])}, true
+	return Instance{Node: a.Node, Index: slices.Clip(a.Index[:len(a.Index)-1])}, true
 }
 
 // errNodeAddr says what a node address looks like.
 const errNodeAddr = "not a node address: want KIND.NAME or loop.LOOP/KIND.NAME, KIND one of task, switch, join, loop, wait, call, and names as in docs/reference/language.md"
 
-// NewInstanceAddr returns the address of the instance that a journal entry or a log line names
+// NewInstance returns the address of the instance that a journal entry or a log line names
 // by its node's address (`loop.notify/task.send`) and its index path ([1]). It refuses a node
 // that is not a node address and a negative index; index is kept, not copied.
-func NewInstanceAddr(node string, index []int) (InstanceAddr, error) {
-	a, ok := ParseAddr(node)
+func NewInstance(node string, index []int) (Instance, error) {
+	a, ok := ParseNode(node)
 	if !ok {
-		return InstanceAddr{}, fmt.Errorf("instance of %q: %s", node, errNodeAddr)
+		return Instance{}, fmt.Errorf("instance of %q: %s", node, errNodeAddr)
 	}
 	for _, i := range index {
 		if i < 0 {
-			return InstanceAddr{}, fmt.Errorf("instance of %s: index %v: an index is 0 or more", node, index)
+			return Instance{}, fmt.Errorf("instance of %s: index %v: an index is 0 or more", node, index)
 		}
 	}
-	return InstanceAddr{Node: a, Index: index}, nil
+	return Instance{Node: a, Index: index}, nil
 }
 
-// ParseInstanceAddr parses the form String writes: a node's address followed by zero or more
+// ParseInstance parses the form String writes: a node's address followed by zero or more
 // indexes, each a whole number 0 or more in decimal without sign or leading zeros, in brackets
 // (`task.x`, `task.x[3]`, `loop.l/task.y[1][2]`). Any other text is an error that says what is
 // wrong; parsing the String of an address gives that address back, and the String of a parsed
 // address is the text parsed.
-func ParseInstanceAddr(s string) (InstanceAddr, error) {
+func ParseInstance(s string) (Instance, error) {
 	node, rest := s, ""
 	if i := strings.IndexByte(s, '['); i >= 0 {
 		node, rest = s[:i], s[i:]
 	}
-	a, ok := ParseAddr(node)
+	a, ok := ParseNode(node)
 	if !ok {
 		if node == "" {
-			return InstanceAddr{}, fmt.Errorf("instance address %q: no node address before the index", s)
+			return Instance{}, fmt.Errorf("instance address %q: no node address before the index", s)
 		}
-		return InstanceAddr{}, fmt.Errorf("instance address %q: %q is %s", s, node, errNodeAddr)
+		return Instance{}, fmt.Errorf("instance address %q: %q is %s", s, node, errNodeAddr)
 	}
-	inst := InstanceAddr{Node: a}
+	inst := Instance{Node: a}
 	for rest != "" {
 		if rest[0] != '[' {
-			return InstanceAddr{}, fmt.Errorf("instance address %q: unexpected %q after %q: an index is written [N]", s, rest, s[:len(s)-len(rest)])
+			return Instance{}, fmt.Errorf("instance address %q: unexpected %q after %q: an index is written [N]", s, rest, s[:len(s)-len(rest)])
 		}
 		digits, after, found := strings.Cut(rest[1:], "]")
 		if !found {
-			return InstanceAddr{}, fmt.Errorf("instance address %q: %q has no closing ']'", s, rest)
+			return Instance{}, fmt.Errorf("instance address %q: %q has no closing ']'", s, rest)
 		}
 		i, err := parseIndex(digits)
 		if err != nil {
-			return InstanceAddr{}, fmt.Errorf("instance address %q: index [%s]: %w", s, digits, err)
+			return Instance{}, fmt.Errorf("instance address %q: index [%s]: %w", s, digits, err)
 		}
 		inst.Index = append(inst.Index, i)
 		rest = after

@@ -1,15 +1,15 @@
-package lang_test
+package addrs_test
 
 import (
 	"strings"
 	"testing"
 
-	"github.com/fuscia/fuscia/lang"
+	"github.com/fuscia/fuscia/lang/addrs"
 )
 
-// TestInstanceAddrString: the form the journal's task ids have always had (docs/engine.md):
+// TestInstanceString: the form the journal's task ids have always had (docs/engine.md):
 // the node's address, then [i] per index, outermost first.
-func TestInstanceAddrString(t *testing.T) {
+func TestInstanceString(t *testing.T) {
 	for _, tc := range []struct {
 		node  string
 		index []int
@@ -24,24 +24,24 @@ func TestInstanceAddrString(t *testing.T) {
 		{"loop.l/join.j-2", []int{100000}, "loop.l/join.j-2[100000]"},
 		{"wait.ok", nil, "wait.ok"},
 	} {
-		a := lang.InstanceAddr{Node: mustAddr(t, tc.node), Index: tc.index}
+		a := addrs.Instance{Node: mustAddr(t, tc.node), Index: tc.index}
 		if got := a.String(); got != tc.want {
 			t.Errorf("%s %v: String() = %q; want %q", tc.node, tc.index, got, tc.want)
 		}
-		back, err := lang.ParseInstanceAddr(tc.want)
+		back, err := addrs.ParseInstance(tc.want)
 		if err != nil || !back.Equal(a) || back.String() != tc.want {
-			t.Errorf("ParseInstanceAddr(%q) = %+v, %v; want %+v", tc.want, back, err, a)
+			t.Errorf("ParseInstance(%q) = %+v, %v; want %+v", tc.want, back, err, a)
 		}
-		made, err := lang.NewInstanceAddr(tc.node, tc.index)
+		made, err := addrs.NewInstance(tc.node, tc.index)
 		if err != nil || !made.Equal(a) {
-			t.Errorf("NewInstanceAddr(%q, %v) = %+v, %v; want %+v", tc.node, tc.index, made, err, a)
+			t.Errorf("NewInstance(%q, %v) = %+v, %v; want %+v", tc.node, tc.index, made, err, a)
 		}
 	}
 }
 
-// TestParseInstanceAddrRejects: malformed text is an error that quotes it and says what is
+// TestParseInstanceRejects: malformed text is an error that quotes it and says what is
 // wrong, never a partial address.
-func TestParseInstanceAddrRejects(t *testing.T) {
+func TestParseInstanceRejects(t *testing.T) {
 	for _, tc := range []struct {
 		in, want string
 	}{
@@ -67,21 +67,21 @@ func TestParseInstanceAddrRejects(t *testing.T) {
 		{"task.x[1][00]", "index [00]: leading zero"},
 		{"task.x[99999999999999999999]", "index [99999999999999999999]: too large"},
 	} {
-		a, err := lang.ParseInstanceAddr(tc.in)
+		a, err := addrs.ParseInstance(tc.in)
 		if err == nil {
-			t.Errorf("ParseInstanceAddr(%q) = %+v; want an error", tc.in, a)
+			t.Errorf("ParseInstance(%q) = %+v; want an error", tc.in, a)
 			continue
 		}
 		if !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), `instance address "`+tc.in+`"`) {
-			t.Errorf("ParseInstanceAddr(%q): %v; want it to quote the input and say %q", tc.in, err, tc.want)
+			t.Errorf("ParseInstance(%q): %v; want it to quote the input and say %q", tc.in, err, tc.want)
 		}
 		if !a.Node.IsZero() || a.Index != nil {
-			t.Errorf("ParseInstanceAddr(%q) returned %+v with its error", tc.in, a)
+			t.Errorf("ParseInstance(%q) returned %+v with its error", tc.in, a)
 		}
 	}
 }
 
-func TestNewInstanceAddrRejects(t *testing.T) {
+func TestNewInstanceRejects(t *testing.T) {
 	for _, tc := range []struct {
 		node  string
 		index []int
@@ -92,27 +92,27 @@ func TestNewInstanceAddrRejects(t *testing.T) {
 		{"trigger.t", nil, "not a node address"},
 		{"task.x", []int{1, -1}, "instance of task.x: index [1 -1]: an index is 0 or more"},
 	} {
-		if a, err := lang.NewInstanceAddr(tc.node, tc.index); err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("NewInstanceAddr(%q, %v) = %+v, %v; want an error saying %q", tc.node, tc.index, a, err, tc.want)
+		if a, err := addrs.NewInstance(tc.node, tc.index); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("NewInstance(%q, %v) = %+v, %v; want an error saying %q", tc.node, tc.index, a, err, tc.want)
 		}
 	}
 }
 
-// TestInstanceAddrWithIndex: each result owns its index, so siblings made from one address
+// TestInstanceWithIndex: each result owns its index, so siblings made from one address
 // never overwrite each other, however much room the parent's slice has.
-func TestInstanceAddrWithIndex(t *testing.T) {
-	iter := lang.InstanceAddr{Node: mustAddr(t, "loop.l/task.x"), Index: make([]int, 1, 8)}
+func TestInstanceWithIndex(t *testing.T) {
+	iter := addrs.Instance{Node: mustAddr(t, "loop.l/task.x"), Index: make([]int, 1, 8)}
 	a, b := iter.WithIndex(4), iter.WithIndex(5)
 	if a.String() != "loop.l/task.x[0][4]" || b.String() != "loop.l/task.x[0][5]" || iter.String() != "loop.l/task.x[0]" {
 		t.Fatalf("WithIndex: %s, %s from %s", a, b, iter)
 	}
-	top := lang.InstanceAddr{Node: mustAddr(t, "task.x")}
+	top := addrs.Instance{Node: mustAddr(t, "task.x")}
 	if got := top.WithIndex(0).String(); got != "task.x[0]" {
 		t.Fatalf("WithIndex(0) of task.x = %s", got)
 	}
 }
 
-func TestInstanceAddrParent(t *testing.T) {
+func TestInstanceParent(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{"task.x[3]", "task.x"},
 		{"loop.l[1]", "loop.l"},
@@ -121,7 +121,7 @@ func TestInstanceAddrParent(t *testing.T) {
 		{"task.x", ""},
 		{"loop.l/task.y", ""},
 	} {
-		a, err := lang.ParseInstanceAddr(tc.in)
+		a, err := addrs.ParseInstance(tc.in)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -143,43 +143,43 @@ func TestInstanceAddrParent(t *testing.T) {
 	}
 }
 
-func TestInstanceAddrEqual(t *testing.T) {
-	x := lang.InstanceAddr{Node: mustAddr(t, "task.x"), Index: []int{1}}
+func TestInstanceEqual(t *testing.T) {
+	x := addrs.Instance{Node: mustAddr(t, "task.x"), Index: []int{1}}
 	for _, tc := range []struct {
-		b    lang.InstanceAddr
+		b    addrs.Instance
 		want bool
 	}{
-		{lang.InstanceAddr{Node: mustAddr(t, "task.x"), Index: []int{1}}, true},
-		{lang.InstanceAddr{Node: mustAddr(t, "task.x"), Index: []int{2}}, false},
-		{lang.InstanceAddr{Node: mustAddr(t, "task.x")}, false},
-		{lang.InstanceAddr{Node: mustAddr(t, "task.y"), Index: []int{1}}, false},
-		{lang.InstanceAddr{Node: mustAddr(t, "loop.l/task.x"), Index: []int{1}}, false},
+		{addrs.Instance{Node: mustAddr(t, "task.x"), Index: []int{1}}, true},
+		{addrs.Instance{Node: mustAddr(t, "task.x"), Index: []int{2}}, false},
+		{addrs.Instance{Node: mustAddr(t, "task.x")}, false},
+		{addrs.Instance{Node: mustAddr(t, "task.y"), Index: []int{1}}, false},
+		{addrs.Instance{Node: mustAddr(t, "loop.l/task.x"), Index: []int{1}}, false},
 	} {
 		if got := x.Equal(tc.b); got != tc.want {
 			t.Errorf("%s.Equal(%s) = %v", x, tc.b, got)
 		}
 	}
 	// No index and an empty index are the same instance, as they print the same.
-	if !(lang.InstanceAddr{Node: x.Node}).Equal(lang.InstanceAddr{Node: x.Node, Index: []int{}}) {
+	if !(addrs.Instance{Node: x.Node}).Equal(addrs.Instance{Node: x.Node, Index: []int{}}) {
 		t.Error("nil and empty index differ")
 	}
 }
 
-// FuzzParseInstanceAddr: whatever parses prints back as the same text, and parses again to the
+// FuzzParseInstance: whatever parses prints back as the same text, and parses again to the
 // same address; nothing panics.
-func FuzzParseInstanceAddr(f *testing.F) {
+func FuzzParseInstance(f *testing.F) {
 	for _, s := range []string{"task.x", "task.x[0]", "loop.l/task.y[1][22]", "loop.l[3]", "task.x[01]", "task.x[", "[1]", "task.x[1]x"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		a, err := lang.ParseInstanceAddr(s)
+		a, err := addrs.ParseInstance(s)
 		if err != nil {
 			return
 		}
 		if a.String() != s {
-			t.Fatalf("ParseInstanceAddr(%q).String() = %q", s, a.String())
+			t.Fatalf("ParseInstance(%q).String() = %q", s, a.String())
 		}
-		b, err := lang.ParseInstanceAddr(a.String())
+		b, err := addrs.ParseInstance(a.String())
 		if err != nil || !b.Equal(a) {
 			t.Fatalf("parse(String(%+v)) = %+v, %v", a, b, err)
 		}
