@@ -5,17 +5,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
+	"log/slog"
 
 	"github.com/hashicorp/hcl/v2"
 
 	"github.com/fuscia/fuscia/engine"
+	"github.com/fuscia/fuscia/engine/host"
 	"github.com/fuscia/fuscia/engine/journal"
 	"github.com/fuscia/fuscia/engine/local"
 	"github.com/fuscia/fuscia/engine/plan"
 	"github.com/fuscia/fuscia/engine/planner"
 	"github.com/fuscia/fuscia/lang"
-	"github.com/fuscia/fuscia/plugin"
 )
 
 func runApply(ctx context.Context, c *cli, args []string) int {
@@ -48,15 +48,18 @@ func runApply(ctx context.Context, c *cli, args []string) int {
 	env := plan.Env{Home: fs.homeDir(), PluginDirs: pluginDirs}
 	// Plan-time checks start the workflow's plugins; the run reuses those processes.
 	plugins := c.pluginManager(fs.homeDir(), c.logger(*logFormat))
-	var prog *engine.Program
-	var parser *lang.Parser
+	var made *planner.Result
 	var diags hcl.Diagnostics
 	if plan.IsPlanFile(file) {
 		if len(vars) > 0 || len(varFiles) > 0 {
+			_ = plugins.Close()
 			return c.fail(*asJSON, "Variables given with a saved plan",
 				"A saved plan runs with the variables it was planned with; -var and -var-file cannot change them. Plan again with the new values.")
 		}
-		prog, parser, diags, err = loadSavedPlan(file, env)
+		made, diags, err = planner.LoadSaved(file, env)
+		if err != nil {
+			_ = plugins.Close()
+		}
 		if errors.Is(err, plan.ErrIntegrity) {
 			return c.fail(*asJSON, "Plan file does not match its digest", sentenceOf(err))
 		}
@@ -64,19 +67,24 @@ func runApply(ctx context.Context, c *cli, args []string) int {
 			return c.fail(*asJSON, "Invalid plan file", sentenceOf(err))
 		}
 	} else {
-		prog, parser, diags = loadForApply(ctx, file, env, plugins, lang.VarInputs{Env: c.environ(), Files: varFiles, Flags: vars})
+		made, diags = planner.Make(ctx, planner.Request{
+			File: file, Purpose: planner.ForRun, Env: env, Plugins: plugins,
+			Vars: lang.VarInputs{Env: c.environ(), Files: varFiles, Flags: vars},
+		})
 	}
-	if code, stop := c.reportDiags(*asJSON, parser, diags); stop {
+	if code, stop := c.reportDiags(*asJSON, made.Files, diags); stop {
 		_ = plugins.Close()
 		return code
 	}
+	prog := engine.NewProgram(made.Workflow, made.Blob)
 
 	if code, handled := c.applyThroughServe(ctx, fs.homeDir(), prog, *payload, *parallelism, *asJSON); handled {
 		_ = plugins.Close()
 		return code
 	}
 
-	h, err := c.openRunHost(ctx, runHostOptions{home: fs.homeDir(), command: fs.invocation(paths), logFormat: *logFormat, plugins: plugins, pluginDirs: pluginDirs, workflows: []*lang.Workflow{prog.Workflow}})
+	h, err := c.openHost(ctx, host.Options{Home: fs.homeDir(), Command: fs.invocation(paths), LogFormat: *logFormat, LogLevel: slog.LevelWarn,
+		Plugins: plugins, PluginDirs: pluginDirs, Workflows: []*lang.Workflow{prog.Workflow}})
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
 			return exitFailed
@@ -85,16 +93,15 @@ func runApply(ctx context.Context, c *cli, args []string) int {
 	}
 	// Compile the workflow's components before the run starts: a first compile takes seconds,
 	// which must not count against a task's timeout.
-	h.comps.Preload(prog.Workflow)
-	h.plugins.Preload(ctx, prog.Workflow, prog.Locks().Plugins)
+	h.Preload(ctx, prog)
 	pr := newProgress(c.stdout, *asJSON)
 	trigger := journal.Trigger{}
 	if *payload != "" {
 		trigger.Payload = json.RawMessage(*payload)
 	}
-	r, err := h.engine.Start(ctx, prog, engine.StartOptions{Trigger: trigger, Parallelism: *parallelism, Observer: pr.event})
+	r, err := h.Engine().Start(ctx, prog, engine.StartOptions{Trigger: trigger, Parallelism: *parallelism, Observer: pr.event})
 	if err != nil {
-		_ = h.close()
+		_ = h.Close()
 		return c.operationFailed("Cannot start the run", err)
 	}
 	return c.finishRun(ctx, h, r)
@@ -139,80 +146,4 @@ func (c *cli) applyThroughServe(ctx context.Context, home string, prog *engine.P
 		return exitFailed, true
 	}
 	return c.operationFailed("Cannot run the workflow in fuscia serve", err), true
-}
-
-// loadForApply loads, checks and resolves a workflow file and snapshots it as a plan, the way
-// `fuscia plan -out` would.
-func loadForApply(ctx context.Context, file string, env plan.Env, plugins *plugin.Manager, vars lang.VarInputs) (*engine.Program, *lang.Parser, hcl.Diagnostics) {
-	parser := lang.NewParser()
-	w, diags := parser.Load(file, lang.Options{Planning: true, Vars: vars})
-	if w == nil || diags.HasErrors() {
-		return nil, parser, diags
-	}
-	res, rdiags := plan.Resolve(w, env, hcl.DiagError)
-	diags = append(diags, rdiags...)
-	if diags.HasErrors() {
-		return nil, parser, diags
-	}
-	diags = append(diags, plan.CheckPluginLock(w, res)...)
-	if diags.HasErrors() {
-		return nil, parser, diags
-	}
-	diags = append(diags, planner.CheckPlugins(ctx, w, res, plugins, planner.FullChecks)...)
-	if diags.HasErrors() {
-		return nil, parser, diags
-	}
-	sources := make(map[string][]byte, len(parser.Files()))
-	for name, f := range parser.Files() {
-		sources[name] = f.Bytes
-	}
-	blob, err := plan.Encode(plan.Build(w, res), w, sources, w.VarValues().AsValueMap())
-	if err != nil {
-		return nil, parser, append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Cannot snapshot the workflow", Detail: sentenceOf(err)})
-	}
-	return engine.NewProgram(w, blob), parser, diags
-}
-
-// loadSavedPlan reads a saved plan (refused when it does not match its digest), reloads its
-// workflow from the saved sources, and refuses it when a locked component or plugin changed
-// since it was planned or the plan built again differs from the saved one.
-func loadSavedPlan(file string, env plan.Env) (*engine.Program, *lang.Parser, hcl.Diagnostics, error) {
-	data, err := os.ReadFile(file)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	saved, err := plan.Decode(file, data)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	vals, err := saved.VarValues()
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	parser := lang.NewParser()
-	parser.Sources = saved.Sources
-	w, diags := parser.Load(saved.Workflow, lang.Options{Planning: true, Vars: lang.VarInputs{Values: vals}})
-	if w == nil || diags.HasErrors() {
-		return nil, parser, diags, nil
-	}
-	res, rdiags := plan.Resolve(w, env, hcl.DiagError)
-	diags = append(diags, rdiags...)
-	if diags.HasErrors() {
-		return nil, parser, diags, nil
-	}
-	if err := plan.CheckLocks(saved, res); err != nil {
-		return nil, parser, diags, err
-	}
-	// The locked binaries are the planned ones, so they report the versions the plan recorded
-	// (the plan asked them; apply does not start them before the run).
-	for name, pl := range res.Plugins {
-		pl.Version = saved.Plugins[name].Version
-	}
-	// What runs is the workflow loaded from the saved sources; the plan in the file is what was
-	// reviewed. They must be one plan: a component whose manifest now grants other hosts (its
-	// digest covers only its module) or a plan rewritten with its digest is refused.
-	if err := saved.Rebuilt(plan.Build(w, res)); err != nil {
-		return nil, parser, diags, err
-	}
-	return engine.NewProgram(w, data), parser, diags, nil
 }

@@ -11,8 +11,6 @@ import (
 	"github.com/mitchellh/go-wordwrap"
 
 	"github.com/hashicorp/hcl/v2"
-
-	"github.com/fuscia/fuscia/lang"
 )
 
 // writeDiags renders diagnostics the way HCL and Terraform do — severity and summary, the file
@@ -139,13 +137,10 @@ func writeJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-// reportDiags prints the diagnostics of loading a workflow: errors as the JSON of validate -json
-// or as text, warnings as text. stop is true (with exit code 2) when there were errors.
-func (c *cli) reportDiags(asJSON bool, parser *lang.Parser, diags hcl.Diagnostics) (code int, stop bool) {
-	var files map[string]*hcl.File
-	if parser != nil {
-		files = parser.Files()
-	}
+// reportDiags prints the diagnostics of loading a workflow, whose ranges point into files:
+// errors as the JSON of validate -json or as text, warnings as text. stop is true (with exit
+// code 2) when there were errors.
+func (c *cli) reportDiags(asJSON bool, files map[string]*hcl.File, diags hcl.Diagnostics) (code int, stop bool) {
 	if !diags.HasErrors() {
 		writeDiags(c.stderr, files, diags) // warnings
 		return 0, false

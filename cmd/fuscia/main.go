@@ -1,7 +1,8 @@
 // Command fuscia is the Fuscia CLI: validate, format, graph, plan and run workflows.
 //
 // Each command lives in its own file and does three things: parse flags, call one package
-// function, render the result. Business logic belongs in lang and engine.
+// function, render the result. Business logic belongs in lang and engine: plans are made and
+// saved plans loaded by engine/planner, and the process that runs them is engine/host.
 package main
 
 import (

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/hashicorp/hcl/v2"
-
 	"github.com/fuscia/fuscia/engine/plan"
 	"github.com/fuscia/fuscia/engine/planner"
 	"github.com/fuscia/fuscia/lang"
@@ -31,30 +29,19 @@ func runPlan(ctx context.Context, c *cli, args []string) int {
 	if err != nil {
 		return c.fail(*asJSON, "No workflow to plan", sentenceOf(err))
 	}
-	parser := lang.NewParser()
-	w, diags := parser.Load(file, lang.Options{
-		Planning: true,
-		Vars:     lang.VarInputs{Env: c.environ(), Files: varFiles, Flags: vars},
-	})
 	// Every check runs, errors or not, so that one run reports every independent error.
 	plugins := c.pluginManager(fs.homeDir(), c.logger(""))
-	res, diags := planner.Check(ctx, w, diags, plan.Env{Home: fs.homeDir(), PluginDirs: pluginDirs}, plugins,
-		planner.CheckOptions{Missing: hcl.DiagError, Plugins: planner.FullChecks})
+	made, diags := planner.Make(ctx, planner.Request{
+		File: file, Purpose: planner.ForPlan, Env: plan.Env{Home: fs.homeDir(), PluginDirs: pluginDirs}, Plugins: plugins,
+		Vars: lang.VarInputs{Env: c.environ(), Files: varFiles, Flags: vars}, ReadonlyLock: *lockfile == "readonly",
+	})
 	_ = plugins.Close()
-	if !diags.HasErrors() {
-		_, ldiags := plan.UpdateLock(file, res, *lockfile == "readonly")
-		diags = append(diags, ldiags...)
-	}
-	if code, stop := c.reportDiags(*asJSON, parser, diags); stop {
+	if code, stop := c.reportDiags(*asJSON, made.Files, diags); stop {
 		return code
 	}
-	p := plan.Build(w, res)
+	p := made.Plan
 	if *out != "" {
-		sources := make(map[string][]byte, len(parser.Files()))
-		for name, f := range parser.Files() {
-			sources[name] = f.Bytes
-		}
-		if err := plan.WriteFile(*out, p, w, sources, w.VarValues().AsValueMap()); err != nil {
+		if err := made.WriteFile(*out); err != nil {
 			return c.operationFailed("Cannot save the plan", err)
 		}
 	}

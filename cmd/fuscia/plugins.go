@@ -36,12 +36,18 @@ func (c *cli) logger(logFormat string) *slog.Logger {
 // FUSCIA_PLUGIN_GRACE_PERIOD (Go durations) override the start timeout and the grace period
 // after a call's deadline (docs/plugins.md).
 func (c *cli) pluginManager(home string, logger *slog.Logger) *plugin.Manager {
-	return plugin.NewManager(plugin.Options{
-		Logger:       logger,
+	o := c.pluginOptions(home)
+	o.Logger = logger
+	return plugin.NewManager(o)
+}
+
+// pluginOptions are the plugin manager's options of the home, without its logger.
+func (c *cli) pluginOptions(home string) plugin.Options {
+	return plugin.Options{
 		CacheDir:     filepath.Join(home, "cache"),
 		StartTimeout: c.durationEnv("FUSCIA_PLUGIN_START_TIMEOUT"),
 		GracePeriod:  c.durationEnv("FUSCIA_PLUGIN_GRACE_PERIOD"),
-	})
+	}
 }
 
 // durationEnv is a positive duration from the environment, or zero (the default) when it is

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 
 	"github.com/fuscia/fuscia/engine"
+	"github.com/fuscia/fuscia/engine/host"
 	"github.com/fuscia/fuscia/engine/journal"
 	"github.com/fuscia/fuscia/engine/local"
 )
@@ -32,16 +34,16 @@ func runResume(ctx context.Context, c *cli, args []string) int {
 	case !errors.Is(err, local.ErrNoServer):
 		return c.resumeFailed(*asJSON, ids[0], err)
 	}
-	h, err := c.openRunHost(ctx, runHostOptions{home: fs.homeDir(), command: fs.invocation(ids), logFormat: *logFormat, pluginDirs: pluginDirs})
+	h, err := c.openHost(ctx, host.Options{Home: fs.homeDir(), Command: fs.invocation(ids), LogFormat: *logFormat, LogLevel: slog.LevelWarn, PluginDirs: pluginDirs})
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
 			return exitFailed
 		}
 		return c.storeFailed("Cannot open the state store", fs.homeDir(), err)
 	}
-	id, err := h.owner.Store.ResolveID(ids[0])
+	id, err := h.Store().ResolveID(ids[0])
 	if err == nil {
-		err = resumable(h, id)
+		err = resumable(h.Store(), id)
 	}
 	if err == nil {
 		// The progress output starts (with -json, its version line) only once the run resumes,
@@ -54,12 +56,12 @@ func runResume(ctx context.Context, c *cli, args []string) int {
 			pr.event(ev)
 		}
 		var r *engine.Run
-		r, err = h.engine.Resume(ctx, id, engine.ResumeOptions{Parallelism: *parallelism, Observer: observe})
+		r, err = h.Engine().Resume(ctx, id, engine.ResumeOptions{Parallelism: *parallelism, Observer: observe})
 		if err == nil {
 			return c.finishRun(ctx, h, r)
 		}
 	}
-	_ = h.close()
+	_ = h.Close()
 	return c.resumeFailed(*asJSON, ids[0], err)
 }
 
@@ -75,8 +77,8 @@ func (c *cli) resumeFailed(asJSON bool, ref string, err error) int {
 }
 
 // resumable refuses a run that already ended before anything is printed.
-func resumable(h *runHost, id string) error {
-	sum, err := h.owner.Store.Summary(id)
+func resumable(st *journal.Store, id string) error {
+	sum, err := st.Summary(id)
 	if err != nil {
 		return err
 	}

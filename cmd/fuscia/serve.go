@@ -16,16 +16,10 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 
-	"github.com/fuscia/fuscia/engine"
+	"github.com/fuscia/fuscia/engine/host"
 	"github.com/fuscia/fuscia/engine/journal"
-	"github.com/fuscia/fuscia/engine/local"
-	"github.com/fuscia/fuscia/engine/metrics"
-	"github.com/fuscia/fuscia/engine/plan"
 	"github.com/fuscia/fuscia/engine/redact"
 	"github.com/fuscia/fuscia/engine/serve"
-	"github.com/fuscia/fuscia/engine/telemetry"
-	"github.com/fuscia/fuscia/hostabi"
-	"github.com/fuscia/fuscia/internal/version"
 	"github.com/fuscia/fuscia/lang"
 )
 
@@ -89,42 +83,30 @@ func runServe(ctx context.Context, c *cli, args []string) int {
 	if c.getenv("FUSCIA_LOG_LEVEL") != "" {
 		level = c.logLevel()
 	}
-	met, err := telemetry.NewMetrics(telemetry.Config{ServiceName: "fuscia", Version: version.Fuscia, Getenv: c.getenv})
-	if err != nil {
-		return c.operationFailed("Cannot set up metrics", err)
-	}
-	defer func() { _ = met.Shutdown(context.Background()) }()
-	rec, err := metrics.New(met.Meter)
-	if err != nil {
-		return c.operationFailed("Cannot set up metrics", err)
-	}
-
-	env := plan.Env{Home: home, PluginDirs: pluginDirs}
-	var h *runHost
 	var diagMu sync.Mutex
-	srv := serve.New(serve.Config{
-		Paths: paths, Metrics: rec, Now: now, WebhookWait: *webhookWait,
-		Retain: retain, Prune: func(ctx context.Context, before time.Time) (local.Pruned, error) { return h.owner.Prune(ctx, before) },
-		Load: func(ctx context.Context, file string) (*engine.Program, error) {
-			prog, parser, diags := loadForApply(ctx, file, env, h.plugins.Manager, lang.VarInputs{Env: c.environ()})
-			if !diags.HasErrors() {
-				// As apply does: compile the components (and start the plugins) before the
-				// triggers and runs of this version start, so that a first compile, seconds
-				// long, counts against no poll's or task's timeout. serve is ready (and a
-				// reload swaps routes) only after it.
-				h.comps.Preload(prog.Workflow)
-				h.plugins.Preload(ctx, prog.Workflow, prog.Locks().Plugins)
-				return prog, nil
-			}
+	opts, err := c.hostOptions(host.Options{
+		Home: home, Command: fs.invocation(paths), LogFormat: *logFormat, LogLevel: level, PluginDirs: pluginDirs,
+		Serve: &host.ServeOptions{
+			Paths: paths, Vars: lang.VarInputs{Env: c.environ()}, Now: now, WebhookWait: *webhookWait, Retain: retain,
 			// The diagnostics go to stderr as validate shows them; the log gets their summary.
-			var b bytes.Buffer
-			writeDiags(&b, parser.Files(), diags)
-			diagMu.Lock()
-			_, _ = c.stderr.Write(b.Bytes())
-			diagMu.Unlock()
-			return nil, errors.New(diagSummary(diags))
+			OnInvalid: func(_ string, files map[string]*hcl.File, diags hcl.Diagnostics) {
+				var b bytes.Buffer
+				writeDiags(&b, files, diags)
+				diagMu.Lock()
+				_, _ = c.stderr.Write(b.Bytes())
+				diagMu.Unlock()
+			},
 		},
 	})
+	if err != nil {
+		return c.storeFailed("Cannot open the state store", home, err)
+	}
+	h, err := host.New(opts)
+	if err != nil {
+		return c.operationFailed("Cannot set up metrics", err)
+	}
+	defer func() { _ = h.Close() }()
+	srv := h.Server()
 	// The listener is bound before the store is opened: a request in the first moments of a
 	// (re)start is answered 503 with Retry-After (serve's Handler, docs/serve.md "Readiness")
 	// rather than refused. An address in use may be the serve this one replaces, still
@@ -152,20 +134,7 @@ func runServe(ctx context.Context, c *cli, args []string) int {
 		return c.operationFailed("Cannot listen for the API and webhooks", lerr)
 	}
 
-	h, err = c.openRunHost(ctx, runHostOptions{
-		home: home, command: fs.invocation(paths), logFormat: *logFormat, pluginDirs: pluginDirs, logLevel: &level,
-		tuneEngine: func(cfg *engine.Config) {
-			cfg.ParkWaits, cfg.OnRunEnd, cfg.Metrics = true, srv.RunEnded, rec
-		},
-		onEngine: func(eng *engine.Engine, st *journal.Store) { srv.Attach(eng, st) },
-		tuneOwner: func(cfg *local.OwnerConfig) {
-			cfg.Extend, cfg.Signaled = srv.RegisterAPI, srv.Signaled
-		},
-		tuneHost: func(o *hostabi.Options) {
-			o.OnInstantiate = func(d time.Duration) { rec.WasmInstantiate(context.Background(), d) }
-		},
-	})
-	if err != nil {
+	if err := h.Open(ctx); err != nil {
 		closeServers()
 		if errors.Is(err, context.Canceled) {
 			// SIGTERM or SIGINT while waiting for the store: a stop asked for, not a failure.
@@ -174,29 +143,23 @@ func runServe(ctx context.Context, c *cli, args []string) int {
 		}
 		return c.storeFailed("Cannot open the state store", home, err)
 	}
-	if code, refused := c.refuseOpenListen(*listen, h.owner.Store); refused {
+	if code, refused := c.refuseOpenListen(*listen, h.Store()); refused {
 		closeServers()
-		_ = h.close()
 		return code
 	}
-	srv.SetLogger(h.logger)
-	_ = rec.ObservePluginRestarts(func() int64 { return int64(h.plugins.Manager.Restarts()) })
-
 	if lerr != nil {
 		if err := listenAPI(); err != nil {
-			_ = h.close()
 			return c.operationFailed("Cannot listen for the API and webhooks", err)
 		}
 	}
 	// Webhooks answer 503 "starting" until Start has loaded the workflows.
-	srv.ServeAPI(h.owner.Handler())
+	srv.ServeAPI(h.Owner().Handler())
 	if *metricsListen != "" {
 		mm := http.NewServeMux()
-		mm.Handle("/metrics", redact.HTTP(met.Handler(), c.secrets))
+		mm.Handle("/metrics", h.MetricsHandler())
 		ml, err := serve.Listen(serve.ListenConfig{Addr: *metricsListen, Handler: mm, ErrorLog: httpLog})
 		if err != nil {
 			closeServers()
-			_ = h.close()
 			return c.operationFailed("Cannot listen for metrics", err)
 		}
 		servers = append(servers, ml)
@@ -206,7 +169,6 @@ func runServe(ctx context.Context, c *cli, args []string) int {
 	n, err := srv.Start(ctx)
 	if err != nil {
 		closeServers()
-		_ = h.close()
 		return c.operationFailed("Cannot start serving", err)
 	}
 	fmt.Fprintf(c.stdout, "Serving %d workflow(s) from %s; state in %s. Stop with Ctrl-C or SIGTERM.\n", n, strings.Join(paths, ", "), home)
@@ -223,7 +185,7 @@ func runServe(ctx context.Context, c *cli, args []string) int {
 		_ = s.Shutdown(sctx) // closes what is left when sctx ends
 		scancel()
 	}
-	if err := h.close(); err != nil {
+	if err := h.Close(); err != nil {
 		fmt.Fprintf(c.stderr, "Warning: closing the state store: %v\n", err)
 	}
 	fmt.Fprintln(c.stdout, "Stopped. Unfinished runs resume at the next start.")
@@ -285,16 +247,4 @@ func (c *cli) serveClock() (func() time.Time, error) {
 	}
 	offset := time.Until(at)
 	return func() time.Time { return time.Now().Add(offset) }, nil
-}
-
-func diagSummary(diags hcl.Diagnostics) string {
-	for _, d := range diags {
-		if d.Severity == hcl.DiagError {
-			if d.Subject != nil {
-				return fmt.Sprintf("%s (%s line %d)", d.Summary, d.Subject.Filename, d.Subject.Start.Line)
-			}
-			return d.Summary
-		}
-	}
-	return "invalid workflow"
 }

@@ -31,8 +31,7 @@ func runValidate(ctx context.Context, c *cli, args []string) int {
 	plugins := c.pluginManager(fs.homeDir(), c.logger(""))
 	for _, f := range files {
 		// Every check runs, errors or not, so that one run reports every independent error.
-		w, fdiags := parser.Load(f, lang.Options{})
-		_, fdiags = planner.Check(ctx, w, fdiags, env, plugins, planner.CheckOptions{Missing: hcl.DiagWarning, Plugins: planner.SchemaChecks})
+		_, fdiags := planner.Make(ctx, planner.Request{File: f, Purpose: planner.ForValidate, Env: env, Plugins: plugins, Parser: parser})
 		diags = append(diags, fdiags...)
 	}
 	_ = plugins.Close()

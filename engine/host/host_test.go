@@ -53,15 +53,11 @@ task "after" {
 }
 `
 
-// newHome is a home directory short enough for its socket path (local.Own refuses a long one).
+// newHome is a home directory in the test's temporary directory, whose socket path stays
+// short enough for local.Own (103 bytes) with this package's test names.
 func newHome(t *testing.T) string {
 	t.Helper()
-	home, err := os.MkdirTemp("", "fsch")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = os.RemoveAll(home) })
-	return home
+	return filepath.Join(t.TempDir(), "home")
 }
 
 func writeFile(t *testing.T, dir, name, src string) string {

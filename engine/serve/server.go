@@ -1,7 +1,8 @@
 // Package serve is `fuscia serve`: it keeps workflows loaded (reloading them when their files
 // change), fires their schedule, poll and webhook triggers, bounds their concurrent runs,
 // parks runs at their waits and resumes them when due or answered, and resumes unfinished runs
-// at start. The store and its API socket are engine/local's; the process wiring is cmd's.
+// at start. The store and its API socket are engine/local's; the process around it is
+// engine/host's, which applies what a Server needs of its engine and owner (wiring.go).
 package serve
 
 import (
