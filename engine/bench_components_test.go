@@ -1,7 +1,7 @@
 package engine
 
 import (
-	"github.com/fuscia/fuscia/engine/runtime/wasm"
+	"github.com/fuscia/fuscia/engine/internal/runtime/wasm"
 	"github.com/fuscia/fuscia/engine/task"
 	"github.com/fuscia/fuscia/lang"
 	"path/filepath"

@@ -2,7 +2,7 @@ package engine
 
 import (
 	"context"
-	pluginrt "github.com/fuscia/fuscia/engine/runtime/plugins"
+	pluginrt "github.com/fuscia/fuscia/engine/internal/runtime/plugins"
 	"github.com/fuscia/fuscia/engine/task"
 	"github.com/fuscia/fuscia/lang"
 	"os/exec"

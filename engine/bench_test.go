@@ -3,7 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
-	"github.com/fuscia/fuscia/engine/runtime/builtins"
+	"github.com/fuscia/fuscia/engine/internal/runtime/builtins"
 	"github.com/fuscia/fuscia/engine/task"
 	"os"
 	"path/filepath"

@@ -5,7 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"github.com/fuscia/fuscia/engine/runtime/wasm"
+	"github.com/fuscia/fuscia/engine/internal/runtime/wasm"
 	"github.com/fuscia/fuscia/engine/task"
 	"github.com/fuscia/fuscia/lang"
 	"net/http"

@@ -3,7 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
-	"github.com/fuscia/fuscia/engine/runtime/builtins"
+	"github.com/fuscia/fuscia/engine/internal/runtime/builtins"
 	"github.com/fuscia/fuscia/engine/task"
 	"os"
 	"path/filepath"

@@ -1,7 +1,7 @@
 package engine
 
 import (
-	pluginrt "github.com/fuscia/fuscia/engine/runtime/plugins"
+	pluginrt "github.com/fuscia/fuscia/engine/internal/runtime/plugins"
 	"github.com/fuscia/fuscia/engine/task"
 	"github.com/fuscia/fuscia/lang"
 	"os"

@@ -3,7 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
-	pluginrt "github.com/fuscia/fuscia/engine/runtime/plugins"
+	pluginrt "github.com/fuscia/fuscia/engine/internal/runtime/plugins"
 	"github.com/fuscia/fuscia/engine/task"
 	"path/filepath"
 	"strings"

@@ -6,10 +6,10 @@
 // # What a host owns
 //
 //   - telemetry: the process's log and tracer (engine/telemetry), and for serve its metrics
-//     provider and recorder (engine/metrics);
+//     provider and recorder (engine/internal/metrics);
 //   - the task runtimes behind the engine's task.Dispatcher, one per kind of `uses`: the
-//     builtins runner (engine/runtime/builtins), the Wasm host (engine/runtime/wasm) and the
-//     plugin manager (engine/runtime/plugins; a manager handed in by apply's plan-time checks
+//     builtins runner (engine/internal/runtime/builtins), the Wasm host (engine/internal/runtime/wasm) and the
+//     plugin manager (engine/internal/runtime/plugins; a manager handed in by apply's plan-time checks
 //     is taken over, so the run reuses the plugin processes they started);
 //   - the ownership of the state store (engine/local.Owner: the journal, the artifacts, the
 //     API socket the other commands talk to) and the engine built on it;

@@ -3,7 +3,7 @@ package serve
 import (
 	"context"
 	"encoding/json"
-	"github.com/fuscia/fuscia/engine/runtime/builtins"
+	"github.com/fuscia/fuscia/engine/internal/runtime/builtins"
 	"github.com/fuscia/fuscia/engine/task"
 	"github.com/fuscia/fuscia/lang"
 	"go/ast"

@@ -10,8 +10,8 @@ import (
 
 	"github.com/fuscia/fuscia/engine"
 	"github.com/fuscia/fuscia/engine/artifact"
+	"github.com/fuscia/fuscia/engine/internal/runtime/builtins"
 	"github.com/fuscia/fuscia/engine/journal"
-	"github.com/fuscia/fuscia/engine/runtime/builtins"
 	"github.com/fuscia/fuscia/engine/task"
 	"github.com/fuscia/fuscia/lang"
 	"github.com/fuscia/fuscia/lang/builtin"

@@ -17,9 +17,9 @@ import (
 	"time"
 
 	"github.com/fuscia/fuscia/engine"
+	"github.com/fuscia/fuscia/engine/internal/metrics"
 	"github.com/fuscia/fuscia/engine/journal"
 	"github.com/fuscia/fuscia/engine/local"
-	"github.com/fuscia/fuscia/engine/metrics"
 	"github.com/fuscia/fuscia/lang"
 )
 

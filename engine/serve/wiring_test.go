@@ -9,10 +9,10 @@ import (
 	"time"
 
 	"github.com/fuscia/fuscia/engine"
+	"github.com/fuscia/fuscia/engine/internal/metrics"
+	"github.com/fuscia/fuscia/engine/internal/runtime/builtins"
 	"github.com/fuscia/fuscia/engine/journal"
 	"github.com/fuscia/fuscia/engine/local"
-	"github.com/fuscia/fuscia/engine/metrics"
-	"github.com/fuscia/fuscia/engine/runtime/builtins"
 	"github.com/fuscia/fuscia/engine/task"
 	"github.com/fuscia/fuscia/lang"
 	"github.com/fuscia/fuscia/lang/builtin"

@@ -1,5 +1,5 @@
 // Package task is the contract between the scheduler (package engine) and the runtimes that
-// run tasks: builtins, Wasm components and plugins today (engine/runtime/...), and whatever
+// run tasks: builtins, Wasm components and plugins today (engine/internal/runtime/...), and whatever
 // comes next (component-model hosts, remote workers) without edits to the scheduler.
 //
 // A run binds each block its tasks use once (Dispatcher.Bind: the plan's lock, the block's

@@ -19,7 +19,7 @@ var layers = [][]string{
 	// Foundations: no imports from the module.
 	{"internal/outcome", "internal/version", "internal/netguard", "internal/taskresult",
 		"lang/addrs", "lang/dag", "lang/schedule", "lang/schema", "lang/funcs",
-		"engine/redact", "engine/artifact", "engine/metrics",
+		"engine/redact", "engine/artifact", "engine/internal/metrics",
 		"proto/fuscia/plugin/v1", "plugin/discover", "plugin/plugintest"},
 	// Pure pieces over the foundations, and the two SDKs (stdlib, the shared result model and
 	// the protocol only).
@@ -33,9 +33,9 @@ var layers = [][]string{
 	// The contract between the scheduler and the runtimes; plan-time checks with live plugins.
 	{"engine/task", "engine/planner"},
 	// What the runtimes share.
-	{"engine/runtime/internal/..."},
+	{"engine/internal/runtime/internal/..."},
 	// The scheduler, and the runtimes behind task.Dispatcher (neither knows the other).
-	{"engine", "engine/runtime/builtins", "engine/runtime/wasm", "engine/runtime/plugins"},
+	{"engine", "engine/internal/runtime/builtins", "engine/internal/runtime/wasm", "engine/internal/runtime/plugins"},
 	// The store's owner and its local API.
 	{"engine/local"},
 	// fuscia serve.
@@ -132,7 +132,7 @@ func TestSchedulerWithoutRuntimes(t *testing.T) {
 	}
 	deps := strings.Fields(string(out))
 	for _, banned := range []string{"github.com/bytecodealliance/wasmtime-go", "github.com/hashicorp/go-plugin", "google.golang.org/grpc",
-		module + "/hostabi", module + "/plugin", module + "/engine/runtime"} {
+		module + "/hostabi", module + "/plugin", module + "/engine/internal/runtime"} {
 		for _, d := range deps {
 			if d == banned || strings.HasPrefix(d, banned+"/") && !allowedUnder(d) {
 				t.Errorf("engine depends on %s (through its imports): the scheduler must not link a task runtime", d)

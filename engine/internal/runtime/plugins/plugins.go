@@ -10,9 +10,9 @@ import (
 	"sync"
 
 	"github.com/fuscia/fuscia/engine/artifact"
+	"github.com/fuscia/fuscia/engine/internal/runtime/internal/taskenv"
 	"github.com/fuscia/fuscia/engine/journal"
 	"github.com/fuscia/fuscia/engine/plan"
-	"github.com/fuscia/fuscia/engine/runtime/internal/taskenv"
 	"github.com/fuscia/fuscia/engine/task"
 	"github.com/fuscia/fuscia/internal/outcome"
 	"github.com/fuscia/fuscia/lang"

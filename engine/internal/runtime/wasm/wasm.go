@@ -14,9 +14,9 @@ import (
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/fuscia/fuscia/engine/artifact"
+	"github.com/fuscia/fuscia/engine/internal/runtime/internal/taskenv"
 	"github.com/fuscia/fuscia/engine/journal"
 	"github.com/fuscia/fuscia/engine/plan"
-	"github.com/fuscia/fuscia/engine/runtime/internal/taskenv"
 	"github.com/fuscia/fuscia/engine/task"
 	"github.com/fuscia/fuscia/hostabi"
 	"github.com/fuscia/fuscia/hostabi/registry"

@@ -17,7 +17,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
-	"github.com/fuscia/fuscia/engine/metrics"
+	"github.com/fuscia/fuscia/engine/internal/metrics"
 	"github.com/fuscia/fuscia/engine/telemetry"
 )
 
