@@ -8,7 +8,9 @@ import (
 	"net/netip"
 	"net/url"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/fuscia/fuscia/internal/netguard"
 )
@@ -41,6 +43,12 @@ func ParseHostPattern(s string) (HostPattern, error) {
 	}
 	if port == "*" {
 		port = ""
+	}
+	if n, err := strconv.Atoi(port); port != "" && (err != nil || n < 1 || n > 65535) {
+		return p, fmt.Errorf("allowed host %q: the port must be a number from 1 to 65535, or *", s)
+	}
+	if strings.ContainsFunc(host, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) {
+		return p, fmt.Errorf("allowed host %q: a host has no spaces", s)
 	}
 	p.Host, p.Port = netguard.NormHost(host), port
 	if p.Host == "" || strings.Contains(strings.TrimPrefix(p.Host, "*."), "*") {
