@@ -11,8 +11,8 @@ import (
 // TestStandardLibraryOnly keeps the SDK a component can be built from with nothing but Go (or
 // TinyGo): outside the standard library, hostabi/guest may depend only on
 // internal/taskresult, the result model it shares with plugin/sdk. Its dependencies are among
-// the guest.s, so this test keeps it stdlib-only too. Both the host build (where components' logic is unit-tested) and the
-// Wasm build are checked, since abi_wasip1.go and host_other.go import different packages.
+// the guest's, so this test keeps it stdlib-only too. Both the host build (where components'
+// logic is unit-tested) and the Wasm build are checked, since abi_wasip1.go and host_other.go import different packages.
 func TestStandardLibraryOnly(t *testing.T) {
 	const self = "github.com/fuscia/fuscia/hostabi/guest"
 	allowed := map[string]bool{
