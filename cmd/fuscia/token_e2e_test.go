@@ -4,16 +4,9 @@ package main
 // on serve's -listen asking for them, through the real binary and real HTTP on 127.0.0.1.
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/json"
-	"encoding/pem"
 	"io"
-	"math/big"
 	"net"
 	"net/http"
 	"os"
@@ -24,6 +17,7 @@ import (
 	"time"
 
 	"github.com/fuscia/fuscia/engine/journal"
+	"github.com/fuscia/fuscia/internal/testcert"
 )
 
 // createdToken is `token create -json`.
@@ -450,8 +444,8 @@ func TestServeTLS(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	h.write("gate.fsc.hcl", gateWorkflow)
-	certFile, keyFile, pool := selfSignedCert(t, h.dir, "server")
-	_, otherKey, _ := selfSignedCert(t, h.dir, "other")
+	certFile, keyFile, pool := testcert.SelfSigned(t, h.dir, "server")
+	_, otherKey, _ := testcert.SelfSigned(t, h.dir, "other")
 	for _, tc := range []struct {
 		args []string
 		want []string
@@ -494,42 +488,4 @@ func TestServeTLS(t *testing.T) {
 		}
 	}
 	sp.stopOK()
-}
-
-// selfSignedCert writes a certificate for 127.0.0.1 and localhost, signed by itself, and its
-// key, and returns their paths and a pool that trusts the certificate.
-func selfSignedCert(t *testing.T, dir, name string) (certFile, keyFile string, pool *x509.CertPool) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(time.Now().UnixNano()),
-		Subject:      pkix.Name{CommonName: "fuscia e2e " + name},
-		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().Add(24 * time.Hour),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		IPAddresses:  []net.IP{net.ParseIP("127.0.0.1")},
-		DNSNames:     []string{"localhost"},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	certFile, keyFile = filepath.Join(dir, name+".pem"), filepath.Join(dir, name+".key")
-	writeFile(t, certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600)
-	writeFile(t, keyFile, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER}), 0o600)
-	pool = x509.NewCertPool()
-	pool.AddCert(cert)
-	return certFile, keyFile, pool
 }
