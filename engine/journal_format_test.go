@@ -1,10 +1,8 @@
 package engine
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"encoding/binary"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -19,6 +17,7 @@ import (
 
 	"github.com/dgraph-io/badger/v4"
 
+	"github.com/fuscia/fuscia/engine/internal/journalfixture"
 	"github.com/fuscia/fuscia/engine/journal"
 	"github.com/fuscia/fuscia/engine/task"
 	"github.com/fuscia/fuscia/internal/outcome"
@@ -41,23 +40,6 @@ import (
 var journalFixtureFrom = flag.String("journal-fixture-from", "", "rewrite journal/testdata/format-v1 from the runs this code journals, naming the commit it is built from")
 
 const journalFixtureDir = "journal/testdata/format-v1"
-
-// fixtureRun is one run of the fixture: what it is (its label) and its execution id.
-type fixtureRun struct {
-	label string
-	id    string
-}
-
-// fixtureRecord is one Badger record: its key and its value, as stored.
-type fixtureRecord struct {
-	key, value []byte
-}
-
-// journalFixture is the content of journal/testdata/format-v1/records.txt.
-type journalFixture struct {
-	runs    []fixtureRun
-	records map[string][]fixtureRecord // by run id: its journal records, then its log records
-}
 
 // flakyServer answers the first request of each path with 503 and the next ones with 200 and
 // {"path": PATH}; paths under /broken/ always get 503. Every instance of the fixture has a path
@@ -96,7 +78,7 @@ func (l loggingTasks) Call(ctx context.Context, b task.Binding, call task.Call) 
 // died in the middle of an iteration's attempt, resumed ("resumed"), and the child that the
 // resumed run calls ("resumed-child"). It returns the runs, their records as stored and their
 // `show -json` views.
-func recordFixtureRuns(t *testing.T) (*journalFixture, map[string][]byte) {
+func recordFixtureRuns(t *testing.T) (*journalfixture.Fixture, map[string][]byte) {
 	t.Helper()
 	src, err := os.ReadFile(filepath.Join(journalFixtureDir, "instances.fsc.hcl"))
 	if err != nil {
@@ -116,15 +98,15 @@ func recordFixtureRuns(t *testing.T) (*journalFixture, map[string][]byte) {
 	resumedID := te.crashCopy(ex.ID, is(journal.AttemptStarted, "loop.outer/task.fetch", 1))
 	rex := te.resume(resumedID)
 	wantRun(t, rex, journal.StatusCompletedWithErrors)
-	fx := &journalFixture{runs: []fixtureRun{
-		{"main", ex.ID},
-		{"child", wantNode(t, ex, "call.child", journal.StatusSucceeded).ChildID},
-		{"resumed", rex.ID},
-		{"resumed-child", wantNode(t, rex, "call.child", journal.StatusSucceeded).ChildID},
+	fx := &journalfixture.Fixture{Runs: []journalfixture.Run{
+		{Label: "main", ID: ex.ID},
+		{Label: "child", ID: wantNode(t, ex, "call.child", journal.StatusSucceeded).ChildID},
+		{Label: "resumed", ID: rex.ID},
+		{Label: "resumed-child", ID: wantNode(t, rex, "call.child", journal.StatusSucceeded).ChildID},
 	}}
 	shows := map[string][]byte{}
-	for _, run := range fx.runs {
-		x, err := te.store.Execution(run.id)
+	for _, run := range fx.Runs {
+		x, err := te.store.Execution(run.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -132,10 +114,10 @@ func recordFixtureRuns(t *testing.T) (*journalFixture, map[string][]byte) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		shows[run.label] = append(b, '\n')
+		shows[run.Label] = append(b, '\n')
 	}
 	te.closeStore()
-	fx.records = readRecords(t, filepath.Join(te.dir, "state"), fx.runs)
+	fx.Records = readRecords(t, filepath.Join(te.dir, "state"), fx.Runs)
 	return fx, shows
 }
 
@@ -160,25 +142,25 @@ func checkFixtureRun(t *testing.T, ex *journal.Execution) {
 
 // readRecords reads the journal and log records of runs from the closed store at dir, in key
 // order, straight from Badger.
-func readRecords(t *testing.T, dir string, runs []fixtureRun) map[string][]fixtureRecord {
+func readRecords(t *testing.T, dir string, runs []journalfixture.Run) map[string][]journalfixture.Record {
 	t.Helper()
 	db, err := badger.Open(badger.DefaultOptions(dir).WithReadOnly(true).WithLogger(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	out := map[string][]fixtureRecord{}
+	out := map[string][]journalfixture.Record{}
 	err = db.View(func(txn *badger.Txn) error {
 		for _, run := range runs {
 			for _, prefix := range []string{"j/", "l/"} {
-				it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte(prefix + run.id + "/")})
+				it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte(prefix + run.ID + "/")})
 				for it.Rewind(); it.Valid(); it.Next() {
 					v, err := it.Item().ValueCopy(nil)
 					if err != nil {
 						it.Close()
 						return err
 					}
-					out[run.id] = append(out[run.id], fixtureRecord{key: it.Item().KeyCopy(nil), value: v})
+					out[run.ID] = append(out[run.ID], journalfixture.Record{Key: it.Item().KeyCopy(nil), Value: v})
 				}
 				it.Close()
 			}
@@ -191,27 +173,18 @@ func readRecords(t *testing.T, dir string, runs []fixtureRun) map[string][]fixtu
 	return out
 }
 
-// records.txt: comment lines (#), a `run LABEL ID` line per run, then one line per record:
-// the key, a tab and the value. A key is written as stored but for its last 8 bytes (the
-// big-endian sequence number), which are written as 16 hex digits after the '/'.
-func writeFixture(t *testing.T, fx *journalFixture, shows map[string][]byte, from string) {
+// writeFixture rewrites records.txt and the runs' show-LABEL.json views.
+func writeFixture(t *testing.T, fx *journalfixture.Fixture, shows map[string][]byte, from string) {
 	t.Helper()
-	var b bytes.Buffer
-	fmt.Fprintf(&b, "# Journal and log records of runs of instances.fsc.hcl, as written by fuscia at commit %s\n", from)
-	fmt.Fprintf(&b, "# (go test ./engine -run TestJournalFormat -journal-fixture-from=%s). Do not edit: the journal\n", from)
-	b.WriteString("# package reads them back and must re-encode every value byte for byte.\n")
-	for _, run := range fx.runs {
-		fmt.Fprintf(&b, "run %s %s\n", run.label, run.id)
+	b, err := journalfixture.Encode(fx, []string{
+		"Journal and log records of runs of instances.fsc.hcl, as written by fuscia at commit " + from,
+		"(go test ./engine -run TestJournalFormat -journal-fixture-from=" + from + "). Do not edit: the journal",
+		"package reads them back and must re-encode every value byte for byte.",
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, run := range fx.runs {
-		for _, r := range fx.records[run.id] {
-			if len(r.key) < 8 || bytes.ContainsAny(r.value, "\n") {
-				t.Fatalf("record %q: unexpected shape", r.key)
-			}
-			fmt.Fprintf(&b, "%s%016x\t%s\n", r.key[:len(r.key)-8], r.key[len(r.key)-8:], r.value)
-		}
-	}
-	if err := os.WriteFile(filepath.Join(journalFixtureDir, "records.txt"), b.Bytes(), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(journalFixtureDir, "records.txt"), b, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	for label, show := range shows {
@@ -222,45 +195,11 @@ func writeFixture(t *testing.T, fx *journalFixture, shows map[string][]byte, fro
 }
 
 // readJournalFixture reads records.txt.
-func readJournalFixture(t *testing.T) *journalFixture {
+func readJournalFixture(t *testing.T) *journalfixture.Fixture {
 	t.Helper()
-	f, err := os.Open(filepath.Join(journalFixtureDir, "records.txt"))
+	fx, err := journalfixture.Read(filepath.Join(journalFixtureDir, "records.txt"))
 	if err != nil {
 		t.Fatal(err)
-	}
-	defer f.Close()
-	fx := &journalFixture{records: map[string][]fixtureRecord{}}
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 16<<20)
-	for line := 1; sc.Scan(); line++ {
-		text := sc.Text()
-		switch {
-		case strings.HasPrefix(text, "#"):
-		case strings.HasPrefix(text, "run "):
-			f := strings.Fields(text)
-			if len(f) != 3 {
-				t.Fatalf("records.txt:%d: want `run LABEL ID`", line)
-			}
-			fx.runs = append(fx.runs, fixtureRun{label: f[1], id: f[2]})
-		default:
-			key, value, ok := strings.Cut(text, "\t")
-			if !ok || len(key) < 16 {
-				t.Fatalf("records.txt:%d: want KEY<tab>VALUE", line)
-			}
-			var seq uint64
-			if _, err := fmt.Sscanf(key[len(key)-16:], "%016x", &seq); err != nil {
-				t.Fatalf("records.txt:%d: sequence number: %v", line, err)
-			}
-			k := binary.BigEndian.AppendUint64([]byte(key[:len(key)-16]), seq)
-			id := strings.SplitN(key, "/", 3)[1]
-			fx.records[id] = append(fx.records[id], fixtureRecord{key: k, value: []byte(value)})
-		}
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	if len(fx.runs) == 0 {
-		t.Fatal("records.txt names no run")
 	}
 	return fx
 }
@@ -271,17 +210,17 @@ func readJournalFixture(t *testing.T) *journalFixture {
 // line, sorted. all is false for a run whose entries depend on timing (the resumed one: what
 // its cut copy holds depends on which iteration got there first); then only its instances
 // are listed, once each.
-func instanceFacts(t *testing.T, id string, records []fixtureRecord, all bool) []string {
+func instanceFacts(t *testing.T, id string, records []journalfixture.Record, all bool) []string {
 	t.Helper()
 	var facts []string
 	seen := map[string]bool{}
 	for _, r := range records {
 		var fact string
 		switch {
-		case bytes.HasPrefix(r.key, []byte("j/")):
+		case bytes.HasPrefix(r.Key, []byte("j/")):
 			var e journal.Entry
-			if err := json.Unmarshal(r.value, &e); err != nil {
-				t.Fatalf("%s: %v", r.key, err)
+			if err := json.Unmarshal(r.Value, &e); err != nil {
+				t.Fatalf("%s: %v", r.Key, err)
 			}
 			if e.Node == "" {
 				continue
@@ -297,10 +236,10 @@ func instanceFacts(t *testing.T, id string, records []fixtureRecord, all bool) [
 			if !all {
 				fact = fmt.Sprintf("%s %v", e.Node, e.Index)
 			}
-		case bytes.HasPrefix(r.key, []byte("l/")):
+		case bytes.HasPrefix(r.Key, []byte("l/")):
 			var l journal.LogLine
-			if err := json.Unmarshal(r.value, &l); err != nil {
-				t.Fatalf("%s: %v", r.key, err)
+			if err := json.Unmarshal(r.Value, &l); err != nil {
+				t.Fatalf("%s: %v", r.Key, err)
 			}
 			// The message is left out: builtin.http's names the server's port and the time taken.
 			fact = fmt.Sprintf("log %s %v attempt=%d %s", l.Node, l.Index, l.Attempt, l.Level)
@@ -328,15 +267,15 @@ func TestJournalFormat(t *testing.T) {
 		return
 	}
 	want := readJournalFixture(t)
-	if len(got.runs) != len(want.runs) {
-		t.Fatalf("%d runs; the fixture has %d", len(got.runs), len(want.runs))
+	if len(got.Runs) != len(want.Runs) {
+		t.Fatalf("%d runs; the fixture has %d", len(got.Runs), len(want.Runs))
 	}
-	for i, run := range want.runs {
-		all := run.label != "resumed"
-		g := instanceFacts(t, got.runs[i].id, got.records[got.runs[i].id], all)
-		w := instanceFacts(t, run.id, want.records[run.id], all)
+	for i, run := range want.Runs {
+		all := run.Label != "resumed"
+		g := instanceFacts(t, got.Runs[i].ID, got.Records[got.Runs[i].ID], all)
+		w := instanceFacts(t, run.ID, want.Records[run.ID], all)
 		if !slices.Equal(g, w) {
-			t.Errorf("run %s: the journal differs from the fixture's:\n got: %s\nwant: %s", run.label, strings.Join(g, "\n      "), strings.Join(w, "\n      "))
+			t.Errorf("run %s: the journal differs from the fixture's:\n got: %s\nwant: %s", run.Label, strings.Join(g, "\n      "), strings.Join(w, "\n      "))
 		}
 	}
 }
@@ -356,20 +295,20 @@ func TestJournalFixtureReplay(t *testing.T) {
 		}
 		workflows[w.Name] = w
 	}
-	for _, run := range fx.runs {
+	for _, run := range fx.Runs {
 		var entries []journal.Entry
-		for _, r := range fx.records[run.id] {
-			if !bytes.HasPrefix(r.key, []byte("j/")) {
+		for _, r := range fx.Records[run.ID] {
+			if !bytes.HasPrefix(r.Key, []byte("j/")) {
 				continue
 			}
 			var e journal.Entry
-			if err := json.Unmarshal(r.value, &e); err != nil {
-				t.Fatalf("%q: %v", r.key, err)
+			if err := json.Unmarshal(r.Value, &e); err != nil {
+				t.Fatalf("%q: %v", r.Key, err)
 			}
 			entries = append(entries, e)
 		}
 		if len(entries) == 0 || entries[0].Run == nil || workflows[entries[0].Run.Workflow] == nil {
-			t.Fatalf("run %s: no run_started entry of a fixture workflow", run.label)
+			t.Fatalf("run %s: no run_started entry of a fixture workflow", run.Label)
 		}
 		rp := buildReplay(entries, workflows[entries[0].Run.Workflow])
 		status := map[string]string{}
@@ -380,31 +319,31 @@ func TestJournalFixtureReplay(t *testing.T) {
 			}
 			inst, err := e.Instance()
 			if err != nil {
-				t.Fatalf("run %s: %v", run.label, err)
+				t.Fatalf("run %s: %v", run.Label, err)
 			}
 			if rp.insts[inst.String()] == nil {
-				t.Errorf("run %s: the replay has no %s", run.label, inst)
+				t.Errorf("run %s: the replay has no %s", run.Label, inst)
 			}
 			if e.Type == journal.NodeFinished {
 				status[inst.String()] = e.Status
 			}
 			if e.TaskID != "" {
 				tasks++
-				if got := taskID(run.id, inst); got != e.TaskID {
-					t.Errorf("run %s: %s has task id %s; the journal has %s", run.label, inst, got, e.TaskID)
+				if got := taskID(run.ID, inst); got != e.TaskID {
+					t.Errorf("run %s: %s has task id %s; the journal has %s", run.Label, inst, got, e.TaskID)
 				}
 			}
 		}
 		if tasks == 0 {
-			t.Errorf("run %s: no task id in the fixture", run.label)
+			t.Errorf("run %s: no task id in the fixture", run.Label)
 		}
 		for k, ri := range rp.insts {
 			back, err := addrs.ParseInstance(k)
 			if err != nil || !back.Equal(ri.addr) || ri.addr.String() != k {
-				t.Errorf("run %s: replay key %q holds %+v (parsed: %+v, %v)", run.label, k, ri.addr, back, err)
+				t.Errorf("run %s: replay key %q holds %+v (parsed: %+v, %v)", run.Label, k, ri.addr, back, err)
 			}
 			if ri.status != status[k] {
-				t.Errorf("run %s: %s replays as %q; its last node_finished says %q", run.label, k, ri.status, status[k])
+				t.Errorf("run %s: %s replays as %q; its last node_finished says %q", run.Label, k, ri.status, status[k])
 			}
 		}
 	}

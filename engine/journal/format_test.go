@@ -1,20 +1,17 @@
 package journal
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"encoding/binary"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/dgraph-io/badger/v4"
 
+	"github.com/fuscia/fuscia/engine/internal/journalfixture"
 	"github.com/fuscia/fuscia/lang/addrs"
 )
 
@@ -25,55 +22,14 @@ import (
 
 const formatFixtureDir = "testdata/format-v1"
 
-type formatRun struct{ label, id string }
-
-type formatRecord struct{ key, value []byte }
-
-// readFormatFixture reads testdata/format-v1/records.txt: `run LABEL ID` lines, then one
-// record per line, KEY<tab>VALUE, the key's last 8 bytes (its big-endian seq) written as 16 hex
-// digits.
-func readFormatFixture(t *testing.T) ([]formatRun, map[string][]formatRecord) {
+// readFormatFixture reads testdata/format-v1/records.txt.
+func readFormatFixture(t *testing.T) ([]journalfixture.Run, map[string][]journalfixture.Record) {
 	t.Helper()
-	f, err := os.Open(filepath.Join(formatFixtureDir, "records.txt"))
+	fx, err := journalfixture.Read(filepath.Join(formatFixtureDir, "records.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	var runs []formatRun
-	records := map[string][]formatRecord{}
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 16<<20)
-	for line := 1; sc.Scan(); line++ {
-		text := sc.Text()
-		switch {
-		case strings.HasPrefix(text, "#"):
-		case strings.HasPrefix(text, "run "):
-			f := strings.Fields(text)
-			if len(f) != 3 {
-				t.Fatalf("records.txt:%d: want `run LABEL ID`", line)
-			}
-			runs = append(runs, formatRun{label: f[1], id: f[2]})
-		default:
-			key, value, ok := strings.Cut(text, "\t")
-			if !ok || len(key) < 16 {
-				t.Fatalf("records.txt:%d: want KEY<tab>VALUE", line)
-			}
-			var seq uint64
-			if _, err := fmt.Sscanf(key[len(key)-16:], "%016x", &seq); err != nil {
-				t.Fatalf("records.txt:%d: sequence number: %v", line, err)
-			}
-			k := binary.BigEndian.AppendUint64([]byte(key[:len(key)-16]), seq)
-			id := strings.SplitN(key, "/", 3)[1]
-			records[id] = append(records[id], formatRecord{key: k, value: []byte(value)})
-		}
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	if len(runs) == 0 {
-		t.Fatal("records.txt names no run")
-	}
-	return runs, records
+	return fx.Runs, fx.Records
 }
 
 // TestFormatRoundTrip reads back the fixture's records, written by an earlier fuscia: every
@@ -92,35 +48,35 @@ func TestFormatRoundTrip(t *testing.T) {
 	for _, run := range runs {
 		var entries []Entry
 		var lines []LogLine
-		for _, r := range records[run.id] {
+		for _, r := range records[run.ID] {
 			switch {
-			case bytes.HasPrefix(r.key, []byte(journalPrefix)):
+			case bytes.HasPrefix(r.Key, []byte(journalPrefix)):
 				var e Entry
 				decodeStrict(t, r, &e)
 				if e.Node != "" {
 					inst := checkInstance(t, r, &e, e.Node, e.Index)
 					// The task id is the run's id and the instance's one text form.
-					if e.TaskID != "" && e.TaskID != run.id+":"+inst.String() {
-						t.Errorf("record %q: task id %q; the instance's address gives %s:%s", r.key, e.TaskID, run.id, inst)
+					if e.TaskID != "" && e.TaskID != run.ID+":"+inst.String() {
+						t.Errorf("record %q: task id %q; the instance's address gives %s:%s", r.Key, e.TaskID, run.ID, inst)
 					}
 				}
 				entries = append(entries, e)
-			case bytes.HasPrefix(r.key, []byte(logPrefix)):
+			case bytes.HasPrefix(r.Key, []byte(logPrefix)):
 				var l LogLine
 				decodeStrict(t, r, &l)
 				checkInstance(t, r, &l, l.Node, l.Index)
 				lines = append(lines, l)
 			default:
-				t.Fatalf("record %q: neither a journal entry nor a log line", r.key)
+				t.Fatalf("record %q: neither a journal entry nor a log line", r.Key)
 			}
 		}
 		if len(entries) == 0 || len(lines) == 0 {
-			t.Fatalf("run %s: %d entries, %d log lines; the fixture should have both", run.label, len(entries), len(lines))
+			t.Fatalf("run %s: %d entries, %d log lines; the fixture should have both", run.Label, len(entries), len(lines))
 		}
-		if err := s.Append(ctx, run.id, true, entries...); err != nil {
+		if err := s.Append(ctx, run.ID, true, entries...); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.Log(run.id, lines...); err != nil {
+		if err := s.Log(run.ID, lines...); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -133,9 +89,9 @@ func TestFormatRoundTrip(t *testing.T) {
 	}
 	defer s.Close()
 	for _, run := range runs {
-		var got []formatRecord
+		var got []journalfixture.Record
 		err := s.view(func(txn *badger.Txn) error {
-			for _, prefix := range [][]byte{runJournalPrefix(run.id), runLogPrefix(run.id)} {
+			for _, prefix := range [][]byte{runJournalPrefix(run.ID), runLogPrefix(run.ID)} {
 				it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
 				for it.Rewind(); it.Valid(); it.Next() {
 					v, err := itemValueCopy(it.Item())
@@ -143,7 +99,7 @@ func TestFormatRoundTrip(t *testing.T) {
 						it.Close()
 						return err
 					}
-					got = append(got, formatRecord{key: it.Item().KeyCopy(nil), value: v})
+					got = append(got, journalfixture.Record{Key: it.Item().KeyCopy(nil), Value: v})
 				}
 				it.Close()
 			}
@@ -152,17 +108,17 @@ func TestFormatRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := records[run.id]
+		want := records[run.ID]
 		if len(got) != len(want) {
-			t.Fatalf("run %s: %d records read back, %d written", run.label, len(got), len(want))
+			t.Fatalf("run %s: %d records read back, %d written", run.Label, len(got), len(want))
 		}
 		for i := range want {
-			if !bytes.Equal(got[i].key, want[i].key) || !bytes.Equal(got[i].value, want[i].value) {
-				t.Fatalf("run %s, record %d:\n got %q %s\nwant %q %s", run.label, i, got[i].key, got[i].value, want[i].key, want[i].value)
+			if !bytes.Equal(got[i].Key, want[i].Key) || !bytes.Equal(got[i].Value, want[i].Value) {
+				t.Fatalf("run %s, record %d:\n got %q %s\nwant %q %s", run.Label, i, got[i].Key, got[i].Value, want[i].Key, want[i].Value)
 			}
 		}
 
-		x, err := s.Execution(run.id)
+		x, err := s.Execution(run.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -170,50 +126,50 @@ func TestFormatRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		wantShow, err := os.ReadFile(filepath.Join(formatFixtureDir, "show-"+run.label+".json"))
+		wantShow, err := os.ReadFile(filepath.Join(formatFixtureDir, "show-"+run.Label+".json"))
 		if err != nil {
 			t.Fatal(err)
 		}
 		if string(append(show, '\n')) != string(wantShow) {
-			t.Errorf("run %s: the view differs from show-%s.json:\n%s", run.label, run.label, show)
+			t.Errorf("run %s: the view differs from show-%s.json:\n%s", run.Label, run.Label, show)
 		}
 	}
 }
 
 // checkInstance checks the address of the instance a record names: it is read from the
 // record's node and index, and its text form parses back to it.
-func checkInstance(t *testing.T, r formatRecord, rec interface {
+func checkInstance(t *testing.T, r journalfixture.Record, rec interface {
 	Instance() (addrs.Instance, error)
 }, node string, index []int) addrs.Instance {
 	t.Helper()
 	inst, err := rec.Instance()
 	if err != nil {
-		t.Fatalf("record %q: %v", r.key, err)
+		t.Fatalf("record %q: %v", r.Key, err)
 	}
 	if inst.Node.String() != node || !slices.Equal(inst.Index, index) {
-		t.Fatalf("record %q: instance %+v; the record says %s %v", r.key, inst, node, index)
+		t.Fatalf("record %q: instance %+v; the record says %s %v", r.Key, inst, node, index)
 	}
 	back, err := addrs.ParseInstance(inst.String())
 	if err != nil || !back.Equal(inst) {
-		t.Fatalf("record %q: ParseInstance(%q) = %+v, %v; want %+v", r.key, inst.String(), back, err, inst)
+		t.Fatalf("record %q: ParseInstance(%q) = %+v, %v; want %+v", r.Key, inst.String(), back, err, inst)
 	}
 	return inst
 }
 
 // decodeStrict decodes a record's value into v, refusing fields v does not have, and checks
 // that v encodes to the same bytes.
-func decodeStrict(t *testing.T, r formatRecord, v any) {
+func decodeStrict(t *testing.T, r journalfixture.Record, v any) {
 	t.Helper()
-	dec := json.NewDecoder(bytes.NewReader(r.value))
+	dec := json.NewDecoder(bytes.NewReader(r.Value))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		t.Fatalf("record %q: %v", r.key, err)
+		t.Fatalf("record %q: %v", r.Key, err)
 	}
 	again, err := json.Marshal(v)
 	if err != nil {
-		t.Fatalf("record %q: encode: %v", r.key, err)
+		t.Fatalf("record %q: encode: %v", r.Key, err)
 	}
-	if !bytes.Equal(again, r.value) {
-		t.Fatalf("record %q encodes differently:\n got %s\nwant %s", r.key, again, r.value)
+	if !bytes.Equal(again, r.Value) {
+		t.Fatalf("record %q encodes differently:\n got %s\nwant %s", r.Key, again, r.Value)
 	}
 }

@@ -19,7 +19,7 @@ var layers = [][]string{
 	// Foundations: no imports from the module.
 	{"internal/outcome", "internal/version", "internal/netguard", "internal/taskresult", "internal/testcert",
 		"lang/addrs", "lang/dag", "lang/schedule", "lang/schema", "lang/funcs",
-		"engine/redact", "engine/artifact", "engine/internal/metrics",
+		"engine/redact", "engine/artifact", "engine/internal/metrics", "engine/internal/journalfixture",
 		"proto/fuscia/plugin/v1", "plugin/discover", "plugin/plugintest"},
 	// Pure pieces over the foundations, and the two SDKs (stdlib, the shared result model and
 	// the protocol only).
