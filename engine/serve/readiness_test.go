@@ -92,12 +92,18 @@ func (ts *testServer) serveAPI() {
 // loadProgram loads, checks and snapshots a workflow file as serve's Load does (without
 // components or plugins).
 func loadProgram(file string) (*engine.Program, error) {
+	return snapshot(file, hcl.DiagError)
+}
+
+// snapshot loads and plans file; a component or plugin that is not installed is a diagnostic
+// of severity missing.
+func snapshot(file string, missing hcl.DiagnosticSeverity) (*engine.Program, error) {
 	p := lang.NewParser()
 	w, diags := p.Load(file, lang.Options{Planning: true})
 	if diags.HasErrors() {
 		return nil, errors.New(diags.Error())
 	}
-	res, rdiags := plan.Resolve(w, plan.Env{Home: filepath.Dir(file)}, hcl.DiagError)
+	res, rdiags := plan.Resolve(w, plan.Env{Home: filepath.Dir(file)}, missing)
 	if rdiags.HasErrors() {
 		return nil, errors.New(rdiags.Error())
 	}

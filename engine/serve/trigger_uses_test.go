@@ -6,7 +6,6 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"path/filepath"
@@ -20,7 +19,6 @@ import (
 	"github.com/fuscia/fuscia/engine/artifact"
 	"github.com/fuscia/fuscia/engine/internal/runtime/builtins"
 	"github.com/fuscia/fuscia/engine/journal"
-	"github.com/fuscia/fuscia/engine/plan"
 	"github.com/fuscia/fuscia/engine/task"
 	"github.com/fuscia/fuscia/internal/outcome"
 	"github.com/fuscia/fuscia/lang"
@@ -78,24 +76,7 @@ func completed(payload string) task.TriggerResult {
 // loadUninstalled is serve's Load for workflows whose plugin is not installed: a missing plugin
 // is a warning, and the plan locks nothing for it.
 func loadUninstalled(_ context.Context, file string) (*engine.Program, error) {
-	p := lang.NewParser()
-	w, diags := p.Load(file, lang.Options{Planning: true})
-	if diags.HasErrors() {
-		return nil, errors.New(diags.Error())
-	}
-	res, rdiags := plan.Resolve(w, plan.Env{Home: filepath.Dir(file)}, hcl.DiagWarning)
-	if rdiags.HasErrors() {
-		return nil, errors.New(rdiags.Error())
-	}
-	sources := map[string][]byte{}
-	for name, f := range p.Files() {
-		sources[name] = f.Bytes
-	}
-	blob, err := plan.Encode(plan.Build(w, res), w, sources, w.VarValues().AsValueMap())
-	if err != nil {
-		return nil, err
-	}
-	return engine.NewProgram(w, blob), nil
+	return snapshot(file, hcl.DiagWarning)
 }
 
 // newTriggerServer serves dir with plugin triggers answered by s.
