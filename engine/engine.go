@@ -330,8 +330,16 @@ func (e *Engine) Active(id string) *Run {
 // cancelled run does — or, if it cannot be resumed, marked cancelled in the journal.
 func (e *Engine) Cancel(ctx context.Context, id string) error {
 	if r := e.Active(id); r != nil {
-		r.Cancel()
-		return nil
+		if r.requestCancel() {
+			return nil
+		}
+		// Its loop detached (parked) just before: once it has left the engine, cancel it the
+		// way a parked run is cancelled, below.
+		select {
+		case <-r.Done():
+		case <-ctx.Done():
+			return fmt.Errorf("cancel execution %s: %w", id, ctx.Err())
+		}
 	}
 	sum, err := e.cfg.Store.Summary(id)
 	if err != nil {

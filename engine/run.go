@@ -50,6 +50,11 @@ type Run struct {
 	cancelRequested atomic.Bool
 	admitStop       context.CancelFunc
 	admitMu         sync.Mutex
+	// detachMu orders a Cancel against the loop's decision to detach: either Cancel sets
+	// cancelRequested first (and the loop stays to process its stop), or the loop detached
+	// first (hasDetached) and Cancel reports that its stop cannot be delivered.
+	detachMu    sync.Mutex
+	hasDetached bool
 
 	// Everything below is owned by the loop goroutine.
 	vars, secrets, trigger cty.Value
@@ -117,9 +122,20 @@ func (r *Run) Status() (string, *outcome.Error, error) {
 	return r.finalStatus, r.finalRunErr, r.finalErr
 }
 
-// Cancel cancels the run: running attempts are interrupted and nothing new starts.
-func (r *Run) Cancel() {
+// Cancel cancels the run: running attempts are interrupted and nothing new starts. A run whose
+// loop already detached (parked) is not reached: Engine.Cancel cancels those.
+func (r *Run) Cancel() { r.requestCancel() }
+
+// requestCancel is Cancel, and reports false when the run's loop had already detached
+// (parked or interrupted), so the cancel cannot reach it.
+func (r *Run) requestCancel() bool {
+	r.detachMu.Lock()
 	r.cancelRequested.Store(true)
+	detached := r.hasDetached
+	r.detachMu.Unlock()
+	if detached {
+		return false
+	}
 	r.admitMu.Lock()
 	if r.admitStop != nil {
 		r.admitStop()
@@ -128,6 +144,7 @@ func (r *Run) Cancel() {
 	r.post(func() {
 		r.stop(journal.StatusCancelled, outcome.Errorf(outcome.Cancelled, "the run was cancelled"))
 	})
+	return true
 }
 
 // post runs f on the loop goroutine; it is dropped once the run has ended.
@@ -397,7 +414,7 @@ func (r *Run) loop() {
 	for !(r.top.open == 0 && r.inflight == 0) {
 		// A Cancel whose stop is still on its way to the inbox must not be lost to a park: the
 		// run would leave the engine waiting and drop the stop (post drops once it ended).
-		if why := r.detachReason(); why != "" && !(r.cancelRequested.Load() && r.stopping == "") {
+		if why := r.detachReason(); why != "" && r.markDetached() {
 			r.detach(why)
 			return
 		}
@@ -410,6 +427,19 @@ func (r *Run) loop() {
 		r.deadline.Stop()
 	}
 	r.finish()
+}
+
+// markDetached records that the loop detaches, unless a Cancel came first whose stop the loop
+// has not processed yet: the run then stays to process it (its stop is on its way to the
+// inbox), rather than leave the engine and drop it.
+func (r *Run) markDetached() bool {
+	r.detachMu.Lock()
+	defer r.detachMu.Unlock()
+	if r.cancelRequested.Load() && r.stopping == "" {
+		return false
+	}
+	r.hasDetached = true
+	return true
 }
 
 // Why a run's loop ended without finishing it (Run.Detached).
