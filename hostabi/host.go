@@ -45,6 +45,19 @@ type Options struct {
 	EpochTick time.Duration
 	// OnInstantiate, when set, is told how long each instantiation took (serve's metrics).
 	OnInstantiate func(time.Duration)
+	// CompileElsewhere, when set with CacheDir, is asked to compile a component or module
+	// whose code is not in the cache yet, and to leave it there: serve gives it a short-lived
+	// child process, so that the compiler's memory, which wasmtime does not give back, dies
+	// with the child. Load then reads the cache; if the entry is still missing it compiles in
+	// this process.
+	CompileElsewhere func(CompileJob) error
+}
+
+// CompileJob is what a CompileElsewhere needs to fill the cache exactly as this host would: a
+// Host with the same CacheDir and Fuel, loading Name from WasmPath with Digest.
+type CompileJob struct {
+	Name, WasmPath, Digest, CacheDir string
+	Fuel                             bool
 }
 
 // Host runs components. It is safe for concurrent use; Close it when done.
@@ -55,7 +68,8 @@ type Host struct {
 	fuel     bool
 	configID string
 	// onInstantiate is Options.OnInstantiate.
-	onInstantiate func(time.Duration) // what besides the wasm decides compiled code: part of the cache key
+	onInstantiate    func(time.Duration) // what besides the wasm decides compiled code: part of the cache key
+	compileElsewhere func(CompileJob) error
 
 	mu      sync.Mutex
 	modules map[string]*moduleSlot // by digest; nil once Close has begun
@@ -69,6 +83,13 @@ type Host struct {
 	slots chan struct{}
 
 	ticker epochTicker
+
+	// The component linker (component.go), made at the first component, and the calls under
+	// way in components by their store's key, for the host imports to find.
+	compOnce       sync.Once
+	compLinker     *componentLinker
+	compLinkerErr  error
+	componentCalls sync.Map
 }
 
 // New starts a Host: the Engine, the linker with the host imports, and the epoch ticker.
@@ -90,9 +111,10 @@ func New(opts Options) (*Host, error) {
 		cacheDir: opts.CacheDir,
 		fuel:     opts.Fuel,
 
-		onInstantiate: opts.OnInstantiate,
-		configID:      fmt.Sprintf("wasmtime=%s;epoch=1;fuel=%t;growguard=%d", WasmtimeVersion, opts.Fuel, growGuardVersion),
-		modules:       map[string]*moduleSlot{},
+		onInstantiate:    opts.OnInstantiate,
+		compileElsewhere: opts.CompileElsewhere,
+		configID:         fmt.Sprintf("wasmtime=%s;epoch=1;fuel=%t;growguard=%d", WasmtimeVersion, opts.Fuel, growGuardVersion),
+		modules:          map[string]*moduleSlot{},
 	}
 	if pooled {
 		// An attempt beyond the pool would fail to instantiate; it waits for a slot instead.
@@ -135,6 +157,9 @@ func (h *Host) Close() error {
 	}
 	h.mu.Unlock()
 	h.linker.Close()
+	if h.compLinker != nil {
+		h.compLinker.close()
+	}
 	h.engine.Close()
 	return nil
 }

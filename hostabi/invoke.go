@@ -167,6 +167,9 @@ func (h *Host) Invoke(ctx context.Context, m *Module, env *Env, request []byte) 
 	h.ticker.enter()
 	defer h.ticker.leave()
 
+	if m.comp != nil {
+		return c.invokeComponent(store, request, flag)
+	}
 	began := time.Now()
 	inst, err := h.linker.Instantiate(store, m.mod)
 	if h.onInstantiate != nil {

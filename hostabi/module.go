@@ -26,14 +26,25 @@ type Module struct {
 	// "memory" (an earlier Load in this process).
 	Loaded string
 
+	// mod is a core module's compiled code; comp a component's. One of them is set.
 	mod     *wasmtime.Module
+	comp    *component
 	hasInit bool
 	// guarded says that the module's memory.grow instructions record a refusal (growguard.go),
 	// so that Invoke knows exactly, not by inference, when the guest was denied memory.
 	guarded bool
 }
 
-func (m *Module) close() { m.mod.Close() }
+// IsComponent says whether m is a component (abi 2) rather than a core module of ABI v1.
+func (m *Module) IsComponent() bool { return m.comp != nil }
+
+func (m *Module) close() {
+	if m.comp != nil {
+		m.comp.close()
+		return
+	}
+	m.mod.Close()
+}
 
 // moduleSlot makes concurrent Loads of one digest compile once.
 type moduleSlot struct {
@@ -105,10 +116,17 @@ func (h *Host) load(name, wasmPath, digest string) (*Module, fileStamp, error) {
 	if err != nil {
 		return nil, fileStamp{}, err
 	}
+	h.compileFirst(name, wasmPath, digest, wasm)
+	if isComponent(wasm) {
+		m, err := h.loadComponent(name, wasmPath, digest, wasm)
+		return m, stamp, err
+	}
 	if h.cacheDir != "" {
-		if mod, err := h.fromCache(digest); err == nil {
-			m, err := newModule(name, digest, "cache", mod)
-			return m, stamp, err
+		if body, err := h.fromCache(digest, kindModule); err == nil {
+			if mod, err := wasmtime.NewModuleDeserialize(h.engine, body); err == nil {
+				m, err := newModule(name, digest, "cache", mod)
+				return m, stamp, err
+			}
 		}
 		// A missing, foreign or damaged entry is rebuilt below; never trusted.
 	}
@@ -122,9 +140,27 @@ func (h *Host) load(name, wasmPath, digest string) (*Module, fileStamp, error) {
 	}
 	if h.cacheDir != "" {
 		// A cache that cannot be written costs the next process a compile, nothing more.
-		_ = h.toCache(digest, mod)
+		if body, err := mod.Serialize(); err == nil {
+			_ = h.toCache(digest, kindModule, body)
+		}
 	}
 	return m, stamp, nil
+}
+
+// compileFirst has Options.CompileElsewhere fill the cache when the entry for wasm is missing.
+// Its failure is not Load's: Load compiles here instead.
+func (h *Host) compileFirst(name, wasmPath, digest string, wasm []byte) {
+	if h.compileElsewhere == nil || h.cacheDir == "" {
+		return
+	}
+	kind := kindModule
+	if isComponent(wasm) {
+		kind = kindComponent
+	}
+	if _, err := os.Stat(h.cachePath(digest, kind)); err == nil {
+		return
+	}
+	_ = h.compileElsewhere(CompileJob{Name: name, WasmPath: wasmPath, Digest: digest, CacheDir: h.cacheDir, Fuel: h.fuel})
 }
 
 // readVerified reads the file at wasmPath and checks it against digest. The stamp is taken
@@ -259,20 +295,30 @@ const cacheMagic = "fuscia-cwasm-1\n"
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-func (h *Host) cacheKey(digest string) string { return digest + ";" + h.configID + "\n" }
+// Kinds of cache entry: a core module's and a component's serialized code differ, and
+// wasmtime would refuse the one as the other; the kind in the key keeps them apart.
+const (
+	kindModule    = ""
+	kindComponent = ";component"
+)
 
-// CachePath is the cache file of a digest under this host's configuration.
-func (h *Host) CachePath(digest string) string {
-	sum := sha256.Sum256([]byte(h.cacheKey(digest)))
+func (h *Host) cacheKey(digest, kind string) string { return digest + ";" + h.configID + kind + "\n" }
+
+// CachePath is the cache file of a core module's digest under this host's configuration.
+func (h *Host) CachePath(digest string) string { return h.cachePath(digest, kindModule) }
+
+func (h *Host) cachePath(digest, kind string) string {
+	sum := sha256.Sum256([]byte(h.cacheKey(digest, kind)))
 	return filepath.Join(h.cacheDir, hex.EncodeToString(sum[:16])+".cwasm")
 }
 
-func (h *Host) fromCache(digest string) (*wasmtime.Module, error) {
-	data, err := os.ReadFile(h.CachePath(digest))
+// fromCache returns the serialized code of the entry for digest and kind, checked.
+func (h *Host) fromCache(digest, kind string) ([]byte, error) {
+	data, err := os.ReadFile(h.cachePath(digest, kind))
 	if err != nil {
 		return nil, err
 	}
-	header := cacheMagic + h.cacheKey(digest)
+	header := cacheMagic + h.cacheKey(digest, kind)
 	if !bytes.HasPrefix(data, []byte(header)) || len(data) < len(header)+12 {
 		return nil, errors.New("cache entry of another digest, version or configuration")
 	}
@@ -282,26 +328,23 @@ func (h *Host) fromCache(digest string) (*wasmtime.Module, error) {
 	if uint64(len(body)) != size || crc32.Checksum(body, castagnoli) != sum {
 		return nil, errors.New("damaged cache entry")
 	}
-	return wasmtime.NewModuleDeserialize(h.engine, body)
+	return body, nil
 }
 
-func (h *Host) toCache(digest string, mod *wasmtime.Module) error {
-	body, err := mod.Serialize()
-	if err != nil {
-		return err
-	}
+// toCache writes the serialized code body as the entry for digest and kind.
+func (h *Host) toCache(digest, kind string, body []byte) error {
 	// Private like the home the cache is in (and creates when missing: MkdirAll gives the
 	// parents this mode too); CreateTemp makes the entries 0600.
 	if err := os.MkdirAll(h.cacheDir, 0o700); err != nil {
 		return err
 	}
-	header := cacheMagic + h.cacheKey(digest)
+	header := cacheMagic + h.cacheKey(digest, kind)
 	buf := make([]byte, 0, len(header)+12+len(body))
 	buf = append(buf, header...)
 	buf = binary.BigEndian.AppendUint32(buf, crc32.Checksum(body, castagnoli))
 	buf = binary.BigEndian.AppendUint64(buf, uint64(len(body)))
 	buf = append(buf, body...)
-	path := h.CachePath(digest)
+	path := h.cachePath(digest, kind)
 	tmp, err := os.CreateTemp(h.cacheDir, ".tmp-*.cwasm")
 	if err != nil {
 		return err

@@ -65,14 +65,16 @@ void fuscia_store_interrupt_on(void *store, int32_t *flag) {
 }
 
 // fuscia_config_pooling sets the pooling allocation strategy on config (see poolConfig in
-// wasmtime_ext.go). Components are not used, so their pool is empty; neither are GC heaps.
+// wasmtime_ext.go). A component instance holds several core instances and tables (its own
+// modules, WASI adapters, wit-component's shims) but usually one memory, so those pools are
+// bigger than the memory pool, whose slots cost address space. GC heaps are not used.
 void fuscia_config_pooling(void *config, uint32_t slots, size_t max_memory,
                            size_t memory_keep_resident, size_t table_keep_resident) {
   wasmtime_pooling_allocation_config_t *pool = wasmtime_pooling_allocation_config_new();
-  wasmtime_pooling_allocation_config_total_core_instances_set(pool, slots);
+  wasmtime_pooling_allocation_config_total_core_instances_set(pool, slots * 4);
   wasmtime_pooling_allocation_config_total_memories_set(pool, slots);
-  wasmtime_pooling_allocation_config_total_tables_set(pool, slots);
-  wasmtime_pooling_allocation_config_total_component_instances_set(pool, 0);
+  wasmtime_pooling_allocation_config_total_tables_set(pool, slots * 4);
+  wasmtime_pooling_allocation_config_total_component_instances_set(pool, slots);
   wasmtime_pooling_allocation_config_total_gc_heaps_set(pool, 0);
   wasmtime_pooling_allocation_config_max_memory_size_set(pool, max_memory);
   wasmtime_pooling_allocation_config_linear_memory_keep_resident_set(pool, memory_keep_resident);

@@ -1,0 +1,171 @@
+// C side of component_ext.go: the trampoline every host import of a component goes through, one
+// call for instantiate + call + post-return, and value constructors.
+//
+// Values handed to wasmtime must be allocated by wasmtime's own allocator: a host function's
+// results are dropped by wasmtime after it copies them, and an argument of ours is freed with
+// wasmtime_component_val_delete. So every string, list and box below is made with wasmtime's
+// constructors (wasm_byte_vec_new, wasmtime_component_*_new_uninit, wasmtime_component_val_new),
+// never with malloc.
+#include <stdlib.h>
+#include <string.h>
+
+#include "component_ext.h"
+#include "_cgo_export.h"
+
+// fuscia_import is the data of one host import: which Host (a cgo.Handle) and which function.
+typedef struct {
+  uintptr_t host;
+  uint32_t fn;
+} fuscia_import;
+
+static wasmtime_error_t *fuscia_trampoline(void *data, wasmtime_context_t *ctx,
+                                           const wasmtime_component_func_type_t *ty,
+                                           wasmtime_component_val_t *args, size_t nargs,
+                                           wasmtime_component_val_t *results, size_t nresults) {
+  (void)ty;
+  fuscia_import *imp = (fuscia_import *)data;
+  return fusciaComponentImport(imp->host, imp->fn, ctx, args, nargs, results, nresults);
+}
+
+// fuscia_component_define defines the interface iface in the linker's root with one function per
+// name, the i-th calling fusciaComponentImport with fn = i.
+wasmtime_error_t *fuscia_component_define(wasmtime_component_linker_t *linker, uintptr_t host,
+                                          const char *iface, size_t iface_len,
+                                          const char *const *names, size_t n) {
+  wasmtime_component_linker_instance_t *root = wasmtime_component_linker_root(linker);
+  wasmtime_component_linker_instance_t *inst = NULL;
+  wasmtime_error_t *err = wasmtime_component_linker_instance_add_instance(root, iface, iface_len, &inst);
+  if (err == NULL) {
+    for (size_t i = 0; i < n && err == NULL; i++) {
+      fuscia_import *imp = malloc(sizeof *imp);
+      imp->host = host;
+      imp->fn = (uint32_t)i;
+      err = wasmtime_component_linker_instance_add_func(inst, names[i], strlen(names[i]),
+                                                        fuscia_trampoline, imp, free);
+    }
+    wasmtime_component_linker_instance_delete(inst);
+  }
+  wasmtime_component_linker_instance_delete(root);
+  return err;
+}
+
+// fuscia_component_define_empty defines iface as an instance without functions: the world's
+// `types` interface, which components import for its type definitions only.
+wasmtime_error_t *fuscia_component_define_empty(wasmtime_component_linker_t *linker,
+                                                const char *iface, size_t iface_len) {
+  wasmtime_component_linker_instance_t *root = wasmtime_component_linker_root(linker);
+  wasmtime_component_linker_instance_t *inst = NULL;
+  wasmtime_error_t *err = wasmtime_component_linker_instance_add_instance(root, iface, iface_len, &inst);
+  if (err == NULL) {
+    wasmtime_component_linker_instance_delete(inst);
+  }
+  wasmtime_component_linker_instance_delete(root);
+  return err;
+}
+
+// fuscia_component_call instantiates component in store, calls the exported function at
+// export_index with one argument and one result, and runs its post-return. On failure *stage
+// says where: 0 instantiate, 1 the export is not a function, 2 the call, 3 post-return.
+wasmtime_error_t *fuscia_component_call(const wasmtime_component_linker_t *linker,
+                                        wasmtime_store_t *store,
+                                        const wasmtime_component_t *component,
+                                        const wasmtime_component_export_index_t *export_index,
+                                        const wasmtime_component_val_t *arg,
+                                        wasmtime_component_val_t *result, int *stage) {
+  wasmtime_context_t *ctx = wasmtime_store_context(store);
+  wasmtime_component_instance_t inst;
+  *stage = 0;
+  wasmtime_error_t *err = wasmtime_component_linker_instantiate(linker, ctx, component, &inst);
+  if (err != NULL) {
+    return err;
+  }
+  wasmtime_component_func_t fn;
+  *stage = 1;
+  if (!wasmtime_component_instance_get_func(&inst, ctx, export_index, &fn)) {
+    return wasmtime_error_new("the component's export is not a function");
+  }
+  *stage = 2;
+  err = wasmtime_component_func_call(&fn, ctx, arg, 1, result, 1);
+  if (err != NULL) {
+    return err;
+  }
+  *stage = 3;
+  return wasmtime_component_func_post_return(&fn, ctx);
+}
+
+// fuscia_set_string makes v a string or an enum case (kind) with the n bytes at p.
+void fuscia_set_string(wasmtime_component_val_t *v, uint8_t kind, const char *p, size_t n) {
+  v->kind = kind;
+  wasm_byte_vec_new(&v->of.string, n, p);
+}
+
+// fuscia_set_bytes makes v a list<u8> of the n bytes at p.
+void fuscia_set_bytes(wasmtime_component_val_t *v, const char *p, size_t n) {
+  v->kind = WASMTIME_COMPONENT_LIST;
+  wasmtime_component_vallist_new_uninit(&v->of.list, n);
+  for (size_t i = 0; i < n; i++) {
+    v->of.list.data[i].kind = WASMTIME_COMPONENT_U8;
+    v->of.list.data[i].of.u8 = (uint8_t)p[i];
+  }
+}
+
+// fuscia_set_record makes v a record of n fields and returns them zeroed for the caller to fill
+// (a zeroed entry, an empty name and a bool false, is a valid value for wasmtime to drop).
+wasmtime_component_valrecord_entry_t *fuscia_set_record(wasmtime_component_val_t *v, size_t n) {
+  v->kind = WASMTIME_COMPONENT_RECORD;
+  wasmtime_component_valrecord_new_uninit(&v->of.record, n);
+  memset(v->of.record.data, 0, n * sizeof(wasmtime_component_valrecord_entry_t));
+  return v->of.record.data;
+}
+
+// fuscia_set_list makes v a list (kind LIST) or tuple (kind TUPLE) of n zeroed values and
+// returns them.
+wasmtime_component_val_t *fuscia_set_list(wasmtime_component_val_t *v, uint8_t kind, size_t n) {
+  v->kind = kind;
+  if (kind == WASMTIME_COMPONENT_TUPLE) {
+    wasmtime_component_valtuple_new_uninit(&v->of.tuple, n);
+    memset(v->of.tuple.data, 0, n * sizeof(wasmtime_component_val_t));
+    return v->of.tuple.data;
+  }
+  wasmtime_component_vallist_new_uninit(&v->of.list, n);
+  memset(v->of.list.data, 0, n * sizeof(wasmtime_component_val_t));
+  return v->of.list.data;
+}
+
+// fuscia_box makes v a value with an optional boxed payload, which it takes (payload may be
+// NULL): a variant case named name, an option (some when payload is set), or a result (ok when
+// name is "ok").
+void fuscia_box(wasmtime_component_val_t *v, uint8_t kind, const char *name, size_t name_len,
+                wasmtime_component_val_t *payload) {
+  wasmtime_component_val_t *boxed = payload != NULL ? wasmtime_component_val_new(payload) : NULL;
+  v->kind = kind;
+  switch (kind) {
+  case WASMTIME_COMPONENT_VARIANT:
+    wasm_byte_vec_new(&v->of.variant.discriminant, name_len, name);
+    v->of.variant.val = boxed;
+    break;
+  case WASMTIME_COMPONENT_OPTION:
+    v->of.option = boxed;
+    break;
+  case WASMTIME_COMPONENT_RESULT:
+    v->of.result.is_ok = name_len == 2 && memcmp(name, "ok", 2) == 0;
+    v->of.result.val = boxed;
+    break;
+  }
+}
+
+// fuscia_get_bytes copies a list<u8> into out (at most cap bytes) and returns its length, or
+// (size_t)-1 when an element is not a u8.
+size_t fuscia_get_bytes(const wasmtime_component_val_t *v, char *out, size_t cap) {
+  size_t n = v->of.list.size;
+  for (size_t i = 0; i < n; i++) {
+    const wasmtime_component_val_t *e = &v->of.list.data[i];
+    if (e->kind != WASMTIME_COMPONENT_U8) {
+      return (size_t)-1;
+    }
+    if (i < cap) {
+      out[i] = (char)e->of.u8;
+    }
+  }
+  return n;
+}
