@@ -64,6 +64,27 @@ func BenchmarkInvoke(b *testing.B) {
 		m := h.load(b, "t/ok", wat(b, "", packed(1024, len(okResponse)), okResponse, ""))
 		run(b, m, h, []byte(`{"kind":"task"}`))
 	})
+	// The same answer from a component: the minimal one of testdata/wat echoes its input.
+	b.Run("component-minimal", func(b *testing.B) {
+		h := newTestHost(b, Options{})
+		m := loadWAT(b, h, "minimal.wat")
+		run(b, m, h, componentTask("echo", `{}`))
+	})
+	// The JavaScript example (componentize-js), when FUSCIA_JS_COMPONENT names its built
+	// component.wasm (make bench builds it when node is present).
+	b.Run("component-js-upper", func(b *testing.B) {
+		path := os.Getenv("FUSCIA_JS_COMPONENT")
+		if path == "" {
+			b.Skip("FUSCIA_JS_COMPONENT is not set")
+		}
+		wasm, err := os.ReadFile(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		h := newTestHost(b, Options{})
+		m := h.load(b, "examples/js-upper", wasm)
+		run(b, m, h, componentTask("upper", `{"text":"x"}`))
+	})
 	b.Run("go-text-upper", func(b *testing.B) {
 		h := newTestHost(b, Options{})
 		m := h.load(b, "fuscia/text@1.0.0", guesttest.Wasm(b, "text"))
