@@ -15,8 +15,8 @@ import (
 	"github.com/bytecodealliance/wasmtime-go/v39"
 )
 
-// witFile describes the host ABI with component-model types. No code reads it yet, so only
-// this test keeps it in step with the imports the host defines.
+// witFile is the world components are built against; this test keeps it in step with the core
+// imports of ABI v1, world_test.go with the component host interface.
 const witFile = "wit/fuscia.wit"
 
 // TestWITMatchesHostImports checks that every function of the interfaces the WIT world
