@@ -50,14 +50,21 @@ func TestRequiredExportsDrift(t *testing.T) {
 		t.Errorf("CheckWasm without the marker: %v; want %q", err, want)
 	}
 
-	// The manifest's "abi" is internal/version's, and so is the hint for a value of the wrong
-	// type.
+	// The manifest's "abi" values are internal/version's, and so is the hint for a value of the
+	// wrong type.
 	m := testManifest(sha256Digest(abiWasm(t)))
 	m["abi"] = "one"
 	_, err = ParseManifest(mustJSON(t, m))
-	hint := fmt.Sprintf("must be the number %d", version.ABI)
+	hint := fmt.Sprintf("must be %d (a core module of host ABI v%d) or %d (a component of world %s)",
+		version.ABI, version.ABI, version.ComponentABI, version.World)
 	if err == nil || !strings.Contains(err.Error(), hint) {
 		t.Errorf(`ParseManifest with "abi": "one": %v; want %q`, err, hint)
+	}
+	for _, abi := range []int{version.ABI, version.ComponentABI} {
+		m["abi"] = abi
+		if _, err := ParseManifest(mustJSON(t, m)); err != nil {
+			t.Errorf(`ParseManifest with "abi": %d: %v`, abi, err)
+		}
 	}
 }
 

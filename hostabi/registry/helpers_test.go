@@ -21,7 +21,7 @@ var wasmCache sync.Map // WAT → []byte
 
 // wat compiles a WAT module with wasmtime (tests only: the package itself parses the binary by
 // hand).
-func wat(t *testing.T, src string) []byte {
+func wat(t testing.TB, src string) []byte {
 	t.Helper()
 	if b, ok := wasmCache.Load(src); ok {
 		return b.([]byte)
@@ -34,7 +34,7 @@ func wat(t *testing.T, src string) []byte {
 	return b
 }
 
-func abiWasm(t *testing.T) []byte { return wat(t, abiWAT) }
+func abiWasm(t testing.TB) []byte { return wat(t, abiWAT) }
 
 // testManifest returns a valid manifest as a generic map, for tests to change.
 func testManifest(digest string) map[string]any {

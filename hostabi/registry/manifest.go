@@ -47,7 +47,9 @@ type Manifest struct {
 	// +build.
 	Version     string `json:"version"`
 	Description string `json:"description,omitempty"`
-	// ABI is the host ABI the module is built for; this fuscia runs ABI 1.
+	// ABI says what component.wasm is: version.ABI (1), a core module of the host ABI v1, or
+	// version.ComponentABI (2), a component of the world version.World. Pack and install
+	// check the binary against it (CheckABI).
 	ABI int `json:"abi"`
 	// Digest is "sha256:" and the lowercase hex SHA-256 of component.wasm. Pack writes it.
 	Digest       string       `json:"digest"`
@@ -158,6 +160,10 @@ func (m *Manifest) MaxMemoryBytes() int64 {
 	return n
 }
 
+// IsComponent reports whether the manifest's component.wasm is a component (component model)
+// rather than a core module of the host ABI v1.
+func (m *Manifest) IsComponent() bool { return m.ABI == abiversion.ComponentABI }
+
 // Ref is "org/name@version".
 func (m *Manifest) Ref() string { return m.Name + "@" + m.Version }
 
@@ -264,7 +270,7 @@ func decodeManifest(data []byte) (*Manifest, *problems) {
 	p.str("name", top["name"], &m.Name)
 	p.str("version", top["version"], &m.Version)
 	p.str("description", top["description"], &m.Description)
-	p.value("abi", top["abi"], &m.ABI, "must be the number 1")
+	p.value("abi", top["abi"], &m.ABI, "must be "+abiValues)
 	p.str("digest", top["digest"], &m.Digest)
 	if obj := p.object("capabilities", top["capabilities"], "capabilities", capabilitiesFields); obj != nil {
 		p.strs("capabilities.allowed_hosts", obj["allowed_hosts"], &m.Capabilities.AllowedHosts)
@@ -474,11 +480,11 @@ func (m *Manifest) check(p *problems) {
 	}
 	if ok("abi") {
 		switch m.ABI {
-		case abiversion.ABI:
+		case abiversion.ABI, abiversion.ComponentABI:
 		case 0:
-			p.add("abi", "is missing; set it to %d, the host ABI the component is built for", abiversion.ABI)
+			p.add("abi", "is missing; set it to what component.wasm is: %s", abiValues)
 		default:
-			p.add("abi", "%d is not supported: this fuscia runs host ABI %d", m.ABI, abiversion.ABI)
+			p.add("abi", "%s", abiMust(fmt.Sprintf("%d is not supported", m.ABI)))
 		}
 	}
 	if ok("digest") {

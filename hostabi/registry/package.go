@@ -99,13 +99,18 @@ func Pack(dir, out string) (*Manifest, error) {
 	if merr != nil {
 		reasons = append(reasons, merr.Error())
 	}
-	if werr := CheckWasm(wasm); werr != nil {
+	abi := 0
+	if m != nil && !p.bad["abi"] {
+		abi = m.ABI
+	}
+	werr, whint := checkBinary(abi, wasm)
+	if werr != nil {
 		reasons = append(reasons, werr.Error())
 	}
 	if len(reasons) > 0 {
 		hint := fmt.Sprintf("Fix %s and pack the component again.", filepath.Join(dir, ManifestFile))
 		if merr == nil {
-			hint = "Build the component for the host ABI v1 (with hostabi/guest, or exporting what docs/reference/abi-v1.md lists under \"Exports\") and pack it again."
+			hint = whint
 		}
 		return nil, &RefusedError{Reason: strings.Join(reasons, "\n"), Hint: hint, Err: merr}
 	}
@@ -377,9 +382,10 @@ func allowedDir(name string) bool {
 // README.md and assets/… (and directories below assets/) are accepted; absolute names, "..",
 // links, devices and duplicate entries are refused; the package may not be more than
 // MaxPackageSize uncompressed, nor the manifest more than MaxManifestSize. It then checks the
-// manifest (ParseManifest), that its digest is the sha256 of component.wasm, and the module's
-// exports (CheckWasm), reporting every problem at once. All of these refusals are
-// *RefusedError.
+// manifest (ParseManifest), that its digest is the sha256 of component.wasm, and component.wasm
+// against the manifest's "abi" (CheckABI: the exports of a core module of the host ABI v1, or
+// the outer imports and exports of a component of the world), reporting every problem at once.
+// All of these refusals are *RefusedError.
 //
 // The package is extracted into a temporary directory below componentsDir (its name starts with
 // ".", so List and Find ignore it) and renamed into place: an install is complete or absent.
@@ -472,9 +478,12 @@ func existing(target string, m *Manifest) (inst Installed, found bool, err error
 }
 
 // extractor extracts a package into dir, keeping the manifest in memory and hashing the module.
+// With dir "" it only reads the package (Inspect), with the same checks and limits: it keeps
+// component.wasm in memory too and writes nothing.
 type extractor struct {
-	pkg string // the package file, for messages
-	dir string
+	pkg  string // the package file, for messages
+	dir  string
+	wasm []byte // component.wasm, when dir is ""
 
 	files, dirs map[string]bool // names extracted so far; dirs include the implied parents
 	manifest    []byte          // nil when there is no manifest.json
@@ -578,6 +587,9 @@ func (x *extractor) extract(r io.Reader) error {
 			if err := x.claim(name, true); err != nil {
 				return err
 			}
+			if x.dir == "" {
+				continue
+			}
 			if err := os.MkdirAll(filepath.Join(x.dir, filepath.FromSlash(name)), 0o755); err != nil {
 				return err
 			}
@@ -632,6 +644,20 @@ func (x *extractor) file(name string, hdr *tar.Header, r io.Reader) error {
 		x.manifest = b
 		return nil // written by check, once it is valid
 	}
+	if x.dir == "" { // reading only
+		if name != WasmFile {
+			if _, err := io.Copy(io.Discard, r); err != nil {
+				return x.archiveError(err)
+			}
+			return nil
+		}
+		b, err := io.ReadAll(r)
+		if err != nil {
+			return x.archiveError(err)
+		}
+		x.wasm, x.wasmDigest = b, sha256Digest(b)
+		return nil
+	}
 	dst := filepath.Join(x.dir, filepath.FromSlash(name))
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return err
@@ -676,9 +702,28 @@ func isWriteError(err error, dst string) bool {
 }
 
 // check checks what was extracted: both files are there, the manifest is valid, its digest is
-// that of component.wasm, and the module exports the ABI. It writes manifest.json and returns
-// the manifest.
+// that of component.wasm, and component.wasm is what the manifest's abi says. It writes
+// manifest.json and returns the manifest.
 func (x *extractor) check() (*Manifest, error) {
+	if err := x.complete(); err != nil {
+		return nil, err
+	}
+	wasm, err := os.ReadFile(filepath.Join(x.dir, WasmFile))
+	if err != nil {
+		return nil, err
+	}
+	m, pc := checkPackage(x.manifest, x.wasmDigest, wasm)
+	if len(pc.reasons) > 0 {
+		return nil, &RefusedError{Reason: strings.Join(pc.reasons, "\n"), Hint: pc.hint, Err: pc.merr}
+	}
+	if err := writeFileSync(filepath.Join(x.dir, ManifestFile), x.manifest); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// complete refuses a package without manifest.json or component.wasm.
+func (x *extractor) complete() error {
 	var missing []string
 	if x.manifest == nil {
 		missing = append(missing, ManifestFile)
@@ -687,42 +732,47 @@ func (x *extractor) check() (*Manifest, error) {
 		missing = append(missing, WasmFile)
 	}
 	if len(missing) > 0 {
-		return nil, &RefusedError{Reason: fmt.Sprintf("%s has no %s", x.pkg, strings.Join(missing, " and no ")),
+		return &RefusedError{Reason: fmt.Sprintf("%s has no %s", x.pkg, strings.Join(missing, " and no ")),
 			Hint: "A package holds manifest.json and component.wasm; make it with fuscia component pack."}
 	}
-	m, p := decodeManifest(x.manifest)
+	return nil
+}
+
+// packageCheck is what install finds wrong with a package's contents.
+type packageCheck struct {
+	reasons []string // each may span several lines
+	hint    string   // what to do, when there are reasons
+	merr    error    // the manifest's *ManifestError, or nil
+}
+
+// checkPackage checks a package's manifest, that its digest is wasmDigest, and wasm against
+// its abi, as install does; the Manifest is nil when the manifest is not a JSON object.
+func checkPackage(manifest []byte, wasmDigest string, wasm []byte) (*Manifest, packageCheck) {
+	m, p := decodeManifest(manifest)
 	if m != nil {
 		m.check(p)
 	}
-	merr := p.err()
-	var reasons []string
-	hint := "Fix manifest.json and pack the component again with fuscia component pack."
-	if merr != nil {
-		reasons = append(reasons, merr.Error())
+	pc := packageCheck{merr: p.err(), hint: "Fix manifest.json and pack the component again with fuscia component pack."}
+	if pc.merr != nil {
+		pc.reasons = append(pc.reasons, pc.merr.Error())
 	}
-	if m != nil && digestRE.MatchString(m.Digest) && m.Digest != x.wasmDigest {
-		reasons = append(reasons, fmt.Sprintf("digest mismatch: manifest says %s, component.wasm is %s", m.Digest, x.wasmDigest))
-		if merr == nil {
-			hint = "The package was changed after it was packed, or is damaged; get it again, or pack the component again with fuscia component pack."
+	if m != nil && digestRE.MatchString(m.Digest) && m.Digest != wasmDigest {
+		pc.reasons = append(pc.reasons, fmt.Sprintf("digest mismatch: manifest says %s, component.wasm is %s", m.Digest, wasmDigest))
+		if pc.merr == nil {
+			pc.hint = "The package was changed after it was packed, or is damaged; get it again, or pack the component again with fuscia component pack."
 		}
 	}
-	wasm, err := os.ReadFile(filepath.Join(x.dir, WasmFile))
-	if err != nil {
-		return nil, err
+	abi := 0
+	if m != nil && !p.bad["abi"] {
+		abi = m.ABI
 	}
-	if werr := CheckWasm(wasm); werr != nil {
-		reasons = append(reasons, werr.Error())
-		if len(reasons) == 1 {
-			hint = "Build the component for the host ABI v1 (with hostabi/guest, or exporting what docs/reference/abi-v1.md lists under \"Exports\") and pack it again."
+	if werr, whint := checkBinary(abi, wasm); werr != nil {
+		pc.reasons = append(pc.reasons, werr.Error())
+		if len(pc.reasons) == 1 {
+			pc.hint = whint
 		}
 	}
-	if len(reasons) > 0 {
-		return nil, &RefusedError{Reason: strings.Join(reasons, "\n"), Hint: hint, Err: merr}
-	}
-	if err := writeFileSync(filepath.Join(x.dir, ManifestFile), x.manifest); err != nil {
-		return nil, err
-	}
-	return m, nil
+	return m, pc
 }
 
 func writeFileSync(name string, data []byte) error {

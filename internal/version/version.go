@@ -6,8 +6,16 @@ package version
 var Fuscia = "0.1.0-dev"
 
 const (
-	// ABI is the version of the Wasm host ABI (docs/reference/abi-v1.md).
+	// ABI is the version of the Wasm host ABI (docs/reference/abi-v1.md): a core module that
+	// exports fuscia_abi_v1 and trades JSON through its linear memory. A manifest's "abi": 1.
 	ABI = 1
+	// ComponentABI is a manifest's "abi" for a WebAssembly component (component model) of the
+	// world World, which the host runs next to ABI v1 modules.
+	ComponentABI = 2
+	// World is the WIT world a component of ComponentABI is built against: world "component" of
+	// package fuscia:host@1.0.0 (hostabi/wit/fuscia.wit). It never changes: additions go into a
+	// later minor version that keeps 1.0.0 components running.
+	World = "fuscia:host/component@1.0.0"
 	// PluginProtocol is the go-plugin protocol version (docs/reference/plugin-protocol.md).
 	PluginProtocol = 1
 	// Wasmtime is the wasmtime release the host is built on.
