@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/fuscia/fuscia/hostabi/registry"
+	"github.com/fuscia/fuscia/internal/version"
 )
 
 // componentSubcommands are the subcommands of `fuscia component`, in the order usage lists them.
@@ -22,6 +23,7 @@ var componentSubcommands = []struct {
 	{"install", "Install a package into $FUSCIA_HOME/components", runComponentInstall},
 	{"list", "List the installed components", runComponentList},
 	{"remove", "Remove an installed component version", runComponentRemove},
+	{"inspect", "Show what a package or Wasm binary is: ABI, world, imports, exports", runComponentInspect},
 }
 
 func runComponent(ctx context.Context, c *cli, args []string) int {
@@ -228,4 +230,145 @@ func (c *cli) componentFailed(summary string, err error) int {
 		return c.fail(false, "Component not installed", err.Error()+". "+componentListHint)
 	}
 	return c.operationFailed(summary, err)
+}
+
+// inspectJSON is `component inspect -json` (docs/reference/cli.md).
+type inspectJSON struct {
+	File     string            `json:"file"`
+	Package  bool              `json:"package"`
+	Name     *string           `json:"name"`
+	Version  *string           `json:"version"`
+	ABI      *int              `json:"abi"`
+	Kind     *string           `json:"kind"`
+	World    *string           `json:"world"`
+	Size     int64             `json:"size"`
+	Digest   string            `json:"digest"`
+	Imports  []registry.Extern `json:"imports"`
+	Exports  []registry.Extern `json:"exports"`
+	Problems []string          `json:"problems"`
+}
+
+func runComponentInspect(ctx context.Context, c *cli, args []string) int {
+	fs := newFlagSet(c, "component inspect", "component inspect FILE.fcpkg|FILE.wasm [-json]")
+	asJSON := fs.Bool("json", false, "print the description as JSON")
+	args, code, ok := fs.parse(args)
+	if !ok {
+		return code
+	}
+	switch {
+	case len(args) == 0:
+		return c.fail(*asJSON, "Missing file",
+			"Give the package or Wasm binary to inspect: fuscia component inspect FILE.fcpkg, or fuscia component inspect component.wasm.")
+	case len(args) > 1:
+		return c.fail(*asJSON, "Unexpected argument", fmt.Sprintf("fuscia component inspect takes one file; got %q too. Inspect them one at a time.", args[1]))
+	}
+	in, err := registry.Inspect(args[0])
+	var refused *registry.RefusedError
+	switch {
+	case errors.As(err, &refused) && errors.Is(err, iofs.ErrNotExist):
+		return c.componentFailed("File not found", err)
+	case err != nil:
+		return c.componentFailed("Cannot inspect "+args[0], err)
+	}
+	if *asJSON {
+		if err := writeJSON(c.stdout, inspectionJSON(in)); err != nil {
+			return c.operationFailed("Cannot write the description", err)
+		}
+	} else {
+		var out bytes.Buffer
+		writeInspection(&out, in)
+		if _, err := c.stdout.Write(out.Bytes()); err != nil {
+			return c.operationFailed("Cannot write the description", err)
+		}
+	}
+	if len(in.Problems) == 0 {
+		return exitOK
+	}
+	if *asJSON { // the problems are in the JSON
+		return exitInvalid
+	}
+	summary := args[0] + " would be refused by fuscia component pack"
+	if in.Package {
+		summary = "Package would be refused"
+	}
+	detail := strings.Join(in.Problems, "\n")
+	if in.Hint != "" {
+		detail += "\n\n" + in.Hint
+	}
+	return c.fail(false, summary, detail)
+}
+
+func inspectionJSON(in *registry.Inspection) inspectJSON {
+	out := inspectJSON{File: in.File, Package: in.Package, Size: in.Wasm.Size, Digest: in.Wasm.Digest,
+		Imports: in.Wasm.Imports, Exports: in.Wasm.Exports, Problems: in.Problems}
+	if m := in.Manifest; m != nil {
+		out.Name, out.Version = &m.Name, &m.Version
+	}
+	if in.ABI != 0 {
+		out.ABI = &in.ABI
+	}
+	if in.Wasm.Kind != "" {
+		out.Kind = &in.Wasm.Kind
+	}
+	if in.Wasm.World != "" {
+		out.World = &in.Wasm.World
+	}
+	return out
+}
+
+// writeInspection writes what `component inspect` shows people.
+func writeInspection(w io.Writer, in *registry.Inspection) {
+	rows := [][]string{{"File:", in.File}}
+	if in.Package {
+		pkg := "-"
+		if m := in.Manifest; m != nil {
+			pkg = m.Ref()
+		}
+		rows = append(rows, []string{"Package:", pkg})
+	}
+	abi := "-"
+	switch in.ABI {
+	case 0:
+	case version.ABI:
+		abi = fmt.Sprintf("%d (a core module of the host ABI v%d)", in.ABI, version.ABI)
+	case version.ComponentABI:
+		abi = fmt.Sprintf("%d (a component)", in.ABI)
+	default:
+		abi = fmt.Sprint(in.ABI)
+	}
+	rows = append(rows,
+		[]string{"ABI:", abi},
+		[]string{"Kind:", orDash(in.Wasm.Kind)},
+		[]string{"World:", orDash(in.Wasm.World)},
+		[]string{"Size:", sizeLine(in.Wasm.Size)},
+		[]string{"Digest:", in.Wasm.Digest},
+	)
+	writeTable(w, "", rows)
+	for _, list := range []struct {
+		title   string
+		externs []registry.Extern
+	}{{"Imports", in.Wasm.Imports}, {"Exports", in.Wasm.Exports}} {
+		if len(list.externs) == 0 {
+			fmt.Fprintf(w, "\n%s: none\n", list.title)
+			continue
+		}
+		fmt.Fprintf(w, "\n%s (%d):\n", list.title, len(list.externs))
+		rows := make([][]string, 0, len(list.externs))
+		for _, e := range list.externs {
+			name := e.Name
+			if e.Implements != "" {
+				name += " (implements " + e.Implements + ")"
+			}
+			rows = append(rows, []string{e.Kind, name})
+		}
+		writeTable(w, "  ", rows)
+	}
+}
+
+// sizeLine is a size in bytes, and as people read it when it is a KiB or more.
+func sizeLine(n int64) string {
+	if n < 1024 {
+		return fmt.Sprintf("%d bytes", n)
+	}
+	return fmt.Sprintf("%d bytes (%s)", n, fmtBytes(n))
 }

@@ -1593,22 +1593,23 @@ func TestVersion(t *testing.T) {
 	for _, args := range [][]string{{"version"}, {"-version"}, {"--version"}} {
 		r := h.run(args...)
 		wantCode(t, r, 0)
-		wantContains(t, "version", r.stdout, version.Fuscia, version.Wasmtime)
+		wantContains(t, "version", r.stdout, version.Fuscia, version.Wasmtime, "Component world "+version.World+"\n")
 	}
 	r := h.run("version", "-json")
 	wantCode(t, r, 0)
-	if got, want := keys(t, json.RawMessage(r.stdout)), []string{"abi", "fuscia", "plugin_protocol", "wasmtime"}; !slices.Equal(got, want) {
+	if got, want := keys(t, json.RawMessage(r.stdout)), []string{"abi", "component_world", "fuscia", "plugin_protocol", "wasmtime"}; !slices.Equal(got, want) {
 		t.Errorf("version -json keys %v, want %v", got, want)
 	}
 	var v struct {
-		Fuscia   string `json:"fuscia"`
-		Wasmtime string `json:"wasmtime"`
+		Fuscia         string `json:"fuscia"`
+		Wasmtime       string `json:"wasmtime"`
+		ComponentWorld string `json:"component_world"`
 	}
 	if err := json.Unmarshal([]byte(r.stdout), &v); err != nil {
 		t.Fatal(err)
 	}
-	if v.Fuscia != version.Fuscia || v.Wasmtime != version.Wasmtime {
-		t.Errorf("version -json = %+v, want fuscia %s, wasmtime %s", v, version.Fuscia, version.Wasmtime)
+	if v.Fuscia != version.Fuscia || v.Wasmtime != version.Wasmtime || v.ComponentWorld != version.World {
+		t.Errorf("version -json = %+v, want fuscia %s, wasmtime %s, component_world %s", v, version.Fuscia, version.Wasmtime, version.World)
 	}
 }
 

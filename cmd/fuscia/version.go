@@ -19,11 +19,12 @@ func runVersion(ctx context.Context, c *cli, args []string) int {
 			"wasmtime":        version.Wasmtime,
 			"abi":             version.ABI,
 			"plugin_protocol": version.PluginProtocol,
+			"component_world": version.World,
 		})
 		return exitOK
 	}
-	fmt.Fprintf(c.stdout, "Fuscia v%s\nwasmtime %s\nHost ABI %d\nPlugin protocol %d\n",
-		version.Fuscia, version.Wasmtime, version.ABI, version.PluginProtocol)
+	fmt.Fprintf(c.stdout, "Fuscia v%s\nwasmtime %s\nHost ABI %d\nComponent world %s\nPlugin protocol %d\n",
+		version.Fuscia, version.Wasmtime, version.ABI, version.World, version.PluginProtocol)
 	return exitOK
 }
 
