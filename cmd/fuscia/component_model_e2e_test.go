@@ -1,0 +1,148 @@
+package main
+
+// End-to-end tests of components of the component model (manifest "abi": 2) through the real
+// binary: the C test component hostabi/testdata/components/cguest (world
+// fuscia:host/component@1.0.0, built 2026-11-26) is packed, installed, locked by plan, applied
+// next to the ABI v1 WAT guest in one workflow, shown, logged, and called by serve as a
+// webhook trigger. Refusals of components that do not fit the world are tested at pack and
+// install.
+
+import (
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// cguestManifest declares the C test component's tasks and trigger (abi 2).
+const cguestManifest = `{
+  "name": "fuscia/cguest",
+  "version": "1.0.0",
+  "description": "The C test component of world fuscia:host/component@1.0.0",
+  "abi": 2,
+  "capabilities": {"allowed_hosts": [], "allowed_paths": []},
+  "limits": {"max_memory": "16MiB"},
+  "tasks": {
+    "upper": {"description": "Upper-cases text",
+      "schema": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
+      "output_schema": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}},
+    "trap": {"description": "Traps"}
+  },
+  "triggers": {
+    "hook": {"description": "Answers a webhook with its method, path and body",
+      "trigger_type": {"type": "webhook"}}
+  }
+}`
+
+// cguestDir is a component directory with cguest.wasm as its component.wasm and manifest.
+func cguestDir(t *testing.T, wasmFile, manifest string) string {
+	t.Helper()
+	wasm, err := os.ReadFile(filepath.Join("..", "..", "hostabi", "testdata", "components", "cguest", wasmFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), strings.TrimSuffix(wasmFile, ".wasm"))
+	writeFile(t, filepath.Join(dir, "component.wasm"), wasm, 0o644)
+	writeFile(t, filepath.Join(dir, "manifest.json"), []byte(manifest), 0o644)
+	return dir
+}
+
+const mixedWorkflow = `workflow "mixed" {}
+
+component "c" {
+  source  = "fuscia/cguest"
+  version = "~> 1.0"
+}
+
+component "echo" {
+  source  = "fuscia/wat-echo"
+  version = "~> 1.0"
+}
+
+task "shout" {
+  uses   = component.c.upper
+  inputs = { text = "quiet please" }
+}
+
+task "echo" {
+  uses   = component.echo.echo
+  inputs = { said = task.shout.output.text }
+}
+
+task "boom" {
+  uses      = component.c.trap
+  depends_on = [task.echo]
+}
+
+output "shout" {
+  value = task.shout.output.text
+}
+
+output "echoed" {
+  value = task.echo.output.input.said
+}
+`
+
+// TestComponentModelEndToEnd: an abi 2 component and an abi 1 module run side by side in one
+// workflow, through pack, install, plan (its lock), apply, show and logs.
+func TestComponentModelEndToEnd(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	digest := crInstallDir(t, h, "cguest", cguestDir(t, "cguest.wasm", cguestManifest))
+	crInstallDir(t, h, "wat-echo", watEchoDir(t))
+	f := h.write("mixed.fsc.hcl", mixedWorkflow)
+
+	r := h.run("plan", f)
+	wantCode(t, r, 0)
+	lock := h.read(".fuscia.lock.hcl")
+	if !crLockRE("fuscia/cguest", digest).MatchString(lock) {
+		t.Errorf("the lock file does not lock fuscia/cguest 1.0.0 at %s:\n%s", digest, lock)
+	}
+
+	id, r := crApply(t, h, 1, f)
+	ex := crShow(t, h, id)
+	jsonEqual(t, "outputs.shout", ex.Outputs["shout"], `"QUIET PLEASE"`)
+	jsonEqual(t, "outputs.echoed", ex.Outputs["echoed"], `"QUIET PLEASE"`)
+	boom := crNodeOf(t, ex, "task.boom")
+	if boom.Status != "failed" || boom.Error == nil || boom.Error.Kind != "fatal" || !strings.Contains(boom.Error.Message, "trapped in call") {
+		t.Errorf("task.boom: %+v; want failed, fatal, trapped in call\n%s", boom, r)
+	}
+	lines := abiLogs(t, h, id)
+	wantLog(t, lines, "task.shout", nil, "info", "cguest: upper of 12 bytes")
+	wantLog(t, lines, "task.shout", nil, "info", "cguest: upper says QUIET PLEASE")
+}
+
+// TestComponentModelServeTrigger: serve calls an abi 2 component's trigger for a webhook, and
+// the run it starts carries the component's payload.
+func TestComponentModelServeTrigger(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	crInstallDir(t, h, "cguest", cguestDir(t, "cguest.wasm", cguestManifest))
+	f := h.write("hook.fsc.hcl", `workflow "hooked" {}
+
+component "c" {
+  source = "fuscia/cguest"
+}
+
+trigger "webhook" "in" {
+  path = "/hooks/c"
+  uses = component.c.hook
+}
+
+task "echo" {
+  uses   = builtin.transform
+  inputs = { payload = trigger.payload }
+}
+`)
+	sp := startServe(t, h, nil, f)
+	code, b := sp.request(http.MethodPost, "/hooks/c", strings.NewReader("hello"), http.Header{"Content-Type": {"text/plain"}})
+	if code != http.StatusAccepted {
+		t.Fatalf("POST /hooks/c: %d %s, want 202\n%s", code, b, sp)
+	}
+	id := executionID(t, b)
+	sp.waitStatus(id, "succeeded")
+	ex := showJSON(t, h, id)
+	jsonSame(t, "trigger.payload", ex.Trigger.Payload, `{"method": "POST", "path": "/hooks/c", "body": "hello"}`)
+	sp.stopOK()
+}
