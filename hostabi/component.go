@@ -14,6 +14,8 @@ import (
 	"strings"
 
 	"github.com/bytecodealliance/wasmtime-go/v39"
+
+	"github.com/fuscia/fuscia/lang/schema"
 )
 
 // componentHeader is the preamble of a component binary: the Wasm magic, version 0x0d and
@@ -49,7 +51,7 @@ func (h *Host) loadComponent(name, wasmPath, digest string, wasm []byte) (*Modul
 		}
 		// A missing, foreign or damaged entry is rebuilt below; never trusted.
 	}
-	comp, err := compileComponent(h.engine, wasm)
+	comp, err := compileComponentGuarded(h.engine, wasm)
 	if err != nil {
 		return nil, fmt.Errorf("load component %s: compile %s: %w", name, wasmPath, err)
 	}
@@ -115,6 +117,9 @@ func (c *call) componentFailure(stage string, err error, flag stopFlag) *Error {
 	var werr *wasmtimeError
 	if errors.As(err, &werr) && werr.exited {
 		return errorf(Fatal, "component %s: the guest exited with status %d in %s%s", m.Name, werr.exitStatus, stage, c.stderr.lastLine())
+	}
+	if trappedInGrowGuard(err.Error()) {
+		return errorf(Fatal, "component %s: memory limit of %s (max_memory) exceeded: memory.grow was denied; raise max_memory or use less", m.Name, schema.FormatSize(c.memoryLimit()))
 	}
 	msg := trapSummary(err.Error())
 	if strings.Contains(msg, "all fuel consumed") {

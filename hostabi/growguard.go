@@ -27,6 +27,25 @@ package hostabi
 // rewrite decodes every instruction of every body to find them, so a module that uses an
 // encoding this file does not know (a newer proposal) is not rewritten; it runs as it is, and
 // Invoke falls back to inferring a denial from the memory's size (docs/wasm.md).
+//
+// The core modules inside a component (growguard_component.go) get a second mode,
+// [guardTrap], because the host cannot read a core instance's globals through the component
+// API. There the helper traps instead of recording:
+//
+//	(func $fuscia:memory_denied (param $delta i32) (result i32) (local $r i32)
+//	  (local.tee $r (memory.grow (local.get $delta)))
+//	  (if (i32.eq (i32.const -1))
+//	    (then (if (i64.le_u (i64.add (i64.extend_i32_u (memory.size)) (i64.extend_i32_u (local.get $delta)))
+//	                        (i64.const MAX))
+//	      (then unreachable))))
+//	  (local.get $r))
+//
+// MAX is the memory's own declared maximum (65536 pages for a 32-bit memory without one): a
+// refusal within it can only be the store limiter's, that is the cap's, and the trap ends the
+// attempt before the guest can ignore it; a refusal past it is the guest's business and
+// returns -1 as before. The helper is named [growGuardTrapName] in the module's name section,
+// so wasmtime's backtrace names it as the frame that trapped, and the host tells a denied
+// growth from any other trap by that name. No global and no export are added in this mode.
 
 import (
 	"encoding/binary"
@@ -41,6 +60,20 @@ const growGuardExport = "fuscia:grow_denied"
 
 // growGuardVersion is part of the cache key: a change to the rewrite recompiles every module.
 const growGuardVersion = 1
+
+// growGuardTrapName is the name section's name of the helpers of the [guardTrap] mode: the
+// function that a denied growth traps in.
+const growGuardTrapName = "fuscia:memory_denied"
+
+// guardMode says what a grow helper does with a refusal.
+type guardMode int
+
+const (
+	// guardRecord records the size a refused growth asked for in an exported global.
+	guardRecord guardMode = iota
+	// guardTrap traps when the refusal is within the memory's own declared maximum.
+	guardTrap
+)
 
 // errGuardUnsupported says the module uses an encoding the rewrite does not know.
 var errGuardUnsupported = errors.New("cannot instrument memory.grow")
@@ -80,7 +113,13 @@ type section struct {
 // guardGrowth returns wasm rewritten as the file comment describes. The error wraps
 // errGuardUnsupported when the module cannot be rewritten and should run as it is, and is
 // errGuardReserved when it must not run at all.
-func guardGrowth(wasm []byte) ([]byte, error) {
+func guardGrowth(wasm []byte) ([]byte, error) { return guardGrowthMode(wasm, guardRecord) }
+
+// guardGrowthTrap returns wasm rewritten in the [guardTrap] mode; a module without a
+// memory.grow comes back as it is. The error wraps errGuardUnsupported.
+func guardGrowthTrap(wasm []byte) ([]byte, error) { return guardGrowthMode(wasm, guardTrap) }
+
+func guardGrowthMode(wasm []byte, mode guardMode) ([]byte, error) {
 	if len(wasm) < 8 || string(wasm[:4]) != "\x00asm" || binary.LittleEndian.Uint32(wasm[4:8]) != 1 {
 		return nil, fmt.Errorf("%w: not a core module of binary version 1", errGuardUnsupported)
 	}
@@ -96,17 +135,19 @@ func guardGrowth(wasm []byte) ([]byte, error) {
 		secs = append(secs, section{id, body})
 	}
 
-	var m guardModule
+	m := guardModule{mode: mode}
 	for _, s := range secs {
 		if err := m.scan(s); err != nil {
 			return nil, fmt.Errorf("%w: %v", errGuardUnsupported, err)
 		}
 	}
-	if m.reserved {
-		return nil, errGuardReserved
-	}
-	if !m.hasExport {
-		return nil, fmt.Errorf("%w: no export section", errGuardUnsupported)
+	if mode == guardRecord {
+		if m.reserved {
+			return nil, errGuardReserved
+		}
+		if !m.hasExport {
+			return nil, fmt.Errorf("%w: no export section", errGuardUnsupported)
+		}
 	}
 	code, err := m.rewriteCode()
 	if err != nil {
@@ -114,6 +155,12 @@ func guardGrowth(wasm []byte) ([]byte, error) {
 	}
 	if len(m.helpers) > 0 && (!m.hasType || !m.hasFunction) {
 		return nil, fmt.Errorf("%w: code without type or function section", errGuardUnsupported)
+	}
+	if mode == guardTrap {
+		if len(m.helpers) == 0 {
+			return wasm, nil
+		}
+		return m.trapModule(wasm[:8], secs, code), nil
 	}
 
 	out := append(make([]byte, 0, len(wasm)+len(wasm)/64+256), wasm[:8]...)
@@ -143,6 +190,8 @@ func guardGrowth(wasm []byte) ([]byte, error) {
 
 // guardModule is what the rewrite needs to know of a module.
 type guardModule struct {
+	mode guardMode
+
 	hasType, hasFunction, hasGlobal, hasExport bool
 
 	types           uint32 // type indices
@@ -151,9 +200,9 @@ type guardModule struct {
 	importedGlobals uint32
 	definedGlobals  uint32
 	exports         uint32
-	memory64        []bool // by memory index, imports first
-	reserved        bool   // an export is named growGuardExport
-	code            []byte // the code section's body
+	memories        []memLimits // by memory index, imports first
+	reserved        bool        // an export is named growGuardExport
+	code            []byte      // the code section's body
 
 	// helpers are the grow functions to append, in function index order.
 	helpers []growHelper
@@ -161,7 +210,15 @@ type guardModule struct {
 
 type growHelper struct {
 	memory uint32
-	is64   bool
+	memLimits
+}
+
+// memLimits is what the rewrite needs of a memory's type.
+type memLimits struct {
+	is64 bool
+	// max is the declared maximum in pages, when hasMax.
+	max    uint64
+	hasMax bool
 }
 
 func (m *guardModule) scan(s section) error {
@@ -196,11 +253,11 @@ func (m *guardModule) scan(s section) error {
 				r.refType()
 				r.limits()
 			case 0x02:
-				is64, err := r.memType()
+				lim, err := r.memType()
 				if err != nil {
 					return err
 				}
-				m.memory64 = append(m.memory64, is64)
+				m.memories = append(m.memories, lim)
 			case 0x03:
 				r.valType()
 				r.byte()
@@ -218,11 +275,11 @@ func (m *guardModule) scan(s section) error {
 	case secMemory:
 		n := r.u32()
 		for i := uint32(0); i < n && r.err == nil; i++ {
-			is64, err := r.memType()
+			lim, err := r.memType()
 			if err != nil {
 				return err
 			}
-			m.memory64 = append(m.memory64, is64)
+			m.memories = append(m.memories, lim)
 		}
 	case secGlobal:
 		m.hasGlobal = true
@@ -245,7 +302,7 @@ func (m *guardModule) scan(s section) error {
 
 // helperIndex is the function index of the grow helper of memory mem, added on first use.
 func (m *guardModule) helperIndex(mem uint32) (uint32, error) {
-	if int(mem) >= len(m.memory64) {
+	if int(mem) >= len(m.memories) {
 		return 0, fmt.Errorf("memory.grow of memory %d, which does not exist", mem)
 	}
 	for i, h := range m.helpers {
@@ -253,7 +310,7 @@ func (m *guardModule) helperIndex(mem uint32) (uint32, error) {
 			return m.importedFuncs + m.definedFuncs + uint32(i), nil
 		}
 	}
-	m.helpers = append(m.helpers, growHelper{memory: mem, is64: m.memory64[mem]})
+	m.helpers = append(m.helpers, growHelper{memory: mem, memLimits: m.memories[mem]})
 	return m.importedFuncs + m.definedFuncs + uint32(len(m.helpers)-1), nil
 }
 
@@ -308,6 +365,9 @@ func (m *guardModule) rewriteCode() ([]byte, error) {
 	}
 	for _, h := range m.helpers {
 		hb := m.helperBody(h)
+		if m.mode == guardTrap {
+			hb = trapHelperBody(h)
+		}
 		bodies = appendU32(bodies, uint32(len(hb)))
 		bodies = append(bodies, hb...)
 	}
@@ -391,6 +451,186 @@ func (m *guardModule) helperBody(h growHelper) []byte {
 	b = appendU32(b, g)
 	b = append(b, 0x0B, 0x0B, 0x20, 0x01, 0x0B) // end, end, local.get 1, end
 	return b
+}
+
+// trapHelperBody is the grow helper of the [guardTrap] mode (the file comment), for h's memory.
+func trapHelperBody(h growHelper) []byte {
+	mem := appendU32(nil, h.memory)
+	var b []byte
+	if h.is64 {
+		// Locals: $r i64, $asked i64.
+		b = append(b, 0x01, 0x02, 0x7E)
+		b = append(b, 0x20, 0x00, 0x40)
+		b = append(b, mem...)
+		b = append(b, 0x22, 0x01, 0x42, 0x7F, 0x51, 0x04, 0x40) // local.tee 1, i64.const -1, i64.eq, if
+		if h.hasMax {
+			b = append(b, 0x3F)
+			b = append(b, mem...)
+			// asked = size + delta; within the maximum unless the addition wrapped (asked < delta).
+			b = append(b, 0x20, 0x00, 0x7C, 0x22, 0x02, 0x20, 0x00, 0x5A) // local.get 0, i64.add, local.tee 2, local.get 0, i64.ge_u
+			b = append(b, 0x20, 0x02, 0x42)                               // local.get 2, i64.const max
+			b = appendS64(b, int64(min(h.max, math.MaxInt64)))
+			b = append(b, 0x58, 0x71, 0x04, 0x40, 0x00, 0x0B) // i64.le_u, i32.and, if unreachable end
+		} else {
+			// No declared maximum: any refusal is the cap's.
+			b = append(b, 0x00)
+		}
+	} else {
+		// Locals: $r i32.
+		b = append(b, 0x01, 0x01, 0x7F)
+		b = append(b, 0x20, 0x00, 0x40)
+		b = append(b, mem...)
+		b = append(b, 0x22, 0x01, 0x41, 0x7F, 0x46, 0x04, 0x40) // local.tee 1, i32.const -1, i32.eq, if
+		b = append(b, 0x3F)
+		b = append(b, mem...)
+		b = append(b, 0xAD, 0x20, 0x00, 0xAD, 0x7C, 0x42) // extend_u, local.get 0, extend_u, i64.add, i64.const max
+		// Without a declared maximum, the most pages a 32-bit memory can have.
+		max := uint64(1 << 16)
+		if h.hasMax {
+			max = h.max
+		}
+		b = appendS64(b, int64(min(max, math.MaxInt64)))
+		b = append(b, 0x58, 0x04, 0x40, 0x00, 0x0B) // i64.le_u, if unreachable end
+	}
+	return append(b, 0x0B, 0x20, 0x01, 0x0B) // end, local.get 1, end
+}
+
+// trapModule assembles a module rewritten in the [guardTrap] mode from its sections, code
+// being the rewritten code section, and names the helpers in its name section.
+func (m *guardModule) trapModule(header []byte, secs []section, code []byte) []byte {
+	size := len(header) + len(code) + 64*len(m.helpers) + 64
+	for _, s := range secs {
+		size += len(s.body) + 6
+	}
+	out := append(make([]byte, 0, size), header...)
+	named := false
+	for _, s := range secs {
+		body := s.body
+		switch s.id {
+		case secType:
+			body = m.typeSection(s.body)
+		case secFunction:
+			body = m.functionSection(s.body)
+		case secCode:
+			body = code
+		case secCustom:
+			if !named && customName(s.body) == "name" {
+				named = true
+				if nb, ok := m.nameSection(s.body); ok {
+					body = nb
+				}
+			}
+		}
+		out = appendSection(out, s.id, body)
+	}
+	if !named {
+		// The name section follows every other section.
+		body := appendName(nil, "name")
+		out = appendSection(out, secCustom, m.addFunctionNames(body, nil))
+	}
+	return out
+}
+
+// customName is the name of a custom section, "" when it cannot be read.
+func customName(body []byte) string {
+	r := &wasmReader{b: body}
+	name := r.take(int(r.u32()))
+	if r.err != nil {
+		return ""
+	}
+	return string(name)
+}
+
+// nameSection returns the custom section "name" (body) with the helpers' names added to its
+// function names subsection (id 1), made when missing; ok is false when the section cannot
+// be read, and then it is left as it is.
+func (m *guardModule) nameSection(body []byte) ([]byte, bool) {
+	r := &wasmReader{b: body}
+	r.take(int(r.u32()))
+	out := append([]byte(nil), body[:r.off]...)
+	done := false
+	for r.more() {
+		id := r.byte()
+		payload := r.take(int(r.u32()))
+		if r.err != nil {
+			return nil, false
+		}
+		switch {
+		case id == 1:
+			if done {
+				return nil, false // a second function names subsection
+			}
+			out, done = m.addFunctionNames(out, payload), true
+			if out == nil {
+				return nil, false
+			}
+			continue
+		case id > 1 && !done:
+			out, done = m.addFunctionNames(out, nil), true
+		}
+		out = append(out, id)
+		out = appendU32(out, uint32(len(payload)))
+		out = append(out, payload...)
+	}
+	if r.err != nil {
+		return nil, false
+	}
+	if !done {
+		out = m.addFunctionNames(out, nil)
+	}
+	return out, true
+}
+
+// addFunctionNames appends to out the function names subsection: the entries of names (an
+// existing subsection's payload, or nil) followed by the helpers'. It returns nil when names
+// cannot be read or names a function at or past the first helper (the map must stay in
+// increasing index order).
+func (m *guardModule) addFunctionNames(out, names []byte) []byte {
+	first := m.importedFuncs + m.definedFuncs
+	var n uint32
+	var entries []byte
+	if names != nil {
+		r := &wasmReader{b: names}
+		n = r.u32()
+		start := r.off
+		for i := uint32(0); i < n && r.err == nil; i++ {
+			idx := r.u32()
+			r.take(int(r.u32()))
+			if r.err == nil && idx >= first {
+				return nil
+			}
+		}
+		if r.err != nil || r.more() || n > math.MaxUint32-uint32(len(m.helpers)) {
+			return nil
+		}
+		entries = names[start:]
+	}
+	payload := appendU32(nil, n+uint32(len(m.helpers)))
+	payload = append(payload, entries...)
+	for i := range m.helpers {
+		payload = appendU32(payload, first+uint32(i))
+		payload = appendName(payload, growGuardTrapName)
+	}
+	out = append(out, 1)
+	out = appendU32(out, uint32(len(payload)))
+	return append(out, payload...)
+}
+
+// appendName appends a name: its length, then its bytes.
+func appendName(b []byte, name string) []byte {
+	b = appendU32(b, uint32(len(name)))
+	return append(b, name...)
+}
+
+func appendS64(b []byte, v int64) []byte {
+	for {
+		c := byte(v & 0x7F)
+		v >>= 7
+		if (v == 0 && c&0x40 == 0) || (v == -1 && c&0x40 != 0) {
+			return append(b, c)
+		}
+		b = append(b, c|0x80)
+	}
 }
 
 func (m *guardModule) typeSection(body []byte) []byte {
@@ -560,18 +800,19 @@ func (r *wasmReader) limits() {
 	}
 }
 
-// memType reads a memory type and reports whether it is a 64-bit memory.
-func (r *wasmReader) memType() (bool, error) {
+// memType reads a memory type: whether it is a 64-bit memory, and its declared maximum.
+func (r *wasmReader) memType() (memLimits, error) {
 	flags := r.byte()
 	if flags&^0x07 != 0 {
 		// Custom page sizes (0x08) would make a page something other than 64 KiB.
-		return false, fmt.Errorf("memory limits flags 0x%02x", flags)
+		return memLimits{}, fmt.Errorf("memory limits flags 0x%02x", flags)
 	}
+	lim := memLimits{is64: flags&0x04 != 0}
 	r.u64()
 	if flags&0x01 != 0 {
-		r.u64()
+		lim.max, lim.hasMax = r.u64(), true
 	}
-	return flags&0x04 != 0, r.err
+	return lim, r.err
 }
 
 func (r *wasmReader) memarg() {

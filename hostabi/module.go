@@ -296,10 +296,11 @@ const cacheMagic = "fuscia-cwasm-1\n"
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // Kinds of cache entry: a core module's and a component's serialized code differ, and
-// wasmtime would refuse the one as the other; the kind in the key keeps them apart.
+// wasmtime would refuse the one as the other; the kind in the key keeps them apart. A
+// component's kind carries the version of its grow guard (growguard_component.go).
 const (
 	kindModule    = ""
-	kindComponent = ";component"
+	kindComponent = ";component;componentguard=" + componentGuardVersion
 )
 
 func (h *Host) cacheKey(digest, kind string) string { return digest + ";" + h.configID + kind + "\n" }

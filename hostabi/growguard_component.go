@@ -1,0 +1,162 @@
+package hostabi
+
+// The grow guard of a component. A component's memories belong to the core module instances
+// inside it, and the component API gives the host no way to read their globals, so the
+// recording guard of core modules cannot report to it. Instead each core module is rewritten
+// in growguard.go's trap mode: a growth that the store limiter (the cap, max_memory) refuses
+// traps in a helper named growGuardTrapName, and componentFailure turns that trap into the
+// memory limit's error, whatever the guest would have done with the -1.
+//
+// A component binary is its preamble (componentHeader) and sections, each an id byte, a u32
+// LEB128 size and a body (the component model's Binary.md). A core module section (id 1)
+// holds a complete core module, a component section (id 4) a complete nested component; the
+// others refer to what they define by index, never by byte offset, so rewriting a module's
+// bytes changes nothing else but the section sizes.
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/bytecodealliance/wasmtime-go/v39"
+)
+
+// componentGuardVersion is part of a component's cache key: a change to this rewrite, or to
+// the trap mode it applies, recompiles every component (a string: it is spliced into the
+// constant kindComponent).
+const componentGuardVersion = "1"
+
+// Section ids of the component binary format that the rewrite looks into.
+const (
+	compSecCoreModule = 1
+	compSecComponent  = 4
+)
+
+// maxComponentNesting bounds the recursion into nested components. Toolchains nest one or two
+// levels; only a hostile file goes deeper.
+const maxComponentNesting = 32
+
+// errComponentGuard says the component could not be walked; it runs as it is.
+var errComponentGuard = errors.New("cannot instrument the component's memory.grow")
+
+// guardComponent returns the component wasm with every core module inside it, at any depth of
+// nesting, rewritten in the trap mode of growguard.go. A module that the rewrite does not
+// support stays as it is; an error (wrapping errComponentGuard) means the component's own
+// structure could not be read, and the caller compiles the original.
+func guardComponent(wasm []byte) ([]byte, error) {
+	var out pieces
+	changed, err := guardComponentAt(wasm, 0, &out)
+	if err != nil {
+		return nil, err
+	}
+	if !changed {
+		return wasm, nil
+	}
+	return out.join(), nil
+}
+
+// pieces is a binary being assembled: slices of the input and rewritten modules, joined once
+// at the end, so that a nested component is not copied once per level of nesting.
+type pieces struct {
+	parts [][]byte
+	n     int
+}
+
+func (p *pieces) add(b []byte) {
+	p.parts = append(p.parts, b)
+	p.n += len(b)
+}
+
+func (p *pieces) join() []byte {
+	out := make([]byte, 0, p.n)
+	for _, b := range p.parts {
+		out = append(out, b...)
+	}
+	return out
+}
+
+// guardComponentAt adds the rewrite of the component wasm, found at depth levels of nesting,
+// to out, and reports whether any module in it changed.
+func guardComponentAt(wasm []byte, depth int, out *pieces) (bool, error) {
+	if !bytes.HasPrefix(wasm, componentHeader) {
+		return false, fmt.Errorf("%w: not a component of binary version 0x0d, layer 1", errComponentGuard)
+	}
+	if depth > maxComponentNesting {
+		return false, fmt.Errorf("%w: components nested deeper than %d", errComponentGuard, maxComponentNesting)
+	}
+	out.add(wasm[:len(componentHeader)])
+	changed := false
+	r := &wasmReader{b: wasm, off: len(componentHeader)}
+	for r.more() {
+		at := r.off
+		id := r.byte()
+		body := r.take(int(r.u32()))
+		if r.err != nil {
+			return false, fmt.Errorf("%w: section at offset %d: %v", errComponentGuard, at, r.err)
+		}
+		switch id {
+		case compSecCoreModule:
+			// A module the rewrite does not understand runs unguarded, under the same cap.
+			if guarded, err := guardGrowthTrap(body); err == nil && len(guarded) <= math.MaxUint32 {
+				changed = changed || !bytes.Equal(guarded, body)
+				body = guarded
+			}
+		case compSecComponent:
+			var nested pieces
+			c, err := guardComponentAt(body, depth+1, &nested)
+			if err != nil {
+				return false, err
+			}
+			if nested.n > math.MaxUint32 {
+				return false, fmt.Errorf("%w: a nested component of %d bytes", errComponentGuard, nested.n)
+			}
+			changed = changed || c
+			out.add(appendU32([]byte{id}, uint32(nested.n)))
+			out.parts = append(out.parts, nested.parts...)
+			out.n += nested.n
+			continue
+		}
+		out.add(appendU32([]byte{id}, uint32(len(body))))
+		out.add(body)
+	}
+	return changed, nil
+}
+
+// compileComponentGuarded compiles wasm with the memory.grow instructions of its core modules
+// guarded. A component the rewrite cannot walk, or whose rewrite wasmtime refuses, is compiled
+// as it is: it still runs under the same cap, but a guest that ignores a refusal gets away
+// with it.
+func compileComponentGuarded(engine *wasmtime.Engine, wasm []byte) (*component, error) {
+	if guarded, err := guardComponent(wasm); err == nil {
+		if comp, err := compileComponent(engine, guarded); err == nil {
+			return comp, nil
+		}
+	}
+	return compileComponent(engine, wasm)
+}
+
+// trappedInGrowGuard says whether the wasmtime error msg is a trap in a grow helper of the
+// trap mode: the first frame of its wasm backtrace, "0: 0x4d8 - Main!fuscia:memory_denied"
+// (the module's name, when it has one, before the "!").
+func trappedInGrowGuard(msg string) bool {
+	_, trace, ok := strings.Cut(msg, "wasm backtrace:")
+	if !ok {
+		return false
+	}
+	for _, line := range strings.Split(trace, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		frame, ok := strings.CutPrefix(line, "0:")
+		if !ok {
+			return false
+		}
+		_, fn, ok := strings.Cut(frame, " - ")
+		fn = strings.TrimSpace(fn)
+		return ok && (fn == growGuardTrapName || strings.HasSuffix(fn, "!"+growGuardTrapName))
+	}
+	return false
+}
