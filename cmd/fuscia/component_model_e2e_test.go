@@ -146,3 +146,28 @@ task "echo" {
 	jsonSame(t, "trigger.payload", ex.Trigger.Payload, `{"method": "POST", "path": "/hooks/c", "body": "hello"}`)
 	sp.stopOK()
 }
+
+// TestComponentModelRefusals: pack refuses a component that does not fit the world, naming
+// what does not fit, and a component packaged as abi 1.
+func TestComponentModelRefusals(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	manifest := func(abi string) string {
+		return `{"name": "fuscia/misfit", "version": "1.0.0", "abi": ` + abi + `, "tasks": {"x": {}}}`
+	}
+	cases := []struct {
+		file, abi string
+		wants     []string
+	}{
+		{"wasi-http.wasm", "2", []string{"imports wasi:http/outgoing-handler@0.2.0", "use the world's http-request import"}},
+		{"bad-import.wasm", "2", []string{"imports acme:other/thing@1.0.0", "does not provide"}},
+		{"no-call.wasm", "2", []string{"exports run", "does not export the function call"}},
+		{"cguest.wasm", "1", []string{"is a WebAssembly component", `set "abi": 2`}},
+	}
+	for _, c := range cases {
+		dir := cguestDir(t, c.file, manifest(c.abi))
+		r := h.run("component", "pack", dir, "-o", "misfit.fcpkg")
+		wantCode(t, r, 2)
+		wantContains(t, "pack "+c.file+" stderr", r.stderr, c.wants...)
+	}
+}
