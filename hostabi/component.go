@@ -125,6 +125,11 @@ func (c *call) componentFailure(stage string, err error, flag stopFlag) *Error {
 	if strings.Contains(msg, "all fuel consumed") {
 		return errorf(Fatal, "component %s: the guest used up its CPU budget of %d fuel (max_fuel)", m.Name, c.env.MaxFuel)
 	}
+	if stage == "instantiate" && strings.Contains(msg, "exceeds memory limits") {
+		// wasmtime: "memory minimum size of 145 pages exceeds memory limits".
+		return errorf(Fatal, "component %s: its initial memory is larger than the memory limit of %s (max_memory): %s; raise max_memory",
+			m.Name, schema.FormatSize(c.memoryLimit()), msg)
+	}
 	if stage == "instantiate" {
 		return errorf(Fatal, "component %s: cannot instantiate it: %s", m.Name, msg)
 	}

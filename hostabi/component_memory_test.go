@@ -95,3 +95,12 @@ func wantSuccess(t *testing.T, h *testHost, m *Module, env *Env, task string) {
 		t.Fatalf("task %s answered %s (%v); want success", task, out, err)
 	}
 }
+
+// TestComponentInitialMemoryTooLarge: a component whose memory starts above max_memory cannot
+// be instantiated, and the error says which limit to raise.
+func TestComponentInitialMemoryTooLarge(t *testing.T) {
+	h := newTestHost(t, Options{})
+	m := loadCGuest(t, h)
+	_, err := h.Invoke(context.Background(), m, &Env{MaxMemory: 64 << 10}, componentTask("echo", `{}`))
+	wantErr(t, err, Fatal, "initial memory is larger than the memory limit of 64 KiB (max_memory)", "raise max_memory")
+}
