@@ -118,7 +118,33 @@ func BenchmarkInterruptLatency(b *testing.B) {
 // empty cache: compile, then write the cache entry), from the disk cache (a fresh Host on a
 // warm cache, as the next process would) and from memory (a second Load in one Host).
 func BenchmarkModuleLoad(b *testing.B) {
-	wasm := guesttest.Wasm(b, "text")
+	benchLoad(b, "fuscia/text@1.0.0", guesttest.Wasm(b, "text"))
+}
+
+// BenchmarkComponentLoad loads components the same three ways: the C test component, and the
+// JavaScript example when FUSCIA_JS_COMPONENT names its built component.wasm.
+func BenchmarkComponentLoad(b *testing.B) {
+	b.Run("c-guest", func(b *testing.B) {
+		wasm, err := os.ReadFile("testdata/components/cguest/cguest.wasm")
+		if err != nil {
+			b.Fatal(err)
+		}
+		benchLoad(b, "test/cguest@1.0.0", wasm)
+	})
+	b.Run("js-upper", func(b *testing.B) {
+		path := os.Getenv("FUSCIA_JS_COMPONENT")
+		if path == "" {
+			b.Skip("FUSCIA_JS_COMPONENT is not set")
+		}
+		wasm, err := os.ReadFile(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		benchLoad(b, "examples/js-upper@1.0.0", wasm)
+	})
+}
+
+func benchLoad(b *testing.B, name string, wasm []byte) {
 	path := filepath.Join(b.TempDir(), "component.wasm")
 	if err := os.WriteFile(path, wasm, 0o644); err != nil {
 		b.Fatal(err)
@@ -126,7 +152,7 @@ func BenchmarkModuleLoad(b *testing.B) {
 	digest := digestOf(wasm)
 	load := func(b *testing.B, h *Host, want string) {
 		b.Helper()
-		m, err := h.Load("fuscia/text@1.0.0", path, digest)
+		m, err := h.Load(name, path, digest)
 		if err != nil {
 			b.Fatal(err)
 		}

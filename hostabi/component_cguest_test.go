@@ -219,4 +219,26 @@ func TestComponentCache(t *testing.T) {
 		}
 		h.Close()
 	}
+	// A damaged entry (one byte of the code changed, the sidecar's sum no longer matching) is
+	// never mapped: the component is compiled again, and the entry rewritten.
+	h := newTestHost(t, Options{CacheDir: dir})
+	wasm, err := os.ReadFile("testdata/components/cguest/cguest.wasm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	code := h.cachePath(digestOf(wasm), kindComponent)
+	b, err := os.ReadFile(code)
+	if err != nil {
+		t.Fatalf("the cache has no code file for the component: %v", err)
+	}
+	b[len(b)/2] ^= 0xff
+	if err := os.WriteFile(code, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if m := loadCGuest(t, h); m.Loaded != "compiled" {
+		t.Fatalf("a damaged cache entry was loaded from %s; want it compiled again", m.Loaded)
+	}
+	if _, err := h.componentFromCache(digestOf(wasm)); err != nil {
+		t.Fatalf("the entry was not rewritten: %v", err)
+	}
 }

@@ -133,6 +133,21 @@ func deserializeComponent(engine *wasmtime.Engine, data []byte) (*component, err
 	return newComponent(ptr)
 }
 
+// deserializeComponentFile loads a file that holds exactly what serialize wrote. wasmtime maps
+// the file instead of copying it, which for a large component is most of the cost of a load.
+// It trusts the file: callers check it.
+func deserializeComponentFile(engine *wasmtime.Engine, path string) (*component, error) {
+	cpath := C.CString(path)
+	defer C.free(unsafe.Pointer(cpath))
+	var ptr *C.wasmtime_component_t
+	err := C.wasmtime_component_deserialize_file(enginePtr(engine), cpath, &ptr)
+	runtime.KeepAlive(engine)
+	if err != nil {
+		return nil, takeError(err)
+	}
+	return newComponent(ptr)
+}
+
 func newComponent(ptr *C.wasmtime_component_t) (*component, error) {
 	name := "call"
 	idx := C.wasmtime_component_get_export_index(ptr, nil, stringPtr(name), C.size_t(len(name)))

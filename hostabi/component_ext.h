@@ -160,6 +160,9 @@ extern wasmtime_error_t *wasmtime_component_serialize(const wasmtime_component_t
 extern wasmtime_error_t *wasmtime_component_deserialize(const wasm_engine_t *engine,
                                                         const uint8_t *buf, size_t len,
                                                         wasmtime_component_t **component_out);
+extern wasmtime_error_t *wasmtime_component_deserialize_file(const wasm_engine_t *engine,
+                                                             const char *path,
+                                                             wasmtime_component_t **component_out);
 extern void wasmtime_component_delete(wasmtime_component_t *component);
 extern wasmtime_component_export_index_t *wasmtime_component_get_export_index(
     const wasmtime_component_t *component,

@@ -315,6 +315,13 @@ func (h *Host) cachePath(digest, kind string) string {
 
 // fromCache returns the serialized code of the entry for digest and kind, checked.
 func (h *Host) fromCache(digest, kind string) ([]byte, error) {
+	if kind == kindComponent {
+		path, err := h.componentFromCache(digest)
+		if err != nil {
+			return nil, err
+		}
+		return os.ReadFile(path)
+	}
 	data, err := os.ReadFile(h.cachePath(digest, kind))
 	if err != nil {
 		return nil, err
@@ -334,23 +341,38 @@ func (h *Host) fromCache(digest, kind string) ([]byte, error) {
 
 // toCache writes the serialized code body as the entry for digest and kind.
 func (h *Host) toCache(digest, kind string, body []byte) error {
+	if kind == kindComponent {
+		return h.componentToCache(digest, body)
+	}
+	return h.writeCacheFile(h.cachePath(digest, kind), h.cacheHeader(digest, kind, body), body)
+}
+
+// cacheHeader is the magic, the key, the CRC-32C and the length of body.
+func (h *Host) cacheHeader(digest, kind string, body []byte) []byte {
+	header := cacheMagic + h.cacheKey(digest, kind)
+	buf := make([]byte, 0, len(header)+12)
+	buf = append(buf, header...)
+	buf = binary.BigEndian.AppendUint32(buf, crc32.Checksum(body, castagnoli))
+	return binary.BigEndian.AppendUint64(buf, uint64(len(body)))
+}
+
+// writeCacheFile writes the parts, one after the other, as the file at path, atomically.
+func (h *Host) writeCacheFile(path string, parts ...[]byte) error {
 	// Private like the home the cache is in (and creates when missing: MkdirAll gives the
 	// parents this mode too); CreateTemp makes the entries 0600.
 	if err := os.MkdirAll(h.cacheDir, 0o700); err != nil {
 		return err
 	}
-	header := cacheMagic + h.cacheKey(digest, kind)
-	buf := make([]byte, 0, len(header)+12+len(body))
-	buf = append(buf, header...)
-	buf = binary.BigEndian.AppendUint32(buf, crc32.Checksum(body, castagnoli))
-	buf = binary.BigEndian.AppendUint64(buf, uint64(len(body)))
-	buf = append(buf, body...)
-	path := h.cachePath(digest, kind)
 	tmp, err := os.CreateTemp(h.cacheDir, ".tmp-*.cwasm")
 	if err != nil {
 		return err
 	}
-	_, werr := tmp.Write(buf)
+	var werr error
+	for _, p := range parts {
+		if _, werr = tmp.Write(p); werr != nil {
+			break
+		}
+	}
 	cerr := tmp.Close()
 	if err := errors.Join(werr, cerr); err != nil {
 		os.Remove(tmp.Name())
