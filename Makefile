@@ -1,10 +1,11 @@
-# Fuscia's build. Everything here needs only the Go toolchain.
+# Fuscia's build. Everything here needs only the Go toolchain, but for the example components in C
+# (c-guest: clang) and JavaScript (js-guest: node; skipped without it).
 GO       ?= go
 BIN      := bin/fuscia
 LOAD     := bin/fuscia-load
 FUZZTIME ?= 20s
 
-.PHONY: build test vet fmt-check fuzz demo bench soak crash load-tool examples c-guest proto clean
+.PHONY: build test vet fmt-check fuzz demo bench soak crash load-tool examples c-guest js-guest proto clean
 
 # build builds the CLI and the first-party plugins (bin/plugins/fuscia-plugin-shell, -ssh).
 build:
@@ -33,7 +34,8 @@ fuzz:
 	$(GO) test ./lang -run '^$$' -fuzz FuzzLoad -fuzztime 5m
 
 # demo builds fuscia and runs an example workflow end to end in a fresh home (.demo-home):
-# validate, plan, apply, then show the execution it journaled.
+# validate, plan, apply, then show the execution it journaled; then the Wasm components (the
+# JavaScript one when node is installed) and the plugins.
 DEMO_HOME := $(CURDIR)/.demo-home
 demo: build
 	rm -rf $(DEMO_HOME)
@@ -51,6 +53,15 @@ demo: build
 	FUSCIA_HOME=$(DEMO_HOME) ./$(BIN) component list
 	FUSCIA_HOME=$(DEMO_HOME) ./$(BIN) plan examples/text.fsc.hcl
 	FUSCIA_HOME=$(DEMO_HOME) ./$(BIN) apply examples/text.fsc.hcl -var title="Hello Wasm hello world"
+	@if [ "$(FUSCIA_SKIP_JS_GUEST)" != 1 ] && command -v node >/dev/null && [ -f bin/components/js-upper.fcpkg ]; then \
+		echo "--- A component of the component model in JavaScript (abi 2) next to a Go module (abi 1)"; \
+		set -x; \
+		FUSCIA_HOME=$(DEMO_HOME) ./$(BIN) component install bin/components/js-upper.fcpkg && \
+		FUSCIA_HOME=$(DEMO_HOME) ./$(BIN) plan examples/js-upper.fsc.hcl && \
+		FUSCIA_HOME=$(DEMO_HOME) ./$(BIN) apply examples/js-upper.fsc.hcl -var text="components of every language"; \
+	else \
+		echo "--- The JavaScript component is left out: node is not installed, or FUSCIA_SKIP_JS_GUEST=1"; \
+	fi
 	@echo "--- Plugins: the shell plugin and the greeter example, from -plugin-dir bin/plugins"
 	FUSCIA_HOME=$(DEMO_HOME) ./$(BIN) plugin list -plugin-dir bin/plugins
 	FUSCIA_HOME=$(DEMO_HOME) ./$(BIN) apply examples/plugins.fsc.hcl -plugin-dir bin/plugins
@@ -109,7 +120,7 @@ crash:
 
 # examples builds the example Wasm components (GOOS=wasip1, a WASI reactor) and plugins with
 # the Go toolchain alone; each component.wasm lands beside its manifest.json, ready for
-# `fuscia component pack`.
+# `fuscia component pack`. Then js-guest, which needs node and skips itself without it.
 examples:
 	@mkdir -p bin/components
 	@for d in examples/components/*/; do \
@@ -120,6 +131,7 @@ examples:
 		[ -f "$$d/main.go" ] || continue; \
 		echo "plugin $$d"; $(GO) build -o "bin/plugins/fuscia-plugin-$$(basename $$d)" "./$$d" || exit 1; \
 	done
+	@$(MAKE) --no-print-directory js-guest
 
 # c-guest builds the C example component, examples/components/c-upper/component.wasm, with
 # clang, lld and wasi-libc (Debian's packages; .ci/run installs them). `make test` builds it as
@@ -127,6 +139,32 @@ examples:
 # `make examples` and `make demo` need only Go.
 c-guest:
 	$(MAKE) -C examples/components/c-upper
+
+# js-guest builds the JavaScript example component (component model, abi 2),
+# examples/components/js-upper/component.wasm (~12 MB, not committed), with the componentize-js
+# that its package-lock.json pins (`npm ci` when the lock changed), and packs it into
+# bin/components/js-upper.fcpkg. Without node and npm it says so and does nothing;
+# FUSCIA_SKIP_JS_GUEST=1 skips it.
+JS_GUEST := examples/components/js-upper
+js-guest:
+	@if [ "$(FUSCIA_SKIP_JS_GUEST)" = 1 ]; then \
+		echo "FUSCIA_SKIP_JS_GUEST=1: $(JS_GUEST) is not built"; \
+	elif ! command -v node >/dev/null || ! command -v npm >/dev/null; then \
+		echo "node and npm are not installed: $(JS_GUEST) is not built (apt-get install nodejs npm)"; \
+	else \
+		$(MAKE) --no-print-directory bin/components/js-upper.fcpkg; \
+	fi
+
+$(JS_GUEST)/node_modules/.package-lock.json: $(JS_GUEST)/package.json $(JS_GUEST)/package-lock.json
+	cd $(JS_GUEST) && npm ci --no-audit --no-fund
+
+$(JS_GUEST)/component.wasm: $(JS_GUEST)/main.js $(JS_GUEST)/build.mjs hostabi/wit/fuscia.wit $(JS_GUEST)/node_modules/.package-lock.json
+	cd $(JS_GUEST) && node build.mjs
+
+bin/components/js-upper.fcpkg: $(JS_GUEST)/component.wasm $(JS_GUEST)/manifest.json $(JS_GUEST)/README.md
+	@mkdir -p bin/components
+	$(GO) build -o $(BIN) ./cmd/fuscia
+	./$(BIN) component pack $(JS_GUEST) -o $@
 
 # proto regenerates proto/fuscia/plugin/v1's Go code (committed, so nothing else needs protoc).
 # It installs its tools: protoc from Debian, the Go generators pinned to the versions go.mod uses.
