@@ -85,7 +85,11 @@ bench: build load-tool
 	$(GO) test ./engine -run '^$$' -bench 'Throughput' -benchtime 20000x
 	$(GO) test ./engine -run '^$$' -bench 'ForEach100k' -benchtime 1x
 	$(GO) test ./engine/journal -run '^$$' -bench . -benchtime 2000x
-	$(GO) test ./hostabi -run '^$$' -bench 'Invoke|BenchmarkTrap$$' -benchtime 3000x
+	@$(MAKE) --no-print-directory js-guest
+	FUSCIA_JS_COMPONENT=$$([ -f $(JS_GUEST)/component.wasm ] && echo $(CURDIR)/$(JS_GUEST)/component.wasm) \
+		$(GO) test ./hostabi -run '^$$' -bench 'Invoke|BenchmarkTrap$$' -benchtime 3000x
+	FUSCIA_JS_COMPONENT=$$([ -f $(JS_GUEST)/component.wasm ] && echo $(CURDIR)/$(JS_GUEST)/component.wasm) \
+		$(GO) test ./hostabi -run '^$$' -bench 'ComponentLoad' -benchtime 3x
 	$(GO) test ./hostabi -run '^$$' -bench 'InterruptLatency' -benchtime 50x
 	$(GO) test ./hostabi -run '^$$' -bench 'ModuleLoad' -benchtime 3x
 	$(GO) test ./engine -run '^$$' -bench 'ComponentForEach1000' -benchtime 3x
