@@ -5,7 +5,7 @@ BIN      := bin/fuscia
 LOAD     := bin/fuscia-load
 FUZZTIME ?= 20s
 
-.PHONY: build test vet fmt-check fuzz demo bench soak crash load-tool examples c-guest js-guest proto clean
+.PHONY: build test vet fmt-check fuzz demo bench soak crash load-tool examples c-guest js-guest js-deps proto clean
 
 # build builds the CLI and the first-party plugins (bin/plugins/fuscia-plugin-shell, -ssh).
 build:
@@ -17,7 +17,7 @@ build:
 # of the crash matrix among them), the examples through the real binary, and a short fuzz run
 # of the workflow loader. -timeout is a hang guard, not a speed target: cmd/fuscia's end-to-end
 # tests take 4-10 minutes on a busy 2-core machine, at go test's default limit.
-test: fmt-check vet build
+test: fmt-check vet build js-deps
 	$(GO) test -race -count=1 -timeout 30m ./...
 	./$(BIN) validate examples/
 	./$(BIN) fmt -check examples/
@@ -157,6 +157,13 @@ js-guest:
 		echo "node and npm are not installed: $(JS_GUEST) is not built (apt-get install nodejs npm)"; \
 	else \
 		$(MAKE) --no-print-directory bin/components/js-upper.fcpkg; \
+	fi
+
+# js-deps installs the JavaScript example's npm packages (for cmd/fuscia's end-to-end test of
+# it), when node and npm are present and FUSCIA_SKIP_JS_GUEST is not 1.
+js-deps:
+	@if [ "$(FUSCIA_SKIP_JS_GUEST)" != 1 ] && command -v node >/dev/null && command -v npm >/dev/null; then \
+		$(MAKE) --no-print-directory $(JS_GUEST)/node_modules/.package-lock.json; \
 	fi
 
 $(JS_GUEST)/node_modules/.package-lock.json: $(JS_GUEST)/package.json $(JS_GUEST)/package-lock.json
