@@ -153,11 +153,12 @@ func (h *Host) compileFirst(name, wasmPath, digest string, wasm []byte) {
 	if h.compileElsewhere == nil || h.cacheDir == "" {
 		return
 	}
-	kind := kindModule
+	path := h.cachePath(digest, kindModule)
 	if isComponent(wasm) {
-		kind = kindComponent
+		// A component's entry is complete only with its sidecar, written last (component.go).
+		path = h.cachePath(digest, kindComponent) + ".sum"
 	}
-	if _, err := os.Stat(h.cachePath(digest, kind)); err == nil {
+	if _, err := os.Stat(path); err == nil {
 		return
 	}
 	_ = h.compileElsewhere(CompileJob{Name: name, WasmPath: wasmPath, Digest: digest, CacheDir: h.cacheDir, Fuel: h.fuel})

@@ -1,0 +1,52 @@
+package hostabi
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// CompileToCache does a CompileJob in this process: it compiles the component or module at
+// job.WasmPath (checked against job.Digest) with the engine configuration a Host with
+// job.CacheDir and job.Fuel has, leaves the compiled code in job.CacheDir, and frees
+// everything. It is the other end of Options.CompileElsewhere: `fuscia serve` runs it in a
+// short-lived child process (`fuscia internal-compile`), whose exit gives the compiler's memory
+// back, and then loads the entry from the cache.
+//
+// An entry already there is checked and kept. Unlike Load, which carries on when the cache
+// cannot be written (the cache only saves time), CompileToCache fails then: the entry is its
+// whole point, and the host that asked would otherwise compile again itself.
+func CompileToCache(job CompileJob) error {
+	var missing []string
+	for _, f := range []struct{ name, value string }{
+		{"name", job.Name}, {"wasm path", job.WasmPath}, {"digest", job.Digest}, {"cache directory", job.CacheDir},
+	} {
+		if f.value == "" {
+			missing = append(missing, f.name)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("compile job without a %s", strings.Join(missing, ", "))
+	}
+	h, err := New(Options{CacheDir: job.CacheDir, Fuel: job.Fuel})
+	if err != nil {
+		return err
+	}
+	m, err := h.Load(job.Name, job.WasmPath, job.Digest)
+	if err != nil {
+		return errors.Join(err, h.Close())
+	}
+	// The same check the asking host's Load makes before it trusts the entry.
+	kind := kindModule
+	if m.IsComponent() {
+		kind = kindComponent
+		_, err = h.componentFromCache(job.Digest)
+	} else {
+		_, err = h.fromCache(job.Digest, kindModule)
+	}
+	if err != nil {
+		err = fmt.Errorf("compile component %s: its compiled code was not left in the cache %s: %w", job.Name, h.cachePath(job.Digest, kind), err)
+		return errors.Join(err, h.Close())
+	}
+	return h.Close()
+}
