@@ -84,14 +84,16 @@ func (c *call) invokeComponent(store *wasmtime.Store, request []byte, flag stopF
 	c.host.componentCalls.Store(key, c)
 	defer c.host.componentCalls.Delete(key)
 
+	// result starts zeroed (a bool false, nothing to free), so it can be freed whatever
+	// happened: wasmtime fills it when the call returns, even if post-return then traps.
 	var arg, result cval
 	req.lower(&arg)
 	defer freeVal(&arg)
+	defer freeVal(&result)
 	stage, err := linker.call(store, m.comp, &arg, &result)
 	if err != nil {
 		return nil, c.componentFailure(stage, err, flag)
 	}
-	defer freeVal(&result)
 	if c.violation != "" {
 		return nil, errorf(SandboxViolation, "component %s: %s", m.Name, c.violation)
 	}
@@ -110,7 +112,12 @@ func (c *call) invokeComponent(store *wasmtime.Store, request []byte, flag stopF
 func (c *call) componentFailure(stage string, err error, flag stopFlag) *Error {
 	m := c.module
 	if flag.isSet() {
-		return ctxError(c.ctx, m)
+		e := ctxError(c.ctx, m)
+		if c.hostFault != "" {
+			// The host's refusal came first; the guest ran on until its deadline.
+			e.Message += " (after a host import refused it: " + c.hostFault + ")"
+		}
+		return e
 	}
 	if c.violation != "" {
 		return errorf(SandboxViolation, "component %s: %s", m.Name, c.violation)
@@ -133,6 +140,16 @@ func (c *call) componentFailure(stage string, err error, flag stopFlag) *Error {
 		// wasmtime: "memory minimum size of 145 pages exceeds memory limits".
 		return errorf(Fatal, "component %s: its initial memory is larger than the memory limit of %s (max_memory): %s; raise max_memory",
 			m.Name, schema.FormatSize(c.memoryLimit()), msg)
+	}
+	if stage == "call" && (strings.Contains(msg, "type mismatch") || strings.Contains(msg, "argument(s)") || strings.Contains(msg, "result(s)")) {
+		// wasmtime checks values against the component's own types: "type mismatch: expected
+		// u32, found record". Our values are the world's, so the component's types are not.
+		if c.lastImport != "" {
+			return errorf(Fatal, "component %s: it imports %s with another type than world %s declares (%s); rebuild it against hostabi/wit/fuscia.wit",
+				m.Name, c.lastImport, World, msg)
+		}
+		return errorf(Fatal, "component %s: its export `call` is not func(request: request) -> response of world %s (%s); rebuild it against hostabi/wit/fuscia.wit",
+			m.Name, World, msg)
 	}
 	if stage == "instantiate" {
 		return errorf(Fatal, "component %s: cannot instantiate it: %s", m.Name, msg)

@@ -38,6 +38,10 @@ wasmtime_error_t *fuscia_component_define(wasmtime_component_linker_t *linker, u
   if (err == NULL) {
     for (size_t i = 0; i < n && err == NULL; i++) {
       fuscia_import *imp = malloc(sizeof *imp);
+      if (imp == NULL) {
+        err = wasmtime_error_new("fuscia: out of memory defining the host interface");
+        break;
+      }
       imp->host = host;
       imp->fn = (uint32_t)i;
       err = wasmtime_component_linker_instance_add_func(inst, names[i], strlen(names[i]),

@@ -21,6 +21,8 @@ import (
 	"unsafe"
 
 	"github.com/bytecodealliance/wasmtime-go/v39"
+
+	"github.com/fuscia/fuscia/lang/schema"
 )
 
 // cval is a component-model value as wasmtime's C API lays it out.
@@ -215,7 +217,7 @@ func (l *componentLinker) close() {
 }
 
 // Stages of componentLinker.call, for messages.
-var callStages = [...]string{"instantiate", "call", "call", "post-return"}
+var callStages = [...]string{"instantiate", "looking up call", "call", "post-return"}
 
 // call instantiates c in store and calls its `call` export with arg; result receives the
 // answer, which the caller must free with freeVal. The stage names where it failed.
@@ -264,7 +266,10 @@ func fusciaComponentImport(host C.uintptr_t, fn C.uint32_t, ctx *C.wasmtime_cont
 
 func freeVal(v *cval) { C.wasmtime_component_val_delete(v) }
 
+// setString makes v the string s. wasmtime takes a component string for valid UTF-8 and aborts
+// the process otherwise, so invalid sequences are replaced here, whatever the caller did.
 func setString(v *cval, s string) {
+	s = validUTF8(s)
 	C.fuscia_set_string(v, kindString, stringPtr(s), C.size_t(len(s)))
 }
 
@@ -323,7 +328,13 @@ func (e *valueError) Error() string {
 	return fmt.Sprintf("%s is a %s, not the %s of world %s", e.where, e.got, e.want, World)
 }
 
+// kindMissing marks the stand-in for a record field the guest's value does not have (field).
+const kindMissing = 255
+
 func want(v *cval, kind uint8, where string) error {
+	if uint8(v.kind) == kindMissing {
+		return fmt.Errorf("%s is missing: the value has no such field of world %s", where, World)
+	}
 	if uint8(v.kind) != kind {
 		return &valueError{where: where, want: kindName(kind), got: kindName(uint8(v.kind))}
 	}
@@ -379,7 +390,7 @@ func getBytes(v *cval, where string, max int) ([]byte, error) {
 	}
 	list := (*C.wasmtime_component_vallist_t)(unsafe.Pointer(&v.of))
 	if int(list.size) > max {
-		return nil, fmt.Errorf("%s is %d bytes; the limit is %d", where, int(list.size), max)
+		return nil, fmt.Errorf("%s is %s; the limit is %s", where, schema.FormatSize(int64(list.size)), schema.FormatSize(int64(max)))
 	}
 	out := make([]byte, int(list.size))
 	if n := C.fuscia_get_bytes(v, bytesPtr(out), C.size_t(len(out))); n == ^C.size_t(0) {

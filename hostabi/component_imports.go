@@ -47,6 +47,7 @@ func (h *Host) componentImport(key uintptr, fn int, args, results []cval) error 
 		return fmt.Errorf("fuscia host: %s was called outside an attempt", worldImports[fn].name)
 	}
 	c := v.(*call)
+	c.lastImport = worldImports[fn].name
 	if err := worldImports[fn].run(c, args, results); err != nil {
 		if c.hostFault == "" {
 			c.hostFault = err.Error()
@@ -170,7 +171,7 @@ func (c *call) componentKVSet(args, results []cval) error {
 	}
 	val, err := getBytes(&args[1], "kv-set: the value", maxValueBytes)
 	if err != nil {
-		return fmt.Errorf("%w (the limit is %s)", err, schema.FormatSize(maxValueBytes))
+		return err
 	}
 	kv, err := c.componentKV("kv-set")
 	if err != nil {

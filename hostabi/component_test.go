@@ -2,6 +2,7 @@ package hostabi
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"os"
 	"strings"
@@ -108,4 +109,21 @@ func TestComponentImportsMustFitTheWorld(t *testing.T) {
 	m := loadWAT(t, h, "extra-import.wat")
 	_, err := h.Invoke(context.Background(), m, nil, componentTask("echo", `{}`))
 	wantErr(t, err, Fatal, "cannot instantiate", "steal")
+}
+
+func TestComponentCallOfAnotherType(t *testing.T) {
+	h := newTestHost(t, Options{})
+	m := loadWAT(t, h, "wrong-call.wat")
+	_, err := h.Invoke(context.Background(), m, nil, componentTask("echo", `{}`))
+	wantErr(t, err, Fatal, "its export `call` is not func(request: request) -> response of world fuscia:host/component@1.0.0", "rebuild it against hostabi/wit/fuscia.wit")
+}
+
+// TestComponentWebhookBodyBound: a webhook body past what a component can take is refused
+// before the guest runs, naming the setting to lower.
+func TestComponentWebhookBodyBound(t *testing.T) {
+	body := base64.StdEncoding.EncodeToString(make([]byte, maxComponentBytes+1))
+	_, err := ParseRequest([]byte(`{"kind":"trigger","name":"h","context":{},"event":{"type":"webhook","request":{"method":"POST","path":"/","body_base64":"` + body + `"}}}`))
+	if err == nil || !strings.Contains(err.Error(), "max_body_bytes") {
+		t.Fatalf("a %d-byte webhook body: %v; want a refusal naming max_body_bytes", maxComponentBytes+1, err)
+	}
 }

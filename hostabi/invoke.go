@@ -93,8 +93,10 @@ type call struct {
 	// hostFault is a trap a host import raised (bad pointer, …), reported instead of wasmtime's
 	// generic message.
 	hostFault string
-	stdout    lineWriter
-	stderr    lineWriter
+	// lastImport is the host import a component called last, for a message about its type.
+	lastImport string
+	stdout     lineWriter
+	stderr     lineWriter
 }
 
 // Invoke runs one request in a fresh instance of m and returns the guest's JSON response. A

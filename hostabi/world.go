@@ -13,6 +13,8 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/fuscia/fuscia/lang/schema"
 )
 
 // The world's names. They never change: a component built against fuscia:host@1.0.0 must run
@@ -119,6 +121,11 @@ func ParseRequest(doc []byte) (Request, error) {
 			body, err := base64.StdEncoding.DecodeString(q.BodyBase64)
 			if err != nil {
 				return Request{}, fmt.Errorf("the webhook request's body_base64: %w", err)
+			}
+			if len(body) > maxComponentBytes {
+				// A list<u8> costs the host about 70 bytes a byte as it crosses (component_imports.go).
+				return Request{}, fmt.Errorf("the webhook request's body is %s; a component trigger takes at most %s: lower the trigger's max_body_bytes",
+					schema.FormatSize(int64(len(body))), schema.FormatSize(maxComponentBytes))
 			}
 			ev.Webhook = &WebhookRequest{Method: q.Method, Path: q.Path, Query: pairs(q.Query), Headers: pairs(q.Headers), Body: body}
 		} else if a.Event == nil || a.Event.Type != "poll" {
@@ -345,7 +352,7 @@ func field(f map[string]*cval, name string) *cval {
 	if v, ok := f[name]; ok {
 		return v
 	}
-	return &cval{kind: 255}
+	return &cval{kind: kindMissing}
 }
 
 func liftRecord(v *cval, where string, read func(map[string]*cval) error) error {
