@@ -132,6 +132,9 @@ func (c *call) componentFailure(stage string, err error, flag stopFlag) *Error {
 	if trappedInGrowGuard(err.Error()) {
 		return errorf(Fatal, "component %s: memory limit of %s (max_memory) exceeded: memory.grow was denied; raise max_memory or use less", m.Name, schema.FormatSize(c.memoryLimit()))
 	}
+	if field, ok := trappedInArgGuard(err.Error()); ok {
+		return errorf(Fatal, "component %s: %s: an argument is larger than the host accepts (%s)", m.Name, field, argLimitsText)
+	}
 	msg := trapSummary(err.Error())
 	if strings.Contains(msg, "all fuel consumed") {
 		return errorf(Fatal, "component %s: the guest used up its CPU budget of %d fuel (max_fuel)", m.Name, c.env.MaxFuel)

@@ -21,6 +21,11 @@ import (
 // bytes, allows more (maxArtifactBytes, MaxHTTPResponseBytes).
 const maxComponentBytes = 4 << 20
 
+// maxComponentHeaders bounds the headers of an http-request, each lifted as several values.
+// The argument guard (argguard.go) checks it, and maxComponentBytes, maxKeyBytes and
+// maxValueBytes, inside the guest before wasmtime lifts the arguments.
+const maxComponentHeaders = 1024
+
 // hostImport is one function of the host interface: its WIT name and what it does with its
 // arguments and results.
 type hostImport struct {

@@ -46,6 +46,10 @@ package hostabi
 // returns -1 as before. The helper is named [growGuardTrapName] in the module's name section,
 // so wasmtime's backtrace names it as the frame that trapped, and the host tells a denied
 // growth from any other trap by that name. No global and no export are added in this mode.
+//
+// The trap mode also guards the calls of the host imports whose arguments the host would
+// lift at great cost (argguard.go): their helpers are appended with the grow helpers, in the
+// order the rewrite meets them.
 
 import (
 	"encoding/binary"
@@ -116,7 +120,8 @@ type section struct {
 func guardGrowth(wasm []byte) ([]byte, error) { return guardGrowthMode(wasm, guardRecord) }
 
 // guardGrowthTrap returns wasm rewritten in the [guardTrap] mode; a module without a
-// memory.grow comes back as it is. The error wraps errGuardUnsupported.
+// memory.grow or a call that argguard.go guards comes back as it is. The error wraps
+// errGuardUnsupported.
 func guardGrowthTrap(wasm []byte) ([]byte, error) { return guardGrowthMode(wasm, guardTrap) }
 
 func guardGrowthMode(wasm []byte, mode guardMode) ([]byte, error) {
@@ -203,14 +208,22 @@ type guardModule struct {
 	memories        []memLimits // by memory index, imports first
 	reserved        bool        // an export is named growGuardExport
 	code            []byte      // the code section's body
+	typeSec         []byte      // the type section's body
+
+	// guardedImports are the imported functions whose calls argguard.go guards, by index
+	// (the trap mode only).
+	guardedImports map[uint32]guardedCall
 
 	// helpers are the grow functions to append, in function index order.
 	helpers []growHelper
 }
 
+// growHelper is a function to append: the grow helper of a memory or, when call is set, the
+// argument guard of an import.
 type growHelper struct {
 	memory uint32
 	memLimits
+	call *guardedCall
 }
 
 // memLimits is what the rewrite needs of a memory's type.
@@ -226,6 +239,7 @@ func (m *guardModule) scan(s section) error {
 	switch s.id {
 	case secType:
 		m.hasType = true
+		m.typeSec = s.body
 		m.types = r.u32()
 		for i := uint32(0); i < m.types && r.err == nil; i++ {
 			// Function types only: a GC module's recursive groups and subtypes would need
@@ -243,11 +257,13 @@ func (m *guardModule) scan(s section) error {
 	case secImport:
 		n := r.u32()
 		for i := uint32(0); i < n && r.err == nil; i++ {
-			r.take(int(r.u32()))
-			r.take(int(r.u32()))
+			module := r.take(int(r.u32()))
+			field := r.take(int(r.u32()))
 			switch kind := r.byte(); kind {
 			case 0x00:
-				r.u32()
+				if typ := r.u32(); r.err == nil {
+					m.noteImport(module, field, typ)
+				}
 				m.importedFuncs++
 			case 0x01:
 				r.refType()
@@ -306,7 +322,7 @@ func (m *guardModule) helperIndex(mem uint32) (uint32, error) {
 		return 0, fmt.Errorf("memory.grow of memory %d, which does not exist", mem)
 	}
 	for i, h := range m.helpers {
-		if h.memory == mem {
+		if h.call == nil && h.memory == mem {
 			return m.importedFuncs + m.definedFuncs + uint32(i), nil
 		}
 	}
@@ -328,7 +344,7 @@ func (m *guardModule) helperType(is64 bool) uint32 {
 // needs reports whether a helper of that width is added.
 func (m *guardModule) needs(is64 bool) bool {
 	for _, h := range m.helpers {
-		if h.is64 == is64 {
+		if h.call == nil && h.is64 == is64 {
 			return true
 		}
 	}
@@ -364,9 +380,14 @@ func (m *guardModule) rewriteCode() ([]byte, error) {
 		return nil, r.err
 	}
 	for _, h := range m.helpers {
-		hb := m.helperBody(h)
-		if m.mode == guardTrap {
+		var hb []byte
+		switch {
+		case h.call != nil:
+			hb = h.call.body()
+		case m.mode == guardTrap:
 			hb = trapHelperBody(h)
+		default:
+			hb = m.helperBody(h)
 		}
 		bodies = appendU32(bodies, uint32(len(hb)))
 		bodies = append(bodies, hb...)
@@ -404,6 +425,22 @@ func (m *guardModule) rewriteBody(body []byte) ([]byte, error) {
 			out = append(out, 0x10) // call
 			out = appendU32(out, idx)
 			last = r.off
+			continue
+		}
+		if (op == 0x10 || op == 0x12) && len(m.guardedImports) > 0 { // call, return_call funcidx
+			fn := r.u32()
+			if r.err != nil {
+				break
+			}
+			if idx, ok := m.callHelperIndex(fn); ok {
+				if out == nil {
+					out = make([]byte, 0, len(body)+8)
+				}
+				out = append(out, body[last:at]...)
+				out = append(out, op)
+				out = appendU32(out, idx)
+				last = r.off
+			}
 			continue
 		}
 		if err := r.skipInstr(op); err != nil {
@@ -607,9 +644,13 @@ func (m *guardModule) addFunctionNames(out, names []byte) []byte {
 	}
 	payload := appendU32(nil, n+uint32(len(m.helpers)))
 	payload = append(payload, entries...)
-	for i := range m.helpers {
+	for i, h := range m.helpers {
 		payload = appendU32(payload, first+uint32(i))
-		payload = appendName(payload, growGuardTrapName)
+		if h.call != nil {
+			payload = appendName(payload, h.call.name())
+		} else {
+			payload = appendName(payload, growGuardTrapName)
+		}
 	}
 	out = append(out, 1)
 	out = appendU32(out, uint32(len(payload)))
@@ -659,6 +700,10 @@ func (m *guardModule) functionSection(body []byte) []byte {
 	out := appendU32(nil, m.definedFuncs+uint32(len(m.helpers)))
 	out = append(out, body[r.off:]...)
 	for _, h := range m.helpers {
+		if h.call != nil {
+			out = appendU32(out, h.call.typeIdx)
+			continue
+		}
 		out = appendU32(out, m.helperType(h.is64))
 	}
 	return out

@@ -5,7 +5,8 @@ package hostabi
 // recording guard of core modules cannot report to it. Instead each core module is rewritten
 // in growguard.go's trap mode: a growth that the store limiter (the cap, max_memory) refuses
 // traps in a helper named growGuardTrapName, and componentFailure turns that trap into the
-// memory limit's error, whatever the guest would have done with the -1.
+// memory limit's error, whatever the guest would have done with the -1. The same rewrite
+// guards the calls of the host imports that carry bytes (argguard.go).
 //
 // A component binary is its preamble (componentHeader) and sections, each an id byte, a u32
 // LEB128 size and a body (the component model's Binary.md). A core module section (id 1)
@@ -26,7 +27,7 @@ import (
 // componentGuardVersion is part of a component's cache key: a change to this rewrite, or to
 // the trap mode it applies, recompiles every component (a string: it is spliced into the
 // constant kindComponent).
-const componentGuardVersion = "1"
+const componentGuardVersion = "2"
 
 // Section ids of the component binary format that the rewrite looks into.
 const (
@@ -141,9 +142,16 @@ func compileComponentGuarded(engine *wasmtime.Engine, wasm []byte) (*component, 
 // trap mode: the first frame of its wasm backtrace, "0: 0x4d8 - Main!fuscia:memory_denied"
 // (the module's name, when it has one, before the "!").
 func trappedInGrowGuard(msg string) bool {
+	fn, ok := trapFrameFunc(msg)
+	return ok && (fn == growGuardTrapName || strings.HasSuffix(fn, "!"+growGuardTrapName))
+}
+
+// trapFrameFunc returns the function of the first frame of the wasm backtrace in the wasmtime
+// error msg, "Main!fuscia:memory_denied" for "0: 0x4d8 - Main!fuscia:memory_denied".
+func trapFrameFunc(msg string) (string, bool) {
 	_, trace, ok := strings.Cut(msg, "wasm backtrace:")
 	if !ok {
-		return false
+		return "", false
 	}
 	for _, line := range strings.Split(trace, "\n") {
 		line = strings.TrimSpace(line)
@@ -152,11 +160,10 @@ func trappedInGrowGuard(msg string) bool {
 		}
 		frame, ok := strings.CutPrefix(line, "0:")
 		if !ok {
-			return false
+			return "", false
 		}
 		_, fn, ok := strings.Cut(frame, " - ")
-		fn = strings.TrimSpace(fn)
-		return ok && (fn == growGuardTrapName || strings.HasSuffix(fn, "!"+growGuardTrapName))
+		return strings.TrimSpace(fn), ok
 	}
-	return false
+	return "", false
 }

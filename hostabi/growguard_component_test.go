@@ -299,6 +299,10 @@ func FuzzGuardComponent(f *testing.F) {
 		f.Add(wasm[:len(wasm)/2])
 		f.Add(appendSection(append([]byte(nil), componentHeader...), compSecComponent, wasm))
 	}
+	// A core module whose calls of the host imports the rewrite guards (argguard.go).
+	if core, err := wasmtime.Wat2Wasm(argGuardWAT(HostInterface)); err == nil {
+		f.Add(appendSection(append([]byte(nil), componentHeader...), compSecCoreModule, core))
+	}
 	f.Fuzz(func(t *testing.T, wasm []byte) {
 		out, err := guardComponent(wasm)
 		if err == nil {
