@@ -294,6 +294,11 @@ func (c *call) componentHTTPRequest(args, results []cval) error {
 	if req.URL, err = getString(field(f, "url"), "outgoing-request.url"); err != nil {
 		return err
 	}
+	if headers, err := getList(field(f, "headers"), kindList, "outgoing-request.headers"); err != nil {
+		return err
+	} else if len(headers) > maxComponentHeaders {
+		return fmt.Errorf("http-request: %d headers; the limit is %d", len(headers), maxComponentHeaders)
+	}
 	if req.Headers, err = getPairs(field(f, "headers"), "outgoing-request.headers"); err != nil {
 		return err
 	}
