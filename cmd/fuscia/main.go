@@ -116,6 +116,9 @@ func (c *cli) main(ctx context.Context, args []string) (code int) {
 	}
 	cmd, ok := commands()[name]
 	if !ok {
+		cmd, ok = internalCommands()[name] // not in the usage: fuscia runs them itself
+	}
+	if !ok {
 		fmt.Fprintf(c.stderr, "Error: unknown command %q.\n\n", name)
 		c.usage(c.stderr)
 		return exitInvalid

@@ -90,6 +90,12 @@ func startServe(t *testing.T, h *harness, env []string, args ...string) *servePr
 // launchServe starts serve without waiting for it to serve.
 func launchServe(t *testing.T, h *harness, env []string, args ...string) *serveProc {
 	t.Helper()
+	return launchServeBin(t, h, fusciaBin, env, args...)
+}
+
+// launchServeBin is launchServe with the fuscia binary at bin.
+func launchServeBin(t *testing.T, h *harness, bin string, env []string, args ...string) *serveProc {
+	t.Helper()
 	all := append([]string{"serve"}, args...)
 	all = append(all, "-home", h.home)
 	if !slices.Contains(args, "-listen") {
@@ -98,7 +104,7 @@ func launchServe(t *testing.T, h *harness, env []string, args ...string) *serveP
 	if !slices.Contains(args, "-shutdown-grace") {
 		all = append(all, "-shutdown-grace", "2s")
 	}
-	cmd := exec.Command(fusciaBin, all...)
+	cmd := exec.Command(bin, all...)
 	cmd.Dir = h.dir
 	cmd.Env = append(append(append(baseEnv(), "FUSCIA_HOME="+h.home), h.env...), env...)
 	sp := &serveProc{t: t, cmd: cmd, stdout: &lockedBuffer{}, stderr: &lockedBuffer{}, exited: make(chan struct{}), h: h}

@@ -112,6 +112,9 @@ func (h *Host) Open(ctx context.Context) error {
 	if rec := h.recorder; rec != nil {
 		hostOpts.OnInstantiate = func(d time.Duration) { rec.WasmInstantiate(context.Background(), d) }
 	}
+	if o.CompileElsewhere != nil {
+		hostOpts.CompileElsewhere = h.compileElsewhere
+	}
 	h.runner = builtin.New(builtin.Options{})
 	h.comps = &wasm.Dispatcher{Dir: components, HostOptions: hostOpts}
 	h.plugins = &plugins.Dispatcher{Manager: h.manager, Env: h.env}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/fuscia/fuscia/engine/journal"
 	"github.com/fuscia/fuscia/engine/redact"
+	"github.com/fuscia/fuscia/hostabi"
 	"github.com/fuscia/fuscia/lang"
 	"github.com/fuscia/fuscia/plugin"
 )
@@ -63,6 +64,13 @@ type Options struct {
 	// PluginOptions configure the manager Open starts when Plugins is nil; its Logger
 	// defaults to the host's log.
 	PluginOptions plugin.Options
+	// CompileElsewhere, when set, compiles a Wasm component whose code is not in the disk
+	// cache yet outside this process and leaves it there (hostabi.Options.CompileElsewhere);
+	// the host then loads it from the cache. serve gives it a short-lived child process, so
+	// that the compiler's memory, which wasmtime never gives back, is not the daemon's. The
+	// host logs each such compile; when one fails it logs a warning and compiles in this
+	// process. Nil: components are compiled in this process (apply, resume: they exit soon).
+	CompileElsewhere func(hostabi.CompileJob) error
 	// Workflows are the workflows the host will run, when they are known before it opens: a
 	// component block among them (or an installed component) that sets max_fuel turns on the
 	// Wasm host's fuel metering, which costs every guest a little (wasm.NeedsFuel).

@@ -27,6 +27,7 @@ func (h *Host) loadServed(ctx context.Context, file string) (*engine.Program, er
 	if !diags.HasErrors() {
 		prog := engine.NewProgram(res.Workflow, res.Blob)
 		h.Preload(ctx, prog)
+		releaseAfterLoad(prog.Workflow)
 		return prog, nil
 	}
 	if s.OnInvalid != nil {

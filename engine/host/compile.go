@@ -1,0 +1,40 @@
+package host
+
+import (
+	"runtime/debug"
+	"time"
+
+	"github.com/fuscia/fuscia/hostabi"
+	"github.com/fuscia/fuscia/lang"
+)
+
+// A long-lived host keeps what compiling and loading components leave behind unless it takes
+// care: wasmtime's compiler keeps its memory for good (Options.CompileElsewhere moves the
+// compile out of the process), and a load from the disk cache reads the whole entry, tens of
+// megabytes for a JavaScript component, into the Go heap, which Go hands back to the system
+// only minutes later (releaseAfterLoad). docs/performance.md, "Compiling in a child process".
+
+// compileElsewhere is the Wasm host's hostabi.Options.CompileElsewhere: Options.CompileElsewhere,
+// with its outcome in the log. The host compiles in this process after a failure.
+func (h *Host) compileElsewhere(job hostabi.CompileJob) error {
+	start := time.Now()
+	err := h.opts.CompileElsewhere(job)
+	if err != nil {
+		h.tel.Logger.Warn("compiling a Wasm component in a child process failed; compiling it in this process",
+			"component", job.Name, "error", err)
+		return err
+	}
+	h.tel.Logger.Info("Wasm component compiled in a child process", "component", job.Name,
+		"took", time.Since(start).Round(time.Millisecond).String())
+	return nil
+}
+
+// releaseAfterLoad gives the memory that loading w's components left as garbage back to the
+// system now: the cache entries read whole, the wasm files hashed. A serving process that
+// loaded a component would otherwise idle tens of megabytes above what it uses until Go's
+// scavenger gets to it. It costs a garbage collection, once per loaded workflow version.
+func releaseAfterLoad(w *lang.Workflow) {
+	if len(w.Components) > 0 {
+		debug.FreeOSMemory()
+	}
+}
