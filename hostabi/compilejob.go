@@ -40,9 +40,9 @@ func CompileToCache(job CompileJob) error {
 	kind := kindModule
 	if m.IsComponent() {
 		kind = kindComponent
-		_, err = h.componentFromCache(job.Digest)
+		_, err = h.entryFromCache(job.Digest, kindComponent)
 	} else {
-		_, err = h.fromCache(job.Digest, kindModule)
+		_, err = h.entryFromCache(job.Digest, kindModule)
 	}
 	if err != nil {
 		err = fmt.Errorf("compile component %s: its compiled code was not left in the cache %s: %w", job.Name, h.cachePath(job.Digest, kind), err)

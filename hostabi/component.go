@@ -9,12 +9,8 @@ package hostabi
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/crc32"
-	"io"
-	"os"
 	"strings"
 
 	"github.com/bytecodealliance/wasmtime-go/v39"
@@ -48,7 +44,7 @@ func (h *Host) loadComponent(name, wasmPath, digest string, wasm []byte) (*Modul
 		return nil, fmt.Errorf("load component %s: %w", name, err)
 	}
 	if h.cacheDir != "" {
-		if path, err := h.componentFromCache(digest); err == nil {
+		if path, err := h.entryFromCache(digest, kindComponent); err == nil {
 			if comp, err := deserializeComponentFile(h.engine, path); err == nil {
 				return &Module{Name: name, Digest: digest, Loaded: "cache", comp: comp}, nil
 			}
@@ -158,48 +154,4 @@ func (c *call) componentFailure(stage string, err error, flag stopFlag) *Error {
 		return errorf(Fatal, "component %s: cannot instantiate it: %s", m.Name, msg)
 	}
 	return errorf(Fatal, "component %s: the guest trapped in %s: %s%s", m.Name, stage, msg, c.stderr.lastLine())
-}
-
-// A component's cache entry is two files: the serialized code as wasmtime wrote it, which
-// wasmtime maps instead of reading (the JavaScript example serializes to 52 MB: copying that
-// took 175 ms, mapping it 2 ms), and beside it a sidecar, PATH.sum, holding what a module's entry
-// has in its header: the magic, the key, the CRC-32C and the length of the code. The code is
-// written first, so a sidecar always describes a complete file; a reader that finds them out
-// of step (another process replacing the entry) sees a wrong length or sum and compiles.
-
-// componentFromCache checks the entry for digest and returns the path of its code.
-func (h *Host) componentFromCache(digest string) (string, error) {
-	path := h.cachePath(digest, kindComponent)
-	sum, err := os.ReadFile(path + ".sum")
-	if err != nil {
-		return "", err
-	}
-	header := cacheMagic + h.cacheKey(digest, kindComponent)
-	if !bytes.HasPrefix(sum, []byte(header)) || len(sum) != len(header)+12 {
-		return "", errors.New("cache entry of another digest, version or configuration")
-	}
-	want, size := binary.BigEndian.Uint32(sum[len(header):]), binary.BigEndian.Uint64(sum[len(header)+4:])
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	crc := crc32.New(castagnoli)
-	n, err := io.CopyBuffer(crc, f, make([]byte, 1<<20))
-	if err != nil {
-		return "", err
-	}
-	if uint64(n) != size || crc.Sum32() != want {
-		return "", errors.New("damaged cache entry")
-	}
-	return path, nil
-}
-
-// componentToCache writes the entry for digest: the code, then its sidecar.
-func (h *Host) componentToCache(digest string, body []byte) error {
-	path := h.cachePath(digest, kindComponent)
-	if err := h.writeCacheFile(path, body); err != nil {
-		return err
-	}
-	return h.writeCacheFile(path+".sum", h.cacheHeader(digest, kindComponent, body))
 }

@@ -243,7 +243,7 @@ func TestComponentCache(t *testing.T) {
 	if m := loadCGuest(t, h); m.Loaded != "compiled" {
 		t.Fatalf("a damaged cache entry was loaded from %s; want it compiled again", m.Loaded)
 	}
-	if _, err := h.componentFromCache(digestOf(wasm)); err != nil {
+	if _, err := h.entryFromCache(digestOf(wasm), kindComponent); err != nil {
 		t.Fatalf("the entry was not rewritten: %v", err)
 	}
 }

@@ -54,11 +54,11 @@ func logRecords(stderr, msg string) []map[string]any {
 	return recs
 }
 
-// cacheEntry returns the one disk cache entry under home whose key is for digest, and its
-// modification time; it fails the test when there is none or more than one.
+// cacheEntry returns the sidecar of the one disk cache entry under home whose key is for
+// digest, and its modification time; it fails the test when there is none or more than one.
 func cacheEntry(t *testing.T, home, digest string) (string, time.Time) {
 	t.Helper()
-	paths, err := filepath.Glob(filepath.Join(home, "cache", "*.cwasm"))
+	paths, err := filepath.Glob(filepath.Join(home, "cache", "*.cwasm.sum"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +68,7 @@ func cacheEntry(t *testing.T, home, digest string) (string, time.Time) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// The entry's header: a magic line, then the key, which starts with the digest.
+		// The sidecar: a magic line, then the key, which starts with the digest.
 		if _, key, ok := bytes.Cut(b, []byte("\n")); ok && bytes.HasPrefix(key, []byte(digest+";")) {
 			found = append(found, p)
 		}
