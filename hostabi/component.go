@@ -27,10 +27,7 @@ func isComponent(wasm []byte) bool {
 	return len(wasm) >= 8 && bytes.Equal(wasm[:4], componentHeader[:4]) && wasm[6] == 1 && wasm[7] == 0
 }
 
-// IsComponent says whether wasm is a component binary (layer 1), not a core module.
-func IsComponent(wasm []byte) bool { return isComponent(wasm) }
-
-// componentLinker returns the host's component linker, made at the first component: WASI 0.2
+// linkerForComponents returns the host's component linker, made at the first component: WASI 0.2
 // defines hundreds of functions, which a host that runs only core modules need not pay for.
 func (h *Host) linkerForComponents() (*componentLinker, error) {
 	h.compOnce.Do(func() {
