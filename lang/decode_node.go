@@ -144,7 +144,7 @@ func (d *decoder) decodeAfterRef(attrName string, e hcl.Expression) *AfterRef {
 }
 
 func (d *decoder) decodeTask(n *Node, a hcl.Attributes) {
-	t := &TaskSpec{MaxIterations: DefaultMaxIterations}
+	t := &TaskSpec{MaxIterations: DefaultMaxIterations, Pool: DefaultPool}
 	n.Task = t
 	if attr := a["uses"]; attr != nil {
 		u, diag := parseUses(attr.Expr, builtin.Names())
@@ -172,6 +172,9 @@ func (d *decoder) decodeTask(n *Node, a hcl.Attributes) {
 	}
 	if v, ok := d.static.integer(a["max_iterations"], 1, 1000000); ok {
 		t.MaxIterations = int(v)
+	}
+	if attr := a["pool"]; attr != nil {
+		d.decodePool(n, t, attr)
 	}
 }
 

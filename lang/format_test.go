@@ -30,6 +30,21 @@ func TestFormat(t *testing.T) {
 `,
 		},
 		{
+			name: "a task's pool is kept and aligned with the other attributes",
+			src: `task "fetch" {
+  uses = builtin.http
+    pool="edge"
+  inputs = { url = "https://example.com" }
+}
+`,
+			want: `task "fetch" {
+  uses   = builtin.http
+  pool   = "edge"
+  inputs = { url = "https://example.com" }
+}
+`,
+		},
+		{
 			name: "indentation",
 			src: `task "a" {
 uses = builtin.transform

@@ -154,6 +154,7 @@ var nodeSchemas = map[NodeKind]*hcl.BodySchema{
 		{Name: "for_each"},
 		{Name: "concurrency"},
 		{Name: "max_iterations"},
+		{Name: "pool"},
 	}),
 	KindSwitch: nodeSchema(nil,
 		hcl.BlockHeaderSchema{Type: "case", LabelNames: []string{"key"}},

@@ -314,6 +314,10 @@ type TaskSpec struct {
 	ForEach       hcl.Expression // nil when absent
 	Concurrency   int            // 0: no limit beyond max_parallel
 	MaxIterations int            // `continue` results allowed
+	// Pool is the pool of workers the task's attempts go to in a cluster: DefaultPool unless
+	// `pool` is set (pool.go). PoolRange locates the attribute when it is set.
+	Pool      string
+	PoolRange hcl.Range
 }
 
 // SwitchCase is one `case` or the `default`.

@@ -24,6 +24,10 @@ type Builtin struct {
 	// (builtin.transform). The engine then keeps the input's value, sensitivity marks
 	// included, as the output instead of decoding the answer.
 	Identity bool
+	// Worker says where the builtin's attempts run in a cluster: on a worker of the task's
+	// pool (builtin.http, which reaches other systems like components and plugins do), or,
+	// when false, in the coordinator, where a task's `pool` has no effect.
+	Worker bool
 
 	run func(r *Runner, ctx context.Context, req Request) outcome.Result
 }
@@ -37,7 +41,7 @@ var schemaDocs embed.FS
 // table is the builtins, sorted by name. It is never modified.
 var table = [...]Builtin{
 	{Name: "fail", Schema: compiled("fail"), run: func(_ *Runner, _ context.Context, req Request) outcome.Result { return fail(req) }},
-	{Name: "http", Schema: compiled("http"), run: func(r *Runner, ctx context.Context, req Request) outcome.Result { return r.http(ctx, req) }},
+	{Name: "http", Schema: compiled("http"), Worker: true, run: func(r *Runner, ctx context.Context, req Request) outcome.Result { return r.http(ctx, req) }},
 	{Name: "sleep", Schema: compiled("sleep"), run: func(_ *Runner, ctx context.Context, req Request) outcome.Result { return sleep(ctx, req) }},
 	{Name: "transform", Schema: compiled("transform"), Identity: true, run: func(_ *Runner, _ context.Context, req Request) outcome.Result { return transform(req) }},
 }
@@ -60,6 +64,13 @@ func InputSchema(name string) (s *schema.Schema, ok bool) {
 		return nil, false
 	}
 	return b.Schema(), true
+}
+
+// RunsOnWorker reports whether the builtin named name runs on a worker in a cluster (see
+// Builtin.Worker).
+func RunsOnWorker(name string) bool {
+	b, ok := Lookup(name)
+	return ok && b.Worker
 }
 
 // IsIdentity reports whether the builtin named name is an identity (see Builtin.Identity).
