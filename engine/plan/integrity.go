@@ -9,6 +9,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/fuscia/fuscia/lang"
 )
 
 // A saved plan binds its members with a digest. The last member, integrityEntry, lists the
@@ -121,7 +123,9 @@ func readMembers(path string, zr *zip.Reader) (members map[string][]byte, integr
 // installed now, with the plan saved in the file. They differ when what a node grants or
 // dispatches to changed since plan without changing a locked digest (a component's manifest
 // granting other hosts, for one), or when the file's plan was rewritten with its digest. The
-// error wraps ErrStale and names the first node that differs.
+// error wraps ErrStale and names the first node that differs. A node field added to the plan
+// since the file was saved (addedNodeFields) counts as the same when the rebuilt plan has the
+// value its absence meant.
 func (s *Saved) Rebuilt(p *Plan) error {
 	now, err := json.Marshal(p)
 	if err != nil {
@@ -134,16 +138,39 @@ func (s *Saved) Rebuilt(p *Plan) error {
 	if bytes.Equal(saved.Bytes(), now) {
 		return nil
 	}
-	var a, b struct {
-		Nodes map[string]json.RawMessage `json:"nodes"`
-	}
+	var a, b map[string]json.RawMessage
 	_ = json.Unmarshal(saved.Bytes(), &a)
 	_ = json.Unmarshal(now, &b)
-	where := "its stages, components or plugins"
-	if addr, fields := firstNodeDiff(a.Nodes, b.Nodes); addr != "" {
-		where = "node " + addr + " (" + fields + ")"
+	var an, bn map[string]json.RawMessage
+	_ = json.Unmarshal(a["nodes"], &an)
+	_ = json.Unmarshal(b["nodes"], &bn)
+	stale := func(where string) error {
+		return fmt.Errorf("%w: the plan built again from the saved workflow and what is installed now differs from the saved plan in %s; run `fuscia plan -out` again and review the new plan", ErrStale, where)
 	}
-	return fmt.Errorf("%w: the plan built again from the saved workflow and what is installed now differs from the saved plan in %s; run `fuscia plan -out` again and review the new plan", ErrStale, where)
+	if addr, fields := firstNodeDiff(an, bn); addr != "" {
+		return stale("node " + addr + " (" + fields + ")")
+	}
+	all := map[string]bool{}
+	for k := range a {
+		all[k] = true
+	}
+	for k := range b {
+		all[k] = true
+	}
+	for _, k := range sortedKeys(all) {
+		if k != "nodes" && !bytes.Equal(a[k], b[k]) {
+			return stale("its stages, components or plugins")
+		}
+	}
+	return nil
+}
+
+// addedNodeFields are the node fields added to the plan after saved plans of its format were
+// first written, each with the JSON value that a saved node without it means: a task planned
+// before pools existed runs in the default pool. Adding a field here keeps the plans saved
+// before it valid, which is what lets it join the format without a new format_version.
+var addedNodeFields = map[string]string{
+	"pool": `"` + lang.DefaultPool + `"`,
 }
 
 // firstNodeDiff finds the first node, by address, whose plan differs between saved and now,
@@ -170,6 +197,9 @@ func firstNodeDiff(saved, now map[string]json.RawMessage) (addr, how string) {
 			_ = json.Unmarshal(b, &fb)
 			var fields []string
 			for _, k := range sortedKeys(fb) {
+				if _, had := fa[k]; !had && addedNodeFields[k] == string(fb[k]) {
+					continue // saved before the field existed, with the value its absence means
+				}
 				if !bytes.Equal(fa[k], fb[k]) {
 					fields = append(fields, k)
 				}
@@ -179,7 +209,9 @@ func firstNodeDiff(saved, now map[string]json.RawMessage) (addr, how string) {
 					fields = append(fields, k)
 				}
 			}
-			return addr, strings.Join(fields, ", ") + " differ"
+			if len(fields) > 0 {
+				return addr, strings.Join(fields, ", ") + " differ"
+			}
 		}
 	}
 	return "", ""

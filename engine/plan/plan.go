@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 	"time"
@@ -32,6 +33,7 @@ type Node struct {
 	Kind         string        `json:"kind"`
 	Uses         *string       `json:"uses"`
 	Dispatch     string        `json:"dispatch"`
+	Pool         string        `json:"pool,omitempty"` // tasks: the pool of workers its attempts go to in a cluster; lang.DefaultPool unless set
 	Timeout      string        `json:"timeout"`
 	Retry        Retry         `json:"retry"`
 	Capabilities *Capabilities `json:"capabilities"`
@@ -136,6 +138,7 @@ func (p *Plan) add(w *lang.Workflow, res *Resolution, n *lang.Node, stage int) {
 	case n.Task != nil:
 		uses := n.Task.Uses.String()
 		pn.Uses = &uses
+		pn.Pool = cmp.Or(n.Task.Pool, lang.DefaultPool)
 		pn.Dispatch = dispatch(w, res, n.Task.Uses)
 		pn.Capabilities = capabilities(w, res, n.Task.Uses)
 		if n.Task.Concurrency > 0 {

@@ -13,7 +13,8 @@ import (
 )
 
 // WriteText renders the plan for people: stage by stage, each node with what it runs, its
-// timeout, retry, capabilities and inputs, and the summary line of docs/reference/cli.md.
+// timeout, retry, pool (when not the default), capabilities and inputs, and the summary line
+// of docs/reference/cli.md.
 func (p *Plan) WriteText(w io.Writer) error {
 	b := &strings.Builder{}
 	fmt.Fprintf(b, "Workflow %q (%s)\n", p.Workflow, p.File)
@@ -69,6 +70,10 @@ func (p *Plan) writeNode(b *strings.Builder, addr, indent string) {
 	}
 	fmt.Fprintf(b, "%s%-9s %s\n", in, "timeout", n.Timeout)
 	fmt.Fprintf(b, "%s%-9s %s\n", in, "retry", describeRetry(n.Retry))
+	// Only a pool other than the default is shown, so that a plan without pools reads as before.
+	if n.Pool != "" && n.Pool != lang.DefaultPool {
+		fmt.Fprintf(b, "%s%-9s %s\n", in, "pool", n.Pool)
+	}
 	if !n.FailWorkflow {
 		fmt.Fprintf(b, "%s%-9s %s\n", in, "critical", "no (fail_workflow = false)")
 	}
