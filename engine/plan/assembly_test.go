@@ -293,20 +293,7 @@ func TestBuildInputs(t *testing.T) {
 // rewrites it).
 func TestPlanText(t *testing.T) {
 	a := loadAssembly(t, assemblyDir)
-	var buf bytes.Buffer
-	must(t, a.plan.WriteText(&buf))
-	// The digests are the test's own bytes; the golden file names them by what they are.
-	got := strings.ReplaceAll(buf.String(), digestOf(geoWasm), "GEO_DIGEST")
-	got = strings.ReplaceAll(got, digestOf(echoBin), "ECHO_DIGEST")
-	golden := filepath.Join(assemblyDir, "plan.txt")
-	if *update {
-		must(t, os.WriteFile(golden, []byte(got), 0o644))
-	}
-	want, err := os.ReadFile(golden)
-	must(t, err)
-	if got != string(want) {
-		t.Errorf("the text plan differs from %s (go test -run TestPlanText -update rewrites it):\n%s", golden, got)
-	}
+	got := checkGoldenText(t, a, assemblyDir, "TestPlanText")
 	for _, line := range []string{
 		"      retry     5 attempts, exponential backoff 500ms to 1h\n",
 		"      retry     3 attempts, fixed delay 2s\n",
@@ -463,4 +450,25 @@ func TestWriteFileAndIsPlanFile(t *testing.T) {
 	if _, err := Encode(a.plan, a.w, map[string][]byte{a.w.Filename: a.sources[a.w.Filename]}, nil); err == nil || !strings.Contains(err.Error(), "no source for") {
 		t.Errorf("Encode without the called workflow's source: %v", err)
 	}
+}
+
+// checkGoldenText renders a's plan as text and compares it with dir/plan.txt (go test -run
+// test -update rewrites it); it returns the rendering.
+func checkGoldenText(t *testing.T, a *assembly, dir, test string) string {
+	t.Helper()
+	var buf bytes.Buffer
+	must(t, a.plan.WriteText(&buf))
+	// The digests are the test's own bytes; the golden file names them by what they are.
+	got := strings.ReplaceAll(buf.String(), digestOf(geoWasm), "GEO_DIGEST")
+	got = strings.ReplaceAll(got, digestOf(echoBin), "ECHO_DIGEST")
+	golden := filepath.Join(dir, "plan.txt")
+	if *update {
+		must(t, os.WriteFile(golden, []byte(got), 0o644))
+	}
+	want, err := os.ReadFile(golden)
+	must(t, err)
+	if got != string(want) {
+		t.Errorf("the text plan differs from %s (go test -run %s -update rewrites it):\n%s", golden, test, got)
+	}
+	return got
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -80,19 +79,7 @@ func TestPlanJSONPools(t *testing.T) {
 // so that a plan without pools (testdata/assembly/plan.txt) reads as it always did.
 func TestPlanTextPools(t *testing.T) {
 	a := loadAssembly(t, poolDir)
-	var buf bytes.Buffer
-	must(t, a.plan.WriteText(&buf))
-	got := strings.ReplaceAll(buf.String(), digestOf(geoWasm), "GEO_DIGEST")
-	got = strings.ReplaceAll(got, digestOf(echoBin), "ECHO_DIGEST")
-	golden := filepath.Join(poolDir, "plan.txt")
-	if *update {
-		must(t, os.WriteFile(golden, []byte(got), 0o644))
-	}
-	want, err := os.ReadFile(golden)
-	must(t, err)
-	if got != string(want) {
-		t.Errorf("the text plan differs from %s (go test -run TestPlanTextPools -update rewrites it):\n%s", golden, got)
-	}
+	got := checkGoldenText(t, a, poolDir, "TestPlanTextPools")
 	poolLine := regexp.MustCompile(`(?m)^\s+pool\s+(\S+)$`)
 	var pools []string
 	for _, m := range poolLine.FindAllStringSubmatch(got, -1) {
