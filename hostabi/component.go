@@ -83,7 +83,10 @@ func (c *call) invokeComponent(store *wasmtime.Store, request []byte, flag stopF
 	req.lower(&arg)
 	defer freeVal(&arg)
 	defer freeVal(&result)
-	stage, err := linker.call(store, m.comp, &arg, &result)
+	instantiated, stage, err := linker.call(store, m.comp, &arg, &result)
+	if c.host.onInstantiate != nil && instantiated > 0 {
+		c.host.onInstantiate(instantiated)
+	}
 	if err != nil {
 		return nil, c.componentFailure(stage, err, flag)
 	}

@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/cgo"
+	"time"
 	"unsafe"
 
 	"github.com/bytecodealliance/wasmtime-go/v39"
@@ -220,15 +221,17 @@ func (l *componentLinker) close() {
 var callStages = [...]string{"instantiate", "looking up call", "call", "post-return"}
 
 // call instantiates c in store and calls its `call` export with arg; result receives the
-// answer, which the caller must free with freeVal. The stage names where it failed.
-func (l *componentLinker) call(store *wasmtime.Store, c *component, arg, result *cval) (stage string, err error) {
+// answer, which the caller must free with freeVal. The stage names where it failed;
+// instantiated is how long instantiation took, zero when it failed.
+func (l *componentLinker) call(store *wasmtime.Store, c *component, arg, result *cval) (instantiated time.Duration, stage string, err error) {
 	var st C.int
-	e := C.fuscia_component_call(l.ptr, (*C.wasmtime_store_t)(firstPointer(store)), c.ptr, c.call, arg, result, &st)
+	var ns C.uint64_t
+	e := C.fuscia_component_call(l.ptr, (*C.wasmtime_store_t)(firstPointer(store)), c.ptr, c.call, arg, result, &st, &ns)
 	runtime.KeepAlive(store)
 	if e != nil {
-		return callStages[st], takeError(e)
+		return time.Duration(ns), callStages[st], takeError(e)
 	}
-	return "", nil
+	return time.Duration(ns), "", nil
 }
 
 // storeKey identifies the store a host import is called from: the data wasmtime-go gives each

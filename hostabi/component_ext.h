@@ -222,7 +222,8 @@ wasmtime_error_t *fuscia_component_call(const wasmtime_component_linker_t *linke
                                         const wasmtime_component_t *component,
                                         const wasmtime_component_export_index_t *export_index,
                                         const wasmtime_component_val_t *arg,
-                                        wasmtime_component_val_t *result, int *stage);
+                                        wasmtime_component_val_t *result, int *stage,
+                                        uint64_t *instantiate_ns);
 void fuscia_set_string(wasmtime_component_val_t *v, uint8_t kind, const char *p, size_t n);
 void fuscia_set_bytes(wasmtime_component_val_t *v, const char *p, size_t n);
 wasmtime_component_valrecord_entry_t *fuscia_set_record(wasmtime_component_val_t *v, size_t n);

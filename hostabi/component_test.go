@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -125,5 +126,22 @@ func TestComponentWebhookBodyBound(t *testing.T) {
 	_, err := ParseRequest([]byte(`{"kind":"trigger","name":"h","context":{},"event":{"type":"webhook","request":{"method":"POST","path":"/","body_base64":"` + body + `"}}}`))
 	if err == nil || !strings.Contains(err.Error(), "max_body_bytes") {
 		t.Fatalf("a %d-byte webhook body: %v; want a refusal naming max_body_bytes", maxComponentBytes+1, err)
+	}
+}
+
+// TestComponentInstantiationTimed: serve's instantiation metric (Options.OnInstantiate) counts
+// component attempts too, once each.
+func TestComponentInstantiationTimed(t *testing.T) {
+	var n atomic.Int64
+	var total atomic.Int64
+	h := newTestHost(t, Options{OnInstantiate: func(d time.Duration) { n.Add(1); total.Add(int64(d)) }})
+	m := loadWAT(t, h, "minimal.wat")
+	for range 3 {
+		if _, err := h.Invoke(context.Background(), m, nil, componentTask("echo", `{}`)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n.Load() != 3 || total.Load() <= 0 {
+		t.Fatalf("OnInstantiate was told %d times (%v in all); want 3, with durations", n.Load(), time.Duration(total.Load()))
 	}
 }
