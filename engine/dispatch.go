@@ -20,6 +20,17 @@ type bound struct {
 
 // bind binds the block uses names, once per run: every task and trigger of the block shares
 // the binding. It runs on the run's loop goroutine (the Dispatcher's Bind must not block).
+// reattaches reports whether the attempts of uses run elsewhere and can be re-attached to
+// after a resume (task.Reattacher).
+func (r *Run) reattaches(uses lang.Uses) bool {
+	ra, ok := r.e.cfg.Tasks.(task.Reattacher)
+	if !ok {
+		return false
+	}
+	b, err := r.bind(uses)
+	return err == nil && ra.Reattaches(b)
+}
+
 func (r *Run) bind(uses lang.Uses) (task.Binding, *outcome.Error) {
 	key := uses.Block()
 	if b, ok := r.bindings[key]; ok {

@@ -78,6 +78,9 @@ type taskInst struct {
 	// retry.attempts. retryAt is a journaled retry time still to wait for.
 	interrupted int
 	retryAt     time.Time
+	// reattach: the next call is an attempt a previous process started (resumeInst); it is
+	// not journaled as started again, and the dispatcher is told (task.Call.Reattach).
+	reattach bool
 }
 
 func (r *Run) policy(n *lang.Node) outcome.Policy {
@@ -126,7 +129,7 @@ func (r *Run) schedule(ti *taskInst) {
 			r.restoreInst(ti, rp)
 			return
 		}
-		rp.resumeInst(ti)
+		rp.resumeInst(ti, rp.inflight && r.reattaches(ns.n.Task.Uses))
 	}
 	if ti.input == nil {
 		in, inVal, err := r.inputs(ns, ti.each)
@@ -195,12 +198,16 @@ func (r *Run) dispatch(ti *taskInst) {
 		r.instDone(ti, journal.StatusCancelled, nullValue, cancelledBy(ns.s.stopped), "", true)
 		return
 	}
+	reattach := ti.reattach
+	ti.reattach = false
 	if ti.calls == 0 {
 		ti.attempt++
 		if ti.startedAt.IsZero() {
 			ti.startedAt = time.Now()
 		}
-		r.note(journal.Entry{Type: journal.AttemptStarted, Node: ns.addr, Index: ti.index, Key: ti.key, Attempt: ti.attempt, TaskID: ti.taskID})
+		if !reattach {
+			r.note(journal.Entry{Type: journal.AttemptStarted, Node: ns.addr, Index: ti.index, Key: ti.key, Attempt: ti.attempt, TaskID: ti.taskID})
+		}
 		if ti.item < 0 && len(ti.index) == 0 {
 			r.emit(Event{Type: EventNodeStarted, Node: ns.addr, Kind: "task", Attempt: ti.attempt})
 		}
@@ -212,6 +219,7 @@ func (r *Run) dispatch(ti *taskInst) {
 		Uses: ns.n.Task.Uses, Input: ti.input, State: ti.state,
 		ExecutionID: r.id, Workflow: r.wf.Name, Node: ns.addr, TaskID: ti.taskID, Attempt: ti.attempt,
 		Iteration: iterationOf(ti), Sensitive: ti.sensitive,
+		Pool: ns.n.Task.Pool, Seq: ti.calls + 1, Reattach: reattach,
 	}
 	call.Log = r.nodeLogger(ns.addr, ti.index, ti.attempt)
 	binding, _ := r.bind(ns.n.Task.Uses) // inputs reported a binding's error before the first attempt
@@ -270,10 +278,13 @@ type attemptJob struct {
 type attemptResult struct {
 	// interrupted: a shutdown cut the attempt short; nothing was journaled about its end.
 	interrupted bool
-	res         outcome.Result
-	decision    outcome.Decision
-	output      cty.Value
-	journal     error
+	// again (with interrupted): the attempt was cut short elsewhere, not by this process's
+	// shutdown; the next attempt runs now.
+	again    bool
+	res      outcome.Result
+	decision outcome.Decision
+	output   cty.Value
+	journal  error
 }
 
 // run performs one call of the task, decides what it means, and journals it before reporting.
@@ -292,6 +303,14 @@ func (j attemptJob) run(ctx context.Context) attemptResult {
 	if res.Type == outcome.Failure && errors.Is(context.Cause(ctx), errInterrupted) {
 		span.SetAttributes(attribute.String("fuscia.outcome", DetachedInterrupted))
 		return attemptResult{interrupted: true}
+	}
+	if res.Type == outcome.Failure && res.Kind == outcome.AttemptInterrupted && ctx.Err() == nil {
+		// Cut short elsewhere (its worker died): journaled as interrupted, and the next
+		// attempt runs at once (task.Reattacher). The loop journals it, in order with the
+		// next attempt's start.
+		span.SetAttributes(attribute.String("fuscia.outcome", DetachedInterrupted))
+		r.e.cfg.Metrics.Attempt(ctx, r.wf.Name, string(j.call.Uses.Kind), string(outcome.AttemptInterrupted), took)
+		return attemptResult{interrupted: true, again: true, res: res}
 	}
 	res = j.contextOutcome(ctx, actx, res)
 	out := cty.NilVal
@@ -453,7 +472,16 @@ func (r *Run) limitOutput(ctx context.Context, node string, out json.RawMessage,
 func (r *Run) attemptDone(ti *taskInst, ar attemptResult) {
 	if ar.interrupted {
 		// The instance stays in flight; resume runs it again with the next attempt number.
-		r.note(journal.Entry{Type: journal.AttemptInterrupted, Node: ti.ns.addr, Index: ti.index, Key: ti.key, Attempt: ti.attempt})
+		e := journal.Entry{Type: journal.AttemptInterrupted, Node: ti.ns.addr, Index: ti.index, Key: ti.key, Attempt: ti.attempt}
+		if ar.again {
+			e.Error = ar.res.Err()
+		}
+		r.note(e)
+		if ar.again {
+			ti.interrupted++
+			ti.calls = 0
+			r.requeueAfter(ti, 0)
+		}
 		return
 	}
 	if ar.journal != nil {

@@ -34,6 +34,7 @@ type replayInst struct {
 	selected    string
 	attempt     int  // last attempt started
 	inflight    bool // the last attempt started and never reported
+	calls       int  // the `continue` answers journaled of the last attempt
 	interrupted int  // attempts cut short by a crash: they do not count against retry.attempts
 	state       json.RawMessage
 	retryAt     time.Time
@@ -89,9 +90,10 @@ func buildReplay(entries []journal.Entry, w *lang.Workflow) *replay {
 			if ri.inflight {
 				ri.interrupted++
 			}
-			ri.attempt, ri.inflight, ri.retryAt = e.Attempt, true, time.Time{}
+			ri.attempt, ri.inflight, ri.retryAt, ri.calls = e.Attempt, true, time.Time{}, 0
 		case journal.AttemptContinued:
 			ri.state = e.State
+			ri.calls++
 		case journal.AttemptInterrupted:
 			if ri.inflight {
 				ri.inflight = false
@@ -226,13 +228,24 @@ func isTransform(w *lang.Workflow, a lang.Addr) bool {
 	return n != nil && n.Task != nil && isIdentity(n.Task.Uses)
 }
 
-// resumeInst carries an unfinished instance's journaled attempts into its next attempt.
-func (rp *replayInst) resumeInst(ti *taskInst) {
+// resumeInst carries an unfinished instance's journaled attempts into its next attempt. With
+// reattach (the attempt in flight runs elsewhere, task.Reattacher), the next call is that
+// attempt again, with its number, rather than a new one.
+func (rp *replayInst) resumeInst(ti *taskInst, reattach bool) {
 	ti.attempt = rp.attempt
 	ti.interrupted = rp.interrupted
 	ti.state = rp.state
 	if !rp.retryAt.IsZero() {
 		ti.retryAt = rp.retryAt
+	}
+	if reattach && rp.inflight {
+		rp.inflight = false // once: a later schedule of the instance starts afresh
+		ti.reattach = true
+		ti.interrupted-- // buildReplay counted the attempt in flight as interrupted
+		ti.calls = rp.calls
+		if ti.calls == 0 {
+			ti.attempt-- // dispatch numbers the call's attempt
+		}
 	}
 }
 

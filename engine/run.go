@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -18,6 +17,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/fuscia/fuscia/engine/journal"
+	"github.com/fuscia/fuscia/engine/task"
 	"github.com/fuscia/fuscia/internal/outcome"
 	"github.com/fuscia/fuscia/lang"
 	"github.com/fuscia/fuscia/lang/funcs"
@@ -452,7 +452,7 @@ const (
 
 // errInterrupted is the cause of the contexts a shutdown cancels: attempts that end with it
 // are journaled as interrupted, not as failed or cancelled.
-var errInterrupted = errors.New("interrupted by a shutdown")
+var errInterrupted = task.ErrInterrupted
 
 // Detached says why the run's loop ended without finishing the run ("" when it finished).
 // Call after Done.

@@ -139,7 +139,7 @@ func (h *Host) Open(ctx context.Context) error {
 // newEngine is local.OwnerConfig.NewEngine: the engine on the opened store, with a runtime
 // for each kind of `uses`. A serving host's engine is the server's (serve.Server.NewEngine),
 // which adds what serving needs of it.
-func (h *Host) newEngine(st *journal.Store, arts artifact.Dir) *engine.Engine {
+func (h *Host) newEngine(st *journal.Store, arts artifact.Store) *engine.Engine {
 	h.comps.Store, h.comps.Artifacts = st, arts
 	h.plugins.Store, h.plugins.Artifacts = st, arts
 	cfg := engine.Config{

@@ -19,7 +19,7 @@ func refJSON(r artifact.Ref) string {
 	return string(b)
 }
 
-func putArtifact(t *testing.T, arts artifact.Dir, execution, data string) artifact.Ref {
+func putArtifact(t *testing.T, arts artifact.Store, execution, data string) artifact.Ref {
 	t.Helper()
 	r, err := arts.Put(context.Background(), execution, "text/plain", []byte(data))
 	if err != nil {
@@ -32,7 +32,7 @@ func putArtifact(t *testing.T, arts artifact.Dir, execution, data string) artifa
 // spilled (a), task.use hands a on inside its own output and finishes later, an iteration of
 // loop.l writes b from its body's task.w, an item of for_each task.items writes c, and d is
 // referenced by no output. It returns the run's id, its finish time and the refs.
-func artifactRun(t *testing.T, st *journal.Store, arts artifact.Dir) (id string, finished time.Time, a, b, c, d artifact.Ref) {
+func artifactRun(t *testing.T, st *journal.Store, arts artifact.Store) (id string, finished time.Time, a, b, c, d artifact.Ref) {
 	t.Helper()
 	id = newID()
 	a = putArtifact(t, arts, id, "spilled output of task.big")
@@ -74,7 +74,7 @@ func artifactRun(t *testing.T, st *journal.Store, arts artifact.Dir) (id string,
 
 // checkArtifacts runs the artifact checks shared by both backends; arts is the store's
 // artifact directory.
-func checkArtifacts(t *testing.T, b Backend, st *journal.Store, arts artifact.Dir) {
+func checkArtifacts(t *testing.T, b Backend, st *journal.Store, arts artifact.Store) {
 	ctx := context.Background()
 	x, xFinished, a, bRef, c, d := artifactRun(t, st, arts)
 	// y finishes after x and shares a's content.

@@ -26,7 +26,8 @@ var errStopping = errors.New("the fuscia process that owns the state store is sh
 // process, the owner's API handlers in the owner's. A nil st is a home without a store.
 type ops struct {
 	st        *journal.Store
-	artifacts artifact.Dir
+	artifacts artifact.Store
+	forget    func(ctx context.Context, ids ...string) error
 
 	engOnce sync.Once
 	eng     *engine.Engine // the owner's engine; else built on first Cancel

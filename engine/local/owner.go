@@ -36,7 +36,14 @@ type OwnerConfig struct {
 	OnWait func(lockedBy string)
 	// NewEngine builds the engine on the opened store (the caller wires dispatchers, tracer…).
 	// Nil builds one that can only cancel runs.
-	NewEngine func(st *journal.Store, artifacts artifact.Dir) *engine.Engine
+	NewEngine func(st *journal.Store, artifacts artifact.Store) *engine.Engine
+	// Artifacts replaces the artifact directory under Home (a cluster keeps its artifacts in
+	// JetStream, where its workers write them); nil keeps the directory.
+	Artifacts artifact.Store
+	// Forget, when set, is told the runs that pruning deletes, before their records go, to
+	// delete what the process keeps of them elsewhere (a cluster's KV and results). An error
+	// stops the pruning, which a later prune finishes.
+	Forget func(ctx context.Context, ids ...string) error
 	// Extend adds endpoints to the API (serve's start, resume, health).
 	Extend func(mux *http.ServeMux)
 	// Signaled is told about a signal journaled for a run no process runs (serve resumes it).
@@ -52,7 +59,7 @@ type OwnerConfig struct {
 type Owner struct {
 	Store     *journal.Store
 	Engine    *engine.Engine
-	Artifacts artifact.Dir
+	Artifacts artifact.Store
 
 	home      string
 	sock      string
@@ -109,9 +116,13 @@ func Own(ctx context.Context, cfg OwnerConfig) (*Owner, error) {
 	if err != nil {
 		return nil, err
 	}
+	arts := cfg.Artifacts
+	if arts == nil {
+		arts = artifact.NewDir(filepath.Join(cfg.Home, artifactsName))
+	}
 	o := &Owner{
 		Store:     st,
-		Artifacts: artifact.NewDir(filepath.Join(cfg.Home, artifactsName)),
+		Artifacts: arts,
 		home:      cfg.Home,
 		sock:      sock,
 		ownerFile: filepath.Join(cfg.Home, OwnerFileName),
@@ -200,7 +211,7 @@ func (o *Owner) serve(cfg OwnerConfig) error {
 	}
 	ln := newPeerListener(ul, o.logger)
 	o.api = &server{
-		ops:    &ops{st: o.Store, artifacts: o.Artifacts, eng: o.Engine, stop: o.stop, signaled: cfg.Signaled},
+		ops:    &ops{st: o.Store, artifacts: o.Artifacts, forget: cfg.Forget, eng: o.Engine, stop: o.stop, signaled: cfg.Signaled},
 		logger: o.logger,
 		extend: cfg.Extend,
 	}

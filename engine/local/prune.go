@@ -66,6 +66,11 @@ func (o *ops) prune(ctx context.Context, before time.Time) (Pruned, error) {
 		if err != nil {
 			return p, fmt.Errorf("prune: %w", err)
 		}
+		if o.forget != nil {
+			if err := o.forget(ctx, ids...); err != nil {
+				return p, fmt.Errorf("prune: %w", err)
+			}
+		}
 		if err := o.st.Delete(ids...); err != nil {
 			return p, fmt.Errorf("prune: %w", err)
 		}

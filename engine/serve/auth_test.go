@@ -305,7 +305,7 @@ task "t" {
 	runner := builtin.New(builtin.Options{})
 	owner, err := local.Own(context.Background(), local.OwnerConfig{
 		Home: home, Extend: srv.RegisterAPI, Signaled: srv.Signaled,
-		NewEngine: func(st *journal.Store, arts artifact.Dir) *engine.Engine {
+		NewEngine: func(st *journal.Store, arts artifact.Store) *engine.Engine {
 			return engine.New(engine.Config{Store: st, Tasks: task.ByKind{lang.UsesBuiltin: builtins.New(runner)}, Artifacts: arts,
 				ParkWaits: true, OnRunEnd: srv.RunEnded})
 		},

@@ -58,3 +58,13 @@ func (k ByKind) Trigger(ctx context.Context, b Binding, call TriggerCall) Trigge
 	}
 	return r.d.Trigger(ctx, r.b, call)
 }
+
+// Reattaches asks the block's dispatcher, if it is a Reattacher.
+func (k ByKind) Reattaches(b Binding) bool {
+	r, ok := b.(routed)
+	if !ok {
+		return false
+	}
+	ra, ok := r.d.(Reattacher)
+	return ok && ra.Reattaches(r.b)
+}

@@ -11,6 +11,7 @@ package task
 import (
 	"context"
 	"encoding/json"
+	"errors"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
@@ -35,6 +36,21 @@ type Dispatcher interface {
 	Call(ctx context.Context, b Binding, call Call) outcome.Result
 	// Trigger invokes a trigger of the bound block (a poll, or a webhook's validation).
 	Trigger(ctx context.Context, b Binding, call TriggerCall) TriggerResult
+}
+
+// Reattacher is a Dispatcher whose attempts outlive the process that started them: it sends
+// them to other processes (cluster workers), which store their results. When a run resumes
+// with an attempt in flight, the scheduler asks Reattaches; if it answers true, the attempt is
+// called again with the same number and Call.Reattach set, instead of being counted as
+// interrupted, so that a result stored while this process was down is journaled once and
+// a running attempt is not started a second time.
+//
+// Any dispatcher may answer a call with a failure of kind outcome.AttemptInterrupted: the
+// attempt was cut short by something other than the task (its worker died, or it was lost
+// with a previous process). The scheduler journals it as interrupted and starts the next
+// attempt at once; like a crash's, it does not count against retry.attempts.
+type Reattacher interface {
+	Reattaches(b Binding) bool
 }
 
 // Binding is what Bind returned. Only the Dispatcher that made it looks inside.
@@ -68,6 +84,18 @@ type Call struct {
 	TaskID      string
 	Attempt     int
 	Iteration   *int // 0-based; nil outside loops and for_each
+	// Seq numbers the calls of one attempt: 1, then 2 after a `continue`, and so on. With
+	// ExecutionID, Node, Iteration and Attempt it names the call uniquely and stably across
+	// a resume (Reattacher).
+	Seq int
+	// Pool is the task's pool of workers ("default" unless the task sets `pool`); only a
+	// dispatcher that sends attempts to other machines reads it.
+	Pool string
+	// Reattach says that this call is an attempt a previous process started and never
+	// journaled the end of, with its attempt number: only a Reattacher gets such calls. It
+	// answers the attempt's result if the attempt finished or is still running elsewhere,
+	// and otherwise fails with kind attempt_interrupted (see Reattacher).
+	Reattach bool
 	// Sensitive are the JSON Pointers (RFC 6901) of the parts of Input derived from a secret or
 	// a sensitive variable ("" is the whole input); nil when none. Everything under a pointer
 	// is sensitive. A task must not quote them in its messages (builtin.http hides such a URL).
@@ -115,3 +143,8 @@ type WebhookRequest struct {
 	Headers    map[string]string `json:"headers"`
 	BodyBase64 string            `json:"body_base64"`
 }
+
+// ErrInterrupted is the cause (context.Cause) of a call's context when the process's shutdown
+// interrupts the call: not a cancellation of the run. A dispatcher whose attempts run
+// elsewhere leaves them running, for the next process to re-attach to (Reattacher).
+var ErrInterrupted = errors.New("interrupted by a shutdown")

@@ -42,12 +42,24 @@ const (
 	PluginCrashed     Kind = "plugin_crashed"
 	// Rejected is a wait whose approval was rejected.
 	Rejected Kind = "rejected"
+	// AttemptInterrupted is an attempt cut short by something other than its task: a crash,
+	// a shutdown, or (in a cluster) the death of the worker running it. It is not a failure of
+	// the node: the next attempt runs and the interrupted one does not count against retries.
+	AttemptInterrupted Kind = "attempt_interrupted"
+	// WorkerLost is an attempt whose workers kept dying: it was delivered -max-deliver times.
+	WorkerLost Kind = "worker_lost"
+	// PluginMissing is an attempt whose worker does not have the plugin binary the plan
+	// locked; another worker of the pool may have it, so it is retried.
+	PluginMissing Kind = "plugin_missing"
 )
 
 // Retried reports whether an attempt that failed with k may be tried again: retryable and
 // timeout (docs/reference/language.md), and plugin_crashed, which docs/reference/plugin-protocol.md calls retryable (the next attempt
-// runs on a restarted plugin process).
-func (k Kind) Retried() bool { return k == Retryable || k == Timeout || k == PluginCrashed }
+// runs on a restarted plugin process), and plugin_missing (docs/cluster.md: another worker of
+// the pool may have the plugin).
+func (k Kind) Retried() bool {
+	return k == Retryable || k == Timeout || k == PluginCrashed || k == PluginMissing
+}
 
 // Error is a failed attempt or node: docs/reference/cli.md's `"error": {"kind", "message"}`.
 type Error struct {

@@ -44,7 +44,7 @@ type Dispatcher struct {
 	// Env says where plugin binaries are found.
 	Env plan.Env
 	// Store keeps the plugins' key-value state; Artifacts their artifacts.
-	Store     *journal.Store
+	Store     task.KVStore
 	Artifacts artifact.Store
 
 	mu       sync.Mutex

@@ -42,7 +42,7 @@ type Dispatcher struct {
 	// Dir is $FUSCIA_HOME/components.
 	Dir string
 	// Store keeps the components' key-value state.
-	Store *journal.Store
+	Store task.KVStore
 	// Artifacts serves artifact_write and artifact_read.
 	Artifacts artifact.Store
 

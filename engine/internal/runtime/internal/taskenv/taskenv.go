@@ -12,7 +12,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/fuscia/fuscia/engine/artifact"
-	"github.com/fuscia/fuscia/engine/journal"
+	"github.com/fuscia/fuscia/engine/task"
 	"github.com/fuscia/fuscia/internal/outcome"
 	"github.com/fuscia/fuscia/lang/schema"
 )
@@ -21,9 +21,9 @@ import (
 // runtime maps it to its own host's error.
 var ErrNotFound = artifact.ErrNotFound
 
-// KVScope is a task's or trigger's key-value state: the journal's kv/ keys of one scope.
+// KVScope is a task's or trigger's key-value state: the keys of one scope of a task.KVStore.
 type KVScope struct {
-	Store *journal.Store
+	Store task.KVStore
 	Scope string
 }
 
