@@ -20,11 +20,12 @@ var layers = [][]string{
 	{"internal/outcome", "internal/version", "internal/netguard", "internal/taskresult", "internal/testcert",
 		"lang/addrs", "lang/dag", "lang/schedule", "lang/schema", "lang/funcs",
 		"engine/redact", "engine/artifact", "engine/internal/metrics", "engine/internal/journalfixture",
-		"proto/fuscia/plugin/v1", "plugin/discover", "plugin/plugintest"},
+		"proto/fuscia/plugin/v1", "plugin/discover", "plugin/plugintest",
+		"internal/natstest", "engine/cluster/clusterkey"},
 	// Pure pieces over the foundations, and the two SDKs (stdlib, the shared result model and
 	// the protocol only).
 	{"hostabi/capability", "hostabi/registry", "lang/builtin", "lang/funcs/internal/refdoc",
-		"hostabi/guest", "plugin/sdk", "engine/telemetry", "engine/journal"},
+		"hostabi/guest", "plugin/sdk", "engine/telemetry", "engine/journal", "engine/cluster/jsstore"},
 	// The language; the Wasm and plugin hosts; SDK users.
 	{"lang", "hostabi", "plugin", "hostabi/guesttest", "lang/funcs/internal/gendoc",
 		"plugins/internal/execcore", "examples/..."},
