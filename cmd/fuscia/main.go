@@ -66,6 +66,7 @@ func commands() map[string]command {
 		"signal":     {"Answer an approval or callback wait of an execution", runSignal, false},
 		"serve":      {"Run the daemon: triggers, durable waits, crash recovery, HTTP API, metrics", runServe, false},
 		"token":      {"Create, list or revoke the API tokens of serve's -listen", runToken, false},
+		"worker":     {"Run a cluster worker: take task attempts from NATS JetStream and run them", runWorker, false},
 
 		"component": {"Manage installed Wasm components: pack, install, list, remove", runComponent, true},
 		"plugin":    {"List the plugin binaries found, with their versions, tasks, triggers and checksums", runPlugin, true},

@@ -24,7 +24,7 @@ import (
 )
 
 func runServe(ctx context.Context, c *cli, args []string) int {
-	fs := newFlagSet(c, "serve", "serve [PATH…] [-listen ADDR] [-allowed-host NAME…] [-max-connections N] [-metrics-listen ADDR] [-shutdown-grace D] [-webhook-wait D] [-retain D] [-tls-cert FILE -tls-key FILE]")
+	fs := newFlagSet(c, "serve", "serve [PATH…] [-listen ADDR] [-allowed-host NAME…] [-max-connections N] [-metrics-listen ADDR] [-shutdown-grace D] [-webhook-wait D] [-retain D] [-tls-cert FILE -tls-key FILE] [-nats URL[,URL…] -cluster-key-file FILE [-local-worker=false] [-nats-creds FILE] [-nats-tls-ca FILE] [-nats-prefix NAME] [-nats-ack-wait D] [-max-deliver N]]")
 	listen := fs.String("listen", "127.0.0.1:8080", "serve the HTTP API and the webhooks on `ADDR` (host:port; port 0 picks a free one)")
 	var allowedHosts multiFlag
 	fs.Var(&allowedHosts, "allowed-host", "also answer the API to the Host `NAME` (NAME or NAME:PORT; * for any), besides localhost, loopback addresses and the address listened on (repeatable)")
@@ -37,6 +37,8 @@ func runServe(ctx context.Context, c *cli, args []string) int {
 	var pluginDirs multiFlag
 	fs.Var(&pluginDirs, "plugin-dir", "also look for plugins in `DIR` (repeatable)")
 	logFormat := fs.String("log-format", "", "log format on stderr: `text` or json (default: text on a terminal)")
+	nf := addNATSFlags(fs)
+	localWorker := fs.Bool("local-worker", true, "with -nats, also run a worker of the default pool in this process")
 	retainText := fs.String("retain", "", "prune the runs that finished more than `D` ago (720h, 30d), with their artifacts, KV and logs, at start and every tenth of D (default: keep every run)")
 	paths, code, ok := fs.parse(args)
 	if !ok {
@@ -74,6 +76,10 @@ func runServe(ctx context.Context, c *cli, args []string) int {
 			return c.fail(false, "Invalid -retain", fmt.Sprintf("%q is not a duration: use one such as 720h or 30d, or 0 to keep every run.", *retainText))
 		}
 	}
+	clusterCfg, clustered, err := nf.config(c)
+	if err != nil {
+		return c.fail(false, "Invalid cluster settings", sentenceOf(err))
+	}
 	now, err := c.serveClock()
 	if err != nil {
 		return c.fail(false, "Invalid FUSCIA_NOW", sentenceOf(err))
@@ -101,6 +107,9 @@ func runServe(ctx context.Context, c *cli, args []string) int {
 	})
 	if err != nil {
 		return c.storeFailed("Cannot open the state store", home, err)
+	}
+	if clustered {
+		opts.Cluster = &host.ClusterOptions{Config: clusterCfg, LocalWorker: *localWorker}
 	}
 	h, err := host.New(opts)
 	if err != nil {
@@ -141,6 +150,9 @@ func runServe(ctx context.Context, c *cli, args []string) int {
 			// SIGTERM or SIGINT while waiting for the store: a stop asked for, not a failure.
 			fmt.Fprintln(c.stdout, "Stopped.")
 			return exitOK
+		}
+		if errors.Is(err, host.ErrCluster) {
+			return c.fail(false, "Cannot reach the cluster", sentenceOf(err))
 		}
 		return c.storeFailed("Cannot open the state store", home, err)
 	}

@@ -13,7 +13,6 @@ import (
 	"github.com/fuscia/fuscia/engine"
 	"github.com/fuscia/fuscia/engine/artifact"
 	"github.com/fuscia/fuscia/engine/internal/metrics"
-	"github.com/fuscia/fuscia/engine/internal/runtime/builtins"
 	"github.com/fuscia/fuscia/engine/internal/runtime/plugins"
 	"github.com/fuscia/fuscia/engine/internal/runtime/wasm"
 	"github.com/fuscia/fuscia/engine/journal"
@@ -25,7 +24,6 @@ import (
 	"github.com/fuscia/fuscia/engine/telemetry"
 	"github.com/fuscia/fuscia/hostabi"
 	"github.com/fuscia/fuscia/internal/version"
-	"github.com/fuscia/fuscia/lang"
 	"github.com/fuscia/fuscia/lang/builtin"
 	"github.com/fuscia/fuscia/plugin"
 )
@@ -50,6 +48,7 @@ type Host struct {
 	comps   *wasm.Dispatcher
 	plugins *plugins.Dispatcher
 	owner   *local.Owner
+	cluster *clusterParts // Options.Cluster's, set by Open
 
 	closeOnce sync.Once
 	closeErr  error
@@ -123,11 +122,20 @@ func (h *Host) Open(ctx context.Context) error {
 		Home: o.Home, Command: o.Command, Logger: tel.Logger, StoreSizes: o.StoreSizes,
 		OnWait: o.OnWait, NewEngine: h.newEngine,
 	}
+	if o.Cluster != nil {
+		if err := h.openCluster(ctx); err != nil {
+			return err
+		}
+		ocfg.Artifacts, ocfg.Forget = h.cluster.arts, h.forget
+	}
 	if h.server != nil {
 		ocfg = h.server.OwnerConfig(ocfg)
 	}
 	if h.owner, err = own(ctx, ocfg, o.OnOwned); err != nil {
 		return err
+	}
+	if h.cluster != nil && o.Cluster.LocalWorker {
+		h.startLocalWorker()
 	}
 	if h.server != nil {
 		h.server.SetLogger(tel.Logger)
@@ -140,11 +148,18 @@ func (h *Host) Open(ctx context.Context) error {
 // for each kind of `uses`. A serving host's engine is the server's (serve.Server.NewEngine),
 // which adds what serving needs of it.
 func (h *Host) newEngine(st *journal.Store, arts artifact.Store) *engine.Engine {
-	h.comps.Store, h.comps.Artifacts = st, arts
-	h.plugins.Store, h.plugins.Artifacts = st, arts
+	var tasks task.Dispatcher = h.localTasks()
+	if h.cluster != nil {
+		// The runtimes keep their KV and artifacts in the cluster (openCluster); the
+		// coordinator sends remote attempts to workers and the rest to them.
+		tasks = h.cluster.coord
+	} else {
+		h.comps.Store, h.comps.Artifacts = st, arts
+		h.plugins.Store, h.plugins.Artifacts = st, arts
+	}
 	cfg := engine.Config{
 		Store: st, Artifacts: arts,
-		Tasks:  task.ByKind{lang.UsesBuiltin: builtins.New(h.runner), lang.UsesComponent: h.comps, lang.UsesPlugin: h.plugins},
+		Tasks:  tasks,
 		Tracer: h.tel.Tracer, Logger: h.tel.Logger, Getenv: h.opts.Getenv, Redact: h.opts.Redact,
 	}
 	if h.server != nil {
@@ -237,6 +252,10 @@ func (h *Host) Close() error {
 		}
 		if h.owner != nil {
 			h.owner.Engine.Wait()
+		}
+		// The local worker stops after the runs ended: their attempts may be its own.
+		h.closeCluster()
+		if h.owner != nil {
 			keep(h.owner.Close())
 		}
 		if h.runner != nil {

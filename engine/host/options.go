@@ -76,6 +76,9 @@ type Options struct {
 	// Wasm host's fuel metering, which costs every guest a little (wasm.NeedsFuel).
 	Workflows []*lang.Workflow
 
+	// Cluster, with Serve, makes the host the coordinator of a cluster (ClusterOptions).
+	Cluster *ClusterOptions
+
 	// Serve, when set, makes the host a `fuscia serve`: New builds its serve.Server and its
 	// metrics, and the engine and the store's owner get what the server needs of them.
 	Serve *ServeOptions

@@ -36,7 +36,8 @@ var layers = [][]string{
 	// What the runtimes share.
 	{"engine/internal/runtime/internal/..."},
 	// The scheduler, and the runtimes behind task.Dispatcher (neither knows the other).
-	{"engine", "engine/internal/runtime/builtins", "engine/internal/runtime/wasm", "engine/internal/runtime/plugins"},
+	{"engine", "engine/internal/runtime/builtins", "engine/internal/runtime/wasm", "engine/internal/runtime/plugins",
+		"engine/cluster"},
 	// The store's owner and its local API.
 	{"engine/local"},
 	// fuscia serve.

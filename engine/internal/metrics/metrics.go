@@ -88,6 +88,8 @@ type Recorder struct {
 	duration       metric.Float64Histogram
 	wasm           metric.Float64Histogram
 	queueDepth     metric.Int64ObservableGauge
+	workers        metric.Int64ObservableGauge
+	redeliveries   metric.Int64Counter
 	pluginRestarts metric.Int64ObservableCounter
 	triggers       metric.Int64Counter
 
@@ -131,7 +133,15 @@ func New(m metric.Meter) (*Recorder, error) {
 	add(err)
 	r.queueDepth, err = m.Int64ObservableGauge("fuscia.queue_depth",
 		metric.WithUnit("{run}"),
-		metric.WithDescription("Runs queued behind max_concurrent_runs."))
+		metric.WithDescription("Runs queued behind max_concurrent_runs, by workflow; in a cluster, also task attempts waiting for a worker, by pool."))
+	add(err)
+	r.workers, err = m.Int64ObservableGauge("fuscia.workers",
+		metric.WithUnit("{worker}"),
+		metric.WithDescription("Live cluster workers, by pool."))
+	add(err)
+	r.redeliveries, err = m.Int64Counter("fuscia.redeliveries",
+		metric.WithUnit("{attempt}"),
+		metric.WithDescription("Task attempts given to another worker because theirs stopped answering."))
 	add(err)
 	r.pluginRestarts, err = m.Int64ObservableCounter("fuscia.plugin.restarts",
 		metric.WithUnit("{restart}"),
@@ -228,6 +238,38 @@ func (r *Recorder) ObserveQueueDepth(f func() map[string]int64) error {
 	}, r.queueDepth)
 	if err != nil {
 		return fmt.Errorf("metrics: queue depth: %w", err)
+	}
+	return nil
+}
+
+// Redelivery counts an attempt given to another worker (fuscia_redeliveries_total).
+func (r *Recorder) Redelivery(ctx context.Context) {
+	if r == nil {
+		return
+	}
+	r.redeliveries.Add(ctx, 1)
+}
+
+// ObserveCluster makes workers and queue the sources of fuscia_workers{pool} and
+// fuscia_queue_depth{pool}: the live workers and the attempts waiting for one, by pool. They
+// ask NATS, so each collection gives them a context of a few seconds. Call it once.
+func (r *Recorder) ObserveCluster(workers, queue func(ctx context.Context) map[string]int64) error {
+	if r == nil {
+		return nil
+	}
+	_, err := r.meter.RegisterCallback(func(ctx context.Context, o metric.Observer) error {
+		ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+		defer cancel()
+		for pool, n := range workers(ctx) {
+			o.ObserveInt64(r.workers, n, metric.WithAttributes(attribute.String("pool", pool)))
+		}
+		for pool, n := range queue(ctx) {
+			o.ObserveInt64(r.queueDepth, n, metric.WithAttributes(attribute.String("pool", pool)))
+		}
+		return nil
+	}, r.workers, r.queueDepth)
+	if err != nil {
+		return fmt.Errorf("metrics: cluster: %w", err)
 	}
 	return nil
 }

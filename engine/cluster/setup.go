@@ -1,0 +1,172 @@
+package cluster
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/fuscia/fuscia/engine/cluster/jsstore"
+)
+
+// clusterInfo is what the coordinator writes under "info" in the cluster bucket: what a
+// worker must match to join.
+type clusterInfo struct {
+	Version string `json:"version"`
+	ABI     int    `json:"abi"`
+	KeyID   string `json:"key_id"`
+}
+
+// infoKey is clusterInfo's key in the cluster bucket.
+const infoKey = "info"
+
+// setup creates (or updates) what the coordinator owns: the results stream and its durable
+// consumer, the buckets, and the work stream of each pool (ensurePool). Settings are those of
+// docs/cluster.md.
+type setup struct {
+	c        *Conn
+	replicas int
+
+	mu    sync.Mutex
+	pools map[string]jetstream.Stream
+}
+
+func newSetup(c *Conn) *setup {
+	return &setup{c: c, replicas: c.replicas(), pools: map[string]jetstream.Stream{}}
+}
+
+// results creates the results stream and the coordinator's consumer of it.
+func (s *setup) results(ctx context.Context) (jetstream.Stream, jetstream.Consumer, error) {
+	n := s.c.names
+	st, err := s.c.js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+		Name: n.resultsStream(), Subjects: []string{n.resultSubjects()},
+		Retention: jetstream.LimitsPolicy, Storage: jetstream.FileStorage, Replicas: s.replicas,
+		MaxAge: resultsMaxAge, MaxMsgsPerSubject: 1, Duplicates: dedupWindow,
+		AllowDirect: true,
+		Description: "fuscia: the results of task attempts, one per attempt call, read by the coordinator",
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("create the results stream %s: %w", n.resultsStream(), err)
+	}
+	cons, err := st.CreateOrUpdateConsumer(ctx, jetstream.ConsumerConfig{
+		Durable: coordinatorConsumer, AckPolicy: jetstream.AckExplicitPolicy,
+		AckWait: s.c.cfg.AckWait, MaxAckPending: maxAckPending, DeliverPolicy: jetstream.DeliverAllPolicy,
+		Replicas: s.replicas,
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("create the consumer %s of %s: %w", coordinatorConsumer, n.resultsStream(), err)
+	}
+	return st, cons, nil
+}
+
+// pool creates a pool's work stream and its workers' consumer once per process.
+func (s *setup) pool(ctx context.Context, pool string) (jetstream.Stream, error) {
+	s.mu.Lock()
+	st, ok := s.pools[pool]
+	s.mu.Unlock()
+	if ok {
+		return st, nil
+	}
+	n := s.c.names
+	st, err := s.c.js.CreateOrUpdateStream(ctx, workStreamConfig(n, pool, s.replicas))
+	if err != nil {
+		return nil, fmt.Errorf("create the work stream %s of pool %q: %w", n.workStream(pool), pool, err)
+	}
+	if _, err := st.CreateOrUpdateConsumer(ctx, workConsumerConfig(s.c.cfg, s.replicas)); err != nil {
+		return nil, fmt.Errorf("create the consumer %s of %s: %w", consumerName, n.workStream(pool), err)
+	}
+	s.mu.Lock()
+	s.pools[pool] = st
+	s.mu.Unlock()
+	return st, nil
+}
+
+func workStreamConfig(n names, pool string, replicas int) jetstream.StreamConfig {
+	return jetstream.StreamConfig{
+		Name: n.workStream(pool), Subjects: []string{n.workSubjects(pool)},
+		Retention: jetstream.WorkQueuePolicy, Storage: jetstream.FileStorage, Replicas: replicas,
+		Duplicates: dedupWindow, AllowDirect: true,
+		Description: fmt.Sprintf("fuscia: the task attempts of pool %q waiting for a worker", pool),
+	}
+}
+
+func workConsumerConfig(cfg Config, replicas int) jetstream.ConsumerConfig {
+	return jetstream.ConsumerConfig{
+		Durable: consumerName, AckPolicy: jetstream.AckExplicitPolicy,
+		AckWait: cfg.AckWait, MaxDeliver: cfg.MaxDeliver + 1, MaxAckPending: maxAckPending,
+		DeliverPolicy: jetstream.DeliverAllPolicy, Replicas: replicas,
+	}
+}
+
+// buckets creates the key-value and object buckets.
+func (s *setup) buckets(ctx context.Context) (workers, cluster jetstream.KeyValue, err error) {
+	n := s.c.names
+	workers, err = s.c.js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+		Bucket: n.workersBucket(), TTL: workerTTL, History: 1, Storage: jetstream.FileStorage, Replicas: s.replicas,
+		Description: "fuscia: live workers, renewed by their heartbeats",
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("create the bucket %s: %w", n.workersBucket(), err)
+	}
+	cluster, err = s.c.js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+		Bucket: n.clusterBucket(), History: 1, Storage: jetstream.FileStorage, Replicas: s.replicas,
+		Description: "fuscia: what a worker must match to join (version, ABI, cluster key id)",
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("create the bucket %s: %w", n.clusterBucket(), err)
+	}
+	if _, err := s.c.js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{
+		Bucket: n.componentsBucket(), Storage: jetstream.FileStorage, Replicas: s.replicas,
+		Description: "fuscia: component packages by sha256 digest",
+	}); err != nil {
+		return nil, nil, fmt.Errorf("create the object store %s: %w", n.componentsBucket(), err)
+	}
+	if _, err := s.c.js.CreateOrUpdateKeyValue(ctx, jsstore.KVConfig(n.kvBucket(), s.replicas)); err != nil {
+		return nil, nil, fmt.Errorf("create the bucket %s: %w", n.kvBucket(), err)
+	}
+	if _, err := s.c.js.CreateOrUpdateObjectStore(ctx, jsstore.ArtifactsConfig(n.artifactsBucket(), s.replicas)); err != nil {
+		return nil, nil, fmt.Errorf("create the object store %s: %w", n.artifactsBucket(), err)
+	}
+	return workers, cluster, nil
+}
+
+// Stores opens the cluster's host KV and artifacts, which the coordinator created.
+func (c *Conn) Stores(ctx context.Context) (*jsstore.KV, *jsstore.Artifacts, error) {
+	kv, err := jsstore.OpenKV(ctx, c.js, c.names.kvBucket(), c.cfg.Key)
+	if err != nil {
+		return nil, nil, fmt.Errorf("open the bucket %s: %w", c.names.kvBucket(), err)
+	}
+	arts, err := jsstore.OpenArtifacts(ctx, c.js, c.names.artifactsBucket(), c.cfg.Key)
+	if err != nil {
+		return nil, nil, fmt.Errorf("open the object store %s: %w", c.names.artifactsBucket(), err)
+	}
+	return kv, arts, nil
+}
+
+// publishInfo writes what workers must match.
+func (s *setup) publishInfo(ctx context.Context, kv jetstream.KeyValue, info clusterInfo) error {
+	b, _ := json.Marshal(info)
+	if _, err := kv.Put(ctx, infoKey, b); err != nil {
+		return fmt.Errorf("write the cluster's info: %w", err)
+	}
+	return nil
+}
+
+// readInfo reads the coordinator's clusterInfo; ok is false when there is none yet.
+func readInfo(ctx context.Context, kv jetstream.KeyValue) (clusterInfo, bool, error) {
+	e, err := kv.Get(ctx, infoKey)
+	if errors.Is(err, jetstream.ErrKeyNotFound) {
+		return clusterInfo{}, false, nil
+	}
+	if err != nil {
+		return clusterInfo{}, false, err
+	}
+	var info clusterInfo
+	if err := json.Unmarshal(e.Value(), &info); err != nil {
+		return clusterInfo{}, false, fmt.Errorf("the cluster's info is not JSON: %w", err)
+	}
+	return info, true, nil
+}

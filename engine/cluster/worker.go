@@ -1,0 +1,706 @@
+package cluster
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/zclconf/go-cty/cty"
+	ctyjson "github.com/zclconf/go-cty/cty/json"
+
+	"github.com/fuscia/fuscia/engine/plan"
+	"github.com/fuscia/fuscia/engine/task"
+	"github.com/fuscia/fuscia/hostabi/registry"
+	"github.com/fuscia/fuscia/internal/outcome"
+	"github.com/fuscia/fuscia/internal/version"
+	"github.com/fuscia/fuscia/lang"
+	"github.com/fuscia/fuscia/plugin/discover"
+)
+
+// WorkerOptions configure a Worker.
+type WorkerOptions struct {
+	// Pools are the pools whose attempts the worker takes; "default" when empty.
+	Pools []string
+	// Concurrency bounds the attempts running at once (all pools together); the number of
+	// CPUs when 0.
+	Concurrency int
+	// Home is the worker's home: components fetched from the cluster are installed in
+	// Home/components and compiled into its cache.
+	Home string
+	// PluginDirs are searched for plugin binaries (-plugin-dir), then Home/plugins.
+	PluginDirs []string
+	// Tasks runs the attempts: the process's runtimes, on Home/components, with the
+	// cluster's KV and artifacts.
+	Tasks  task.Dispatcher
+	Logger *slog.Logger
+	// Local: the worker runs inside the coordinator (-local-worker); only its record says so.
+	Local bool
+	// ShutdownGrace is how long running attempts may go on once Run's context ended (30 s
+	// when 0); those still running then are stopped without an answer, and JetStream gives
+	// them to another worker as interrupted attempts.
+	ShutdownGrace time.Duration
+}
+
+// Worker takes the attempts of its pools, runs them and stores their results.
+type Worker struct {
+	conn *Conn
+	opts WorkerOptions
+	log  *slog.Logger
+	id   string
+	host string
+
+	running atomic.Int64
+
+	mu       sync.Mutex
+	cancels  map[string]context.CancelFunc // by attempt id
+	bindings map[string]task.Binding       // by block spec digest
+	disabled map[string]string             // pools the worker cannot run: why
+	results  jetstream.Stream
+	started  time.Time
+}
+
+// NewWorker prepares a worker; Run runs it.
+func NewWorker(conn *Conn, opts WorkerOptions) *Worker {
+	if len(opts.Pools) == 0 {
+		opts.Pools = []string{DefaultPool}
+	}
+	if opts.Concurrency <= 0 {
+		opts.Concurrency = runtime.NumCPU()
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	host, _ := os.Hostname()
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return &Worker{conn: conn, opts: opts, log: log, host: host,
+		id:      fmt.Sprintf("%s-%d-%s", token(host), os.Getpid(), hex.EncodeToString(b[:])),
+		cancels: map[string]context.CancelFunc{}, bindings: map[string]task.Binding{}, disabled: map[string]string{}}
+}
+
+// ID is the worker's id in `fuscia workers list`.
+func (w *Worker) ID() string { return w.id }
+
+// ErrRefused is wrapped by Run's error when the cluster refuses the worker: another fuscia
+// version, message ABI or cluster key than the coordinator's.
+var ErrRefused = errors.New("this worker cannot join the cluster")
+
+// Run joins the cluster and takes attempts until ctx ends. It waits for the coordinator to
+// have set the cluster up, and fails with ErrRefused when the worker does not match it.
+// Attempts still running when ctx ends are stopped and left to JetStream to give to another
+// worker.
+func (w *Worker) Run(ctx context.Context) error {
+	n := w.conn.names
+	if err := WaitForCoordinator(ctx, w.conn, w.log); err != nil {
+		return err
+	}
+	var err error
+	if w.results, err = w.conn.js.Stream(ctx, n.resultsStream()); err != nil {
+		return fmt.Errorf("bind the results stream %s: %w", n.resultsStream(), err)
+	}
+	consumers := map[string]jetstream.Consumer{}
+	for _, pool := range w.opts.Pools {
+		var cons jetstream.Consumer
+		if _, err := w.waitFor(ctx, fmt.Sprintf("the coordinator to create the work stream %s of pool %q (a coordinator creates the pools its workflows use)", n.workStream(pool), pool), func() (bool, error) {
+			c, err := w.conn.js.Consumer(ctx, n.workStream(pool), consumerName)
+			if err != nil {
+				return false, nil
+			}
+			cons = c
+			return true, nil
+		}); err != nil {
+			return err
+		}
+		consumers[pool] = cons
+	}
+	workers, err := w.conn.js.KeyValue(ctx, n.workersBucket())
+	if err != nil {
+		return fmt.Errorf("bind the bucket %s: %w", n.workersBucket(), err)
+	}
+	sub, err := w.conn.nc.Subscribe(n.cancelSubject(), func(m *nats.Msg) { w.cancel(string(m.Data)) })
+	if err != nil {
+		return fmt.Errorf("subscribe to %s: %w", n.cancelSubject(), err)
+	}
+	defer func() { _ = sub.Unsubscribe() }()
+
+	w.started = time.Now()
+	w.log.Info("worker joined the cluster", "worker", w.id, "pools", w.opts.Pools, "concurrency", w.opts.Concurrency)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		w.heartbeat(ctx, workers)
+	}()
+	// Attempts run on their own context: the worker's ending stops the taking at once, and
+	// the running attempts after the grace.
+	attempts, stopAttempts := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopAttempts()
+	grace := w.opts.ShutdownGrace
+	if grace <= 0 {
+		grace = 30 * time.Second
+	}
+	finished := make(chan struct{})
+	go func() {
+		select {
+		case <-ctx.Done():
+		case <-finished:
+			return
+		}
+		t := time.NewTimer(grace)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			stopAttempts()
+		case <-finished:
+		}
+	}()
+	slots := make(chan struct{}, w.opts.Concurrency)
+	for pool, cons := range consumers {
+		for range w.opts.Concurrency {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				w.take(ctx, attempts, pool, cons, slots)
+			}()
+		}
+	}
+	wg.Wait()
+	close(finished)
+	dctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	_ = workers.Delete(dctx, w.id)
+	return nil
+}
+
+// match refuses to join a cluster of another version, ABI or key.
+func (w *Worker) match(ci clusterInfo) error {
+	if ci.KeyID != w.conn.cfg.Key.ID() {
+		return fmt.Errorf("%w: its cluster key differs from the coordinator's (key id %s here, %s there): give the worker the coordinator's -cluster-key-file", ErrRefused, w.conn.cfg.Key.ID(), ci.KeyID)
+	}
+	if ci.Version != version.Fuscia {
+		return fmt.Errorf("%w: this worker is fuscia %s and the coordinator is fuscia %s; run the same version on every machine", ErrRefused, version.Fuscia, ci.Version)
+	}
+	if ci.ABI != wireABI {
+		return fmt.Errorf("%w: the coordinator speaks cluster ABI %d and this worker %d; run the same fuscia on every machine", ErrRefused, ci.ABI, wireABI)
+	}
+	return nil
+}
+
+// waitFor polls ready every second until it is true, saying once what the worker waits for.
+func (w *Worker) waitFor(ctx context.Context, what string, ready func() (bool, error)) (bool, error) {
+	said := false
+	for {
+		ok, err := ready()
+		if err != nil {
+			return false, err
+		}
+		if ok {
+			return true, nil
+		}
+		if !said {
+			w.log.Info("worker waiting for " + what)
+			said = true
+		}
+		select {
+		case <-ctx.Done():
+			return false, ctx.Err()
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+// WorkerInfo is a worker's presence record (`fuscia workers list -json`).
+type WorkerInfo struct {
+	ID            string    `json:"id"`
+	Host          string    `json:"host"`
+	Pools         []string  `json:"pools"`
+	Concurrency   int       `json:"concurrency"`
+	Running       int64     `json:"running"`
+	LastHeartbeat time.Time `json:"last_heartbeat"`
+	Version       string    `json:"version"`
+	// Disabled are the pools the worker stopped taking (plugin_missing), with why.
+	Disabled map[string]string `json:"disabled,omitempty"`
+	KeyID    string            `json:"key_id,omitempty"`
+	Local    bool              `json:"local,omitempty"`
+	Started  time.Time         `json:"started"`
+}
+
+// heartbeat renews the worker's record every heartbeatEvery until ctx ends.
+func (w *Worker) heartbeat(ctx context.Context, kv jetstream.KeyValue) {
+	t := time.NewTicker(heartbeatEvery)
+	defer t.Stop()
+	for {
+		w.mu.Lock()
+		disabled := map[string]string{}
+		for k, v := range w.disabled {
+			disabled[k] = v
+		}
+		w.mu.Unlock()
+		rec := WorkerInfo{ID: w.id, Host: w.host, Pools: w.opts.Pools, Concurrency: w.opts.Concurrency,
+			Running: w.running.Load(), LastHeartbeat: time.Now().UTC(), Version: version.Fuscia,
+			Disabled: disabled, KeyID: w.conn.cfg.Key.ID(), Local: w.opts.Local, Started: w.started.UTC()}
+		b, _ := json.Marshal(rec)
+		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		if _, err := kv.Put(pctx, w.id, b); err != nil && ctx.Err() == nil {
+			w.log.Warn("worker heartbeat not stored", "error", err)
+		}
+		cancel()
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// take runs one slot of a pool: a slot of the worker's concurrency is held while it waits
+// for a message, so the worker never holds more messages than it can run.
+func (w *Worker) take(ctx, attempts context.Context, pool string, cons jetstream.Consumer, slots chan struct{}) {
+	for ctx.Err() == nil {
+		if w.poolDisabled(pool) {
+			return
+		}
+		select {
+		case slots <- struct{}{}:
+		case <-ctx.Done():
+			return
+		}
+		msg, err := cons.Next(jetstream.FetchMaxWait(2 * time.Second))
+		if err == nil && ctx.Err() == nil && !w.poolDisabled(pool) {
+			w.handle(attempts, pool, msg)
+		} else if err == nil {
+			_ = msg.Nak() // taken while stopping: another worker runs it at once
+		} else if !errors.Is(err, jetstream.ErrNoMessages) && !errors.Is(err, nats.ErrTimeout) && ctx.Err() == nil {
+			select {
+			case <-ctx.Done():
+			case <-time.After(time.Second):
+			}
+		}
+		<-slots
+	}
+}
+
+func (w *Worker) poolDisabled(pool string) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	_, ok := w.disabled[pool]
+	return ok
+}
+
+// cancel stops a running attempt the coordinator gave up on.
+func (w *Worker) cancel(id string) {
+	w.mu.Lock()
+	stop := w.cancels[id]
+	w.mu.Unlock()
+	if stop != nil {
+		stop()
+	}
+}
+
+// handle runs one work message and stores its result. ctx is the attempts' context: it ends
+// when the worker stops them at the end of its shutdown grace.
+func (w *Worker) handle(ctx context.Context, pool string, m jetstream.Msg) {
+	id := m.Headers().Get(hdrAttempt)
+	plain, err := w.conn.cfg.Key.Open(m.Data(), []byte(id))
+	if err != nil {
+		w.log.Error("cannot open an attempt: "+err.Error()+"; it is left for another worker", "attempt", id)
+		_ = m.NakWithDelay(5 * time.Second)
+		return
+	}
+	var a attemptMsg
+	if err := json.Unmarshal(plain, &a); err != nil || a.ID != id {
+		w.log.Error("dropped a malformed attempt", "attempt", id, "error", err)
+		_ = m.Term()
+		return
+	}
+	delivery := uint64(1)
+	if md, err := m.Metadata(); err == nil {
+		delivery = md.NumDelivered
+	}
+	if delivery > 1 {
+		// A worker took it before and stopped answering (it died, or lost NATS for longer
+		// than the ack wait): the attempt is interrupted; the coordinator starts the next
+		// one, or gives up after -max-deliver.
+		w.store(ctx, m, &a, resultMsg{ID: a.ID, Worker: w.id, Delivery: delivery, Result: outcome.Fail(outcome.AttemptInterrupted,
+			"the worker running the attempt stopped answering for longer than -nats-ack-wait (%s); delivery %d", w.conn.cfg.AckWait, delivery)})
+		return
+	}
+	if a.Reattach {
+		if raw, err := w.results.GetLastMsgForSubject(ctx, w.conn.names.resultSubject(a.ExecutionID, a.ID)); err == nil {
+			// Answered already, before the coordinator restarted: answer again with it.
+			w.republish(ctx, m, raw)
+			return
+		}
+	}
+	if a.Version != version.Fuscia {
+		w.store(ctx, m, &a, resultMsg{ID: a.ID, Worker: w.id, Delivery: delivery,
+			Result: outcome.Fail(outcome.Fatal, "worker %s is fuscia %s and the coordinator fuscia %s; run the same version everywhere", w.id, version.Fuscia, a.Version)})
+		return
+	}
+	w.running.Add(1)
+	defer w.running.Add(-1)
+	res, logs := w.run(ctx, m, pool, &a)
+	if ctx.Err() != nil {
+		// Stopped by the worker's shutdown, not answered: another worker takes it now.
+		_ = m.Nak()
+		return
+	}
+	w.store(ctx, m, &a, resultMsg{ID: a.ID, Worker: w.id, Delivery: delivery, Result: res, Logs: logs})
+}
+
+// maxLogLines and maxLogBytes bound the log lines one call sends back.
+const (
+	maxLogLines = 1000
+	maxLogBytes = 256 << 10
+)
+
+// run performs the call.
+func (w *Worker) run(ctx context.Context, m jetstream.Msg, pool string, a *attemptMsg) (outcome.Result, []logLine) {
+	timeout := time.Duration(a.TimeoutMs) * time.Millisecond
+	if a.TimeoutMs <= 0 {
+		timeout = 24 * time.Hour
+	}
+	// The coordinator decides the timeout and says so; this bound only catches a worker the
+	// cancel did not reach.
+	actx, cancel := context.WithTimeout(ctx, timeout+time.Second)
+	defer cancel()
+	w.mu.Lock()
+	w.cancels[a.ID] = cancel
+	w.mu.Unlock()
+	defer func() {
+		w.mu.Lock()
+		delete(w.cancels, a.ID)
+		w.mu.Unlock()
+	}()
+
+	// Heartbeat: the message stays ours while the attempt runs.
+	done := make(chan struct{})
+	var hb sync.WaitGroup
+	hb.Add(1)
+	go func() {
+		defer hb.Done()
+		t := time.NewTicker(w.conn.cfg.AckWait / 3)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				_ = m.InProgress()
+			}
+		}
+	}()
+	defer func() { close(done); hb.Wait() }()
+
+	var logs []logLine
+	var logBytes int
+	var logMu sync.Mutex
+	logf := func(level, msg string) {
+		logMu.Lock()
+		defer logMu.Unlock()
+		if len(logs) >= maxLogLines || logBytes+len(msg) > maxLogBytes {
+			return
+		}
+		logBytes += len(msg)
+		logs = append(logs, logLine{Level: level, Message: msg})
+	}
+	b, oerr := w.bind(actx, pool, a)
+	if oerr != nil {
+		return outcome.Result{Type: outcome.Failure, Kind: oerr.Kind, Message: oerr.Message}, nil
+	}
+	res := w.opts.Tasks.Call(actx, b, task.Call{
+		Uses: a.uses(), Input: a.Input, State: a.State, ExecutionID: a.ExecutionID, Workflow: a.Workflow,
+		Node: a.Node, TaskID: a.TaskID, Attempt: a.Attempt, Seq: a.Seq, Iteration: a.Iteration,
+		Sensitive: a.Sensitive, Pool: a.Pool, Log: logf,
+	})
+	logMu.Lock()
+	defer logMu.Unlock()
+	return res, logs
+}
+
+// bind binds the call's block on this worker: a workflow of that one block, whose config is
+// the value the coordinator evaluated. Bindings are kept by block (a plugin is configured
+// once).
+func (w *Worker) bind(ctx context.Context, pool string, a *attemptMsg) (task.Binding, *outcome.Error) {
+	if a.Block == nil {
+		if a.Kind != lang.UsesBuiltin {
+			return nil, outcome.Errorf(outcome.Fatal, "%s: the attempt names no block", a.uses())
+		}
+		return w.bindSpec(ctx, a, "builtin", task.Block{Uses: a.uses(), Workflow: &lang.Workflow{Name: a.Workflow}})
+	}
+	s := a.Block
+	raw, _ := json.Marshal(s)
+	sum := sha256.Sum256(raw)
+	key := hex.EncodeToString(sum[:])
+	w.mu.Lock()
+	b, ok := w.bindings[key]
+	w.mu.Unlock()
+	if ok {
+		return b, nil
+	}
+	config, err := staticConfig(s.Config)
+	if err != nil {
+		return nil, outcome.Errorf(outcome.Fatal, "%s %q: the config sent by the coordinator: %v", s.Kind, s.Local, err)
+	}
+	wf := &lang.Workflow{Name: a.Workflow, Filename: filepath.Join(w.opts.Home, "cluster.fsc.hcl")}
+	locks := plan.Locks{}
+	switch s.Kind {
+	case lang.UsesComponent:
+		if err := w.install(ctx, s); err != nil {
+			return nil, outcome.Errorf(outcome.Fatal, "worker %s: %v", w.id, err)
+		}
+		wf.Components = []*lang.Component{{Name: s.Local, Source: s.Source, Version: s.Constraint, Config: config,
+			AllowedHosts: s.AllowedHosts, AllowedPaths: s.AllowedPaths, MaxMemory: s.MaxMemory, MaxFuel: s.MaxFuel}}
+		locks.Components = map[string]plan.ComponentLock{s.Local: {Source: s.Source, Version: s.Version, Digest: s.Digest}}
+	case lang.UsesPlugin:
+		if why := w.findPlugin(s); why != "" {
+			w.mu.Lock()
+			w.disabled[pool] = why
+			w.mu.Unlock()
+			w.log.Error("worker stops taking the attempts of pool "+pool+": "+why, "pool", pool)
+			return nil, outcome.Errorf(outcome.PluginMissing, "%s", why)
+		}
+		wf.Plugins = []*lang.Plugin{{Name: s.Local, Source: s.Source, Version: s.Constraint, Config: config}}
+		if s.Digest != "" {
+			locks.Plugins = map[string]plan.PluginLock{s.Local: {Source: s.Source, Version: s.Version, Digest: s.Digest}}
+		}
+	default:
+		return nil, outcome.Errorf(outcome.Fatal, "%s: a worker does not run %s blocks", a.uses(), s.Kind)
+	}
+	return w.bindSpec(ctx, a, key, task.Block{Uses: a.uses(), Workflow: wf, Locks: locks,
+		Eval: func(e hcl.Expression) (cty.Value, *outcome.Error) {
+			v, diags := e.Value(nil)
+			if diags.HasErrors() {
+				return cty.NilVal, outcome.Errorf(outcome.Fatal, "%s", diags.Error())
+			}
+			return v, nil
+		}})
+}
+
+func (w *Worker) bindSpec(ctx context.Context, a *attemptMsg, key string, block task.Block) (task.Binding, *outcome.Error) {
+	if key == "builtin" {
+		key = "builtin:" + a.Workflow
+	}
+	w.mu.Lock()
+	b, ok := w.bindings[key]
+	w.mu.Unlock()
+	if ok {
+		return b, nil
+	}
+	b, err := w.opts.Tasks.Bind(ctx, block)
+	if err != nil {
+		return nil, err
+	}
+	w.mu.Lock()
+	w.bindings[key] = b
+	w.mu.Unlock()
+	return b, nil
+}
+
+// staticConfig is the coordinator's evaluated config as an expression of its value.
+func staticConfig(raw json.RawMessage) (hcl.Expression, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	ty, err := ctyjson.ImpliedType(raw)
+	if err != nil {
+		return nil, err
+	}
+	v, err := ctyjson.Unmarshal(raw, ty)
+	if err != nil {
+		return nil, err
+	}
+	return hcl.StaticExpr(v, hcl.Range{Filename: "(config sent by the coordinator)"}), nil
+}
+
+// findPlugin reports why the worker cannot run the plugin a spec names ("" when it can).
+func (w *Worker) findPlugin(s *blockSpec) string {
+	dirs := append(slices.Clone(w.opts.PluginDirs), filepath.Join(w.opts.Home, "plugins"))
+	constraint := s.Constraint
+	if s.Version != "" && s.Digest != "" {
+		constraint = ""
+	}
+	bin, err := discover.Find(dirs, s.Source, constraint)
+	if err != nil {
+		return fmt.Sprintf("worker %s does not have plugin %s%s (looked in %v): %v; install it in the worker's -plugin-dir and restart the worker", w.id, s.Source, digestNote(s.Digest), dirs, err)
+	}
+	if s.Digest == "" {
+		return ""
+	}
+	if d, err := discover.Digest(bin.Path); err == nil && d == s.Digest {
+		return ""
+	}
+	// Another version may be the locked one.
+	all, _ := discover.Discover(dirs)
+	for _, b := range all {
+		if b.Name != s.Source && !sameSource(b.Name, s.Source) {
+			continue
+		}
+		if d, err := discover.Digest(b.Path); err == nil && d == s.Digest {
+			return ""
+		}
+	}
+	return fmt.Sprintf("worker %s does not have plugin %s with digest %s (looked in %v); install that build in the worker's -plugin-dir and restart the worker", w.id, s.Source, s.Digest, dirs)
+}
+
+func digestNote(d string) string {
+	if d == "" {
+		return ""
+	}
+	return " with digest " + d
+}
+
+func sameSource(name, source string) bool {
+	return filepath.Base(source) == name
+}
+
+// install makes sure the component a spec names is installed in the worker's home: fetched
+// from the cluster's object store by digest on first use, verified, and installed (the
+// first call compiles it into the worker's cache).
+func (w *Worker) install(ctx context.Context, s *blockSpec) error {
+	dir := filepath.Join(w.opts.Home, "components")
+	if inst, err := registry.Find(dir, s.Source, "= "+s.Version); err == nil && inst.Digest == s.Digest {
+		return nil
+	}
+	obs, err := w.conn.js.ObjectStore(ctx, w.conn.names.componentsBucket())
+	if err != nil {
+		return fmt.Errorf("open the object store %s: %w", w.conn.names.componentsBucket(), err)
+	}
+	data, err := obs.GetBytes(ctx, s.Digest)
+	if err != nil {
+		return fmt.Errorf("fetch component %s@%s (digest %s) from the object store %s: %w", s.Source, s.Version, s.Digest, w.conn.names.componentsBucket(), err)
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, ".fetch-*.fcpkg")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	inst, err := registry.Install(dir, tmp.Name())
+	if err != nil {
+		return fmt.Errorf("install component %s@%s fetched from the cluster: %w", s.Source, s.Version, err)
+	}
+	if inst.Digest != s.Digest {
+		return fmt.Errorf("component %s@%s fetched from the cluster has digest %s, not %s", s.Source, s.Version, inst.Digest, s.Digest)
+	}
+	w.log.Info("worker installed a component from the cluster", "component", inst.Ref(), "digest", inst.Digest)
+	return nil
+}
+
+// store stores a result in the results stream and only then acknowledges the attempt: an
+// acknowledged attempt always has its result stored. A result that cannot be stored within
+// the ack wait is left: JetStream gives the attempt to another worker.
+func (w *Worker) store(ctx context.Context, m jetstream.Msg, a *attemptMsg, r resultMsg) {
+	body, err := json.Marshal(r)
+	if err != nil {
+		r = resultMsg{ID: r.ID, Worker: r.Worker, Delivery: r.Delivery, Result: outcome.Fail(outcome.Fatal, "the result cannot be encoded: %v", err)}
+		body, _ = json.Marshal(r)
+	}
+	out := &nats.Msg{Subject: w.conn.names.resultSubject(a.ExecutionID, a.ID), Header: nats.Header{},
+		Data: w.conn.cfg.Key.Seal(body, []byte(a.ID))}
+	out.Header.Set(hdrAttempt, a.ID)
+	out.Header.Set(hdrKey, w.conn.cfg.Key.ID())
+	out.Header.Set(hdrWorker, w.id)
+	if !w.publish(ctx, m, out) {
+		return
+	}
+	actx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := m.DoubleAck(actx); err != nil {
+		w.log.Warn("attempt result stored but not acknowledged; the attempt may be given to another worker, whose result will be ignored", "attempt", a.ID, "error", err)
+	}
+}
+
+// republish stores a result found for a re-attached call again, so the coordinator's
+// consumer sees it, then acknowledges the attempt.
+func (w *Worker) republish(ctx context.Context, m jetstream.Msg, raw *jetstream.RawStreamMsg) {
+	out := &nats.Msg{Subject: raw.Subject, Header: raw.Header, Data: raw.Data}
+	if !w.publish(ctx, m, out) {
+		return
+	}
+	actx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = m.DoubleAck(actx)
+}
+
+// publish stores out, trying again until it is stored or the attempt's ack wait is near.
+func (w *Worker) publish(ctx context.Context, m jetstream.Msg, out *nats.Msg) bool {
+	deadline := time.Now().Add(w.conn.cfg.AckWait)
+	for {
+		pctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		_, err := w.conn.js.PublishMsg(pctx, out)
+		cancel()
+		if err == nil {
+			return true
+		}
+		if errors.Is(err, nats.ErrMaxPayload) {
+			r := resultMsg{ID: out.Header.Get(hdrAttempt), Worker: w.id, Result: outcome.Fail(outcome.DataLimitExceeded,
+				"the result is %d bytes sealed, more than the NATS server's max_payload; raise max_payload on the server or have the task return less (or write an artifact)", len(out.Data))}
+			body, _ := json.Marshal(r)
+			out = &nats.Msg{Subject: out.Subject, Header: out.Header, Data: w.conn.cfg.Key.Seal(body, []byte(r.ID))}
+			continue
+		}
+		if time.Now().After(deadline) {
+			w.log.Error("cannot store an attempt's result; JetStream will give the attempt to another worker", "error", err)
+			return false
+		}
+		_ = m.InProgress()
+		select {
+		case <-time.After(500 * time.Millisecond):
+		case <-ctx.Done():
+			if time.Now().After(deadline) {
+				return false
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+}
+
+// WaitForCoordinator waits until a coordinator has set the cluster up, then checks that this
+// process may join it (ErrRefused when its version, message ABI or cluster key differ).
+func WaitForCoordinator(ctx context.Context, conn *Conn, log *slog.Logger) error {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	w := &Worker{conn: conn, log: log}
+	n := conn.names
+	var ci clusterInfo
+	_, err := w.waitFor(ctx, "the coordinator to set the cluster up (its bucket "+n.clusterBucket()+")", func() (bool, error) {
+		kv, err := conn.js.KeyValue(ctx, n.clusterBucket())
+		if err != nil {
+			return false, nil
+		}
+		info, ok, err := readInfo(ctx, kv)
+		ci = info
+		return ok, err
+	})
+	if err != nil {
+		return err
+	}
+	return w.match(ci)
+}

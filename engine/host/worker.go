@@ -1,0 +1,103 @@
+package host
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"time"
+
+	"github.com/fuscia/fuscia/engine/cluster"
+	"github.com/fuscia/fuscia/engine/internal/runtime/builtins"
+	"github.com/fuscia/fuscia/engine/internal/runtime/plugins"
+	"github.com/fuscia/fuscia/engine/internal/runtime/wasm"
+	"github.com/fuscia/fuscia/engine/plan"
+	"github.com/fuscia/fuscia/engine/redact"
+	"github.com/fuscia/fuscia/engine/task"
+	"github.com/fuscia/fuscia/engine/telemetry"
+	"github.com/fuscia/fuscia/hostabi"
+	"github.com/fuscia/fuscia/internal/version"
+	"github.com/fuscia/fuscia/lang"
+	"github.com/fuscia/fuscia/lang/builtin"
+	"github.com/fuscia/fuscia/plugin"
+)
+
+// WorkerOptions are `fuscia worker`'s choices.
+type WorkerOptions struct {
+	// Home holds the worker's installed components (fetched from the cluster), its compile
+	// and schema caches and its plugins (Home/plugins). A worker has no state store.
+	Home       string
+	PluginDirs []string
+	Cluster    cluster.Config
+	// Pools, Concurrency and ShutdownGrace: cluster.WorkerOptions.
+	Pools         []string
+	Concurrency   int
+	ShutdownGrace time.Duration
+
+	LogFormat     string
+	LogLevel      slog.Level
+	Stderr        io.Writer
+	Getenv        func(string) string
+	Redact        *redact.Set
+	PluginOptions plugin.Options
+	// OnJoined is told the worker's id once it joined the cluster.
+	OnJoined func(id string)
+}
+
+// RunWorker runs a worker until ctx ends: it connects to NATS (an error wrapping ErrCluster
+// when it cannot, or when the coordinator refuses it: cluster.ErrRefused), waits for the
+// coordinator to have set the cluster up, and takes the attempts of its pools with the
+// process's runtimes, whose KV and artifacts are the cluster's.
+func RunWorker(ctx context.Context, o WorkerOptions) error {
+	tel, err := telemetry.Setup(ctx, telemetry.Config{
+		Getenv: o.Getenv, Stderr: o.Stderr, LogFormat: o.LogFormat, LogLevel: o.LogLevel,
+		ServiceName: "fuscia-worker", Version: version.Fuscia, Redact: o.Redact,
+	})
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tel.Shutdown(context.Background()) }()
+	log := tel.Logger
+	conn, err := cluster.Connect(ctx, o.Cluster, "fuscia worker", log)
+	if err != nil {
+		return clusterErr{err}
+	}
+	defer conn.Close()
+	if err := cluster.WaitForCoordinator(ctx, conn, log); err != nil {
+		return clusterErr{err}
+	}
+	kv, arts, err := conn.Stores(ctx)
+	if err != nil {
+		return clusterErr{err}
+	}
+	po := o.PluginOptions
+	if po.Logger == nil {
+		po.Logger = log
+	}
+	if po.CacheDir == "" {
+		po.CacheDir = filepath.Join(o.Home, "cache")
+	}
+	manager := plugin.NewManager(po)
+	defer func() { _ = manager.Close() }()
+	runner := builtin.New(builtin.Options{})
+	defer runner.Close()
+	components := filepath.Join(o.Home, "components")
+	comps := &wasm.Dispatcher{Dir: components, Store: kv, Artifacts: arts,
+		// Fuel is always metered: the components a worker will run are not known at its start.
+		HostOptions: hostabi.Options{CacheDir: filepath.Join(o.Home, "cache"), Fuel: true}}
+	defer func() { _ = comps.Close() }()
+	env := plan.Env{Home: o.Home, PluginDirs: o.PluginDirs}
+	plugs := &plugins.Dispatcher{Manager: manager, Env: env, Store: kv, Artifacts: arts}
+	w := cluster.NewWorker(conn, cluster.WorkerOptions{
+		Pools: o.Pools, Concurrency: o.Concurrency, Home: o.Home, PluginDirs: o.PluginDirs,
+		ShutdownGrace: o.ShutdownGrace, Logger: log,
+		Tasks: task.ByKind{lang.UsesBuiltin: builtins.New(runner), lang.UsesComponent: comps, lang.UsesPlugin: plugs},
+	})
+	if o.OnJoined != nil {
+		o.OnJoined(w.ID())
+	}
+	if err := w.Run(ctx); err != nil && ctx.Err() == nil {
+		return clusterErr{err}
+	}
+	return nil
+}
