@@ -471,6 +471,12 @@ func (r *Run) limitOutput(ctx context.Context, node string, out json.RawMessage,
 // attemptDone acts on a worker's report, on the loop.
 func (r *Run) attemptDone(ti *taskInst, ar attemptResult) {
 	if ar.interrupted {
+		if !ar.again && r.reattaches(ti.ns.n.Task.Uses) {
+			// A shutdown stopped the wait, not the attempt: its dispatcher leaves it running
+			// elsewhere (task.ErrInterrupted). Left in flight in the journal, as after a
+			// crash, so that resume re-attaches to it instead of running it a second time.
+			return
+		}
 		// The instance stays in flight; resume runs it again with the next attempt number.
 		e := journal.Entry{Type: journal.AttemptInterrupted, Node: ti.ns.addr, Index: ti.index, Key: ti.key, Attempt: ti.attempt}
 		if ar.again {

@@ -29,9 +29,11 @@ const (
 	// AttemptFailed: the attempt failed and the node will be retried at RetryAt (Error says why).
 	// An attempt that ends its instance is recorded by NodeFinished alone.
 	AttemptFailed EntryType = "attempt_failed"
-	// AttemptInterrupted: a shutdown cut the attempt short (its result was not waited for). It
-	// runs again on resume with the next attempt number and does not count against
-	// retry.attempts.
+	// AttemptInterrupted: a shutdown cut the attempt short (its result was not waited for), or
+	// its dispatcher answered kind attempt_interrupted (Error says why; the next attempt runs at
+	// once). It runs again with the next attempt number and does not count against
+	// retry.attempts. Not written on a shutdown for an attempt that a task.Reattacher runs
+	// elsewhere: that one stays in flight, for resume to re-attach to.
 	AttemptInterrupted EntryType = "attempt_interrupted"
 	// NodeWaiting: a wait instance is parked until Deadline (zero for approval/callback without
 	// timeout); WaitKind says which kind.
