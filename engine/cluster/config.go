@@ -24,7 +24,8 @@ const (
 	// within it (a coordinator that re-attached to it) is dropped by the server.
 	dedupWindow = 2 * time.Minute
 	// resultsMaxAge is how long a result stays in the results stream: a coordinator down for
-	// longer finds its attempts' results gone and counts them interrupted.
+	// longer finds its attempts' results gone and sends those attempts again (the same
+	// attempt, run a second time).
 	resultsMaxAge = 7 * 24 * time.Hour
 	// maxAckPending bounds the attempts of a pool handed out and not yet acknowledged.
 	maxAckPending = 10000

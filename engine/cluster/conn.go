@@ -23,8 +23,9 @@ type Conn struct {
 	nc    *nats.Conn
 	js    jetstream.JetStream
 	log   *slog.Logger
-	// down is set while the connection is lost.
-	down atomic.Bool
+	// down is set while the connection is lost; closing once Close began (the loss is then
+	// not worth a warning).
+	down, closing atomic.Bool
 }
 
 // Connect reaches the cluster. It fails at once, naming each URL and what failed, when no
@@ -45,6 +46,9 @@ func Connect(ctx context.Context, cfg Config, name string, log *slog.Logger) (*C
 		nats.ReconnectWait(time.Second),
 		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
 			c.down.Store(true)
+			if c.closing.Load() {
+				return
+			}
 			msg := "lost the connection to NATS; dispatch waits for it to come back, and serve keeps accepting and journaling runs"
 			if err != nil {
 				log.Warn(msg, "error", err)
@@ -100,6 +104,7 @@ func redactURLs(urls string) string {
 // Close closes the connection.
 func (c *Conn) Close() {
 	if c != nil && c.nc != nil {
+		c.closing.Store(true)
 		c.nc.Close()
 	}
 }
@@ -111,8 +116,12 @@ func (c *Conn) JetStream() jetstream.JetStream { return c.js }
 func (c *Conn) Prefix() string { return c.cfg.Prefix }
 
 // replicas is the replication of what the coordinator creates: 3 when the NATS cluster has
-// three servers or more, 1 otherwise (docs/cluster.md).
+// three servers or more, 1 otherwise (docs/cluster.md). A server outside a cluster has no
+// cluster name, whatever the number of URLs given for it.
 func (c *Conn) replicas() int {
+	if c.nc.ConnectedClusterName() == "" {
+		return 1
+	}
 	seen := map[string]bool{}
 	for _, s := range c.nc.Servers() {
 		if u, err := url.Parse(s); err == nil {

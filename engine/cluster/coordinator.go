@@ -105,6 +105,17 @@ func NewCoordinator(ctx context.Context, conn *Conn, opts CoordinatorOptions) (*
 	return c, nil
 }
 
+// EnsurePools creates the work streams of pools (a served workflow's, when it is loaded), so
+// that their workers can bind before the first attempt.
+func (c *Coordinator) EnsurePools(ctx context.Context, pools ...string) error {
+	for _, p := range pools {
+		if _, err := c.setup.pool(ctx, p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Close stops consuming results. Calls still waiting end with their contexts.
 func (c *Coordinator) Close() {
 	if c.consuming != nil {
@@ -145,6 +156,7 @@ func (c *Coordinator) Bind(ctx context.Context, block task.Block) (task.Binding,
 			spec.Version, spec.Digest = lock.Version, lock.Digest
 		}
 	case lang.UsesPlugin:
+		spec.WorkflowFile = block.Workflow.Filename
 		for _, pb := range block.Workflow.Plugins {
 			if pb.Name == spec.Local {
 				spec.Source, spec.Constraint, config = pb.Source, pb.Version, pb.Config
@@ -164,6 +176,7 @@ func (c *Coordinator) Bind(ctx context.Context, block task.Block) (task.Binding,
 			return nil, outcome.Errorf(outcome.Validation, "the config of %s %q cannot be sent to a worker: %v", spec.Kind, spec.Local, jerr)
 		}
 		spec.Config = raw
+		spec.Secrets = configSecrets(v)
 	}
 	b.spec = spec
 	return b, nil
@@ -227,7 +240,7 @@ func (c *Coordinator) Call(ctx context.Context, b task.Binding, call task.Call) 
 		ExecutionID: call.ExecutionID, Workflow: call.Workflow, Node: call.Node, TaskID: call.TaskID,
 		Attempt: call.Attempt, Seq: call.Seq, Iteration: call.Iteration,
 		Input: call.Input, State: call.State, Sensitive: call.Sensitive,
-		Reattach: call.Reattach, Pool: pool,
+		Reattach: call.Reattach, Pool: pool, Secrets: inputSecrets(call.Input, call.Sensitive),
 	}
 	if rb.spec != nil {
 		spec := *rb.spec
@@ -241,18 +254,27 @@ func (c *Coordinator) Call(ctx context.Context, b task.Binding, call task.Call) 
 	if dl, ok := ctx.Deadline(); ok {
 		msg.TimeoutMs = time.Until(dl).Milliseconds()
 	}
-	res := c.send(ctx, &msg, call.Log)
-	return c.account(call, res)
+	r := c.send(ctx, &msg)
+	if call.Log != nil {
+		for _, l := range r.Logs {
+			call.Log(l.Level, l.Message)
+		}
+	}
+	return c.account(call, r)
 }
 
 // account turns the answers of attempts whose workers stopped answering into interrupted
 // attempts, until -max-deliver of them in a row make worker_lost.
-func (c *Coordinator) account(call task.Call, res outcome.Result) outcome.Result {
+func (c *Coordinator) account(call task.Call, r resultMsg) outcome.Result {
+	res := r.Result
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if res.Type != outcome.Failure || res.Kind != outcome.AttemptInterrupted {
 		delete(c.lost, call.TaskID)
 		return res
+	}
+	if r.Clean {
+		return res // a worker's shutdown, not a lost worker
 	}
 	c.lost[call.TaskID]++
 	n := c.lost[call.TaskID]
@@ -266,8 +288,9 @@ func (c *Coordinator) account(call task.Call, res outcome.Result) outcome.Result
 	return res
 }
 
-// send publishes the call and waits for its result.
-func (c *Coordinator) send(ctx context.Context, msg *attemptMsg, logf func(level, msg string)) outcome.Result {
+// send publishes the call and waits for its result. A call that ends without one answers a
+// result of its own (the context's end, or why it could not be sent).
+func (c *Coordinator) send(ctx context.Context, msg *attemptMsg) resultMsg {
 	n := c.conn.names
 	ch := make(chan resultMsg, 1)
 	c.mu.Lock()
@@ -281,7 +304,7 @@ func (c *Coordinator) send(ctx context.Context, msg *attemptMsg, logf func(level
 	stream, err := c.setup.pool(ctx, msg.Pool)
 	for err != nil {
 		if !c.retryLater(ctx, "create the pool's stream", msg, err) {
-			return ctxFailure(ctx)
+			return resultMsg{Result: ctxFailure(ctx)}
 		}
 		stream, err = c.setup.pool(ctx, msg.Pool)
 	}
@@ -292,7 +315,7 @@ func (c *Coordinator) send(ctx context.Context, msg *attemptMsg, logf func(level
 		// Started by a previous coordinator: its result may be stored, or its message may be
 		// still queued or running.
 		if r, ok := c.stored(ctx, resultSubject); ok {
-			return c.answer(r, logf)
+			return r
 		}
 		if _, err := stream.GetLastMsgForSubject(ctx, subject); err == nil {
 			publish = false
@@ -300,7 +323,7 @@ func (c *Coordinator) send(ctx context.Context, msg *attemptMsg, logf func(level
 	}
 	body, err := json.Marshal(msg)
 	if err != nil {
-		return outcome.Fail(outcome.Fatal, "encode the attempt: %v", err)
+		return resultMsg{Result: outcome.Fail(outcome.Fatal, "encode the attempt: %v", err)}
 	}
 	m := &nats.Msg{Subject: subject, Header: nats.Header{}, Data: c.conn.cfg.Key.Seal(body, []byte(msg.ID))}
 	m.Header.Set(hdrAttempt, msg.ID)
@@ -316,29 +339,29 @@ func (c *Coordinator) send(ctx context.Context, msg *attemptMsg, logf func(level
 				// Sent before (a re-attached call within the duplicate window): its result
 				// may be stored already.
 				if r, ok := c.stored(ctx, resultSubject); ok {
-					return c.answer(r, logf)
+					return r
 				}
 				seq = 0
 			}
 			break
 		}
 		if errors.Is(err, nats.ErrMaxPayload) {
-			return outcome.Fail(outcome.DataLimitExceeded, "the attempt of %s is %d bytes sealed, more than the NATS server's max_payload; raise max_payload on the server or send less to the task", msg.Node, len(m.Data))
+			return resultMsg{Result: outcome.Fail(outcome.DataLimitExceeded, "the attempt of %s is %d bytes sealed, more than the NATS server's max_payload; raise max_payload on the server or send less to the task", msg.Node, len(m.Data))}
 		}
 		if !c.retryLater(ctx, "send the attempt", msg, err) {
-			return ctxFailure(ctx)
+			return resultMsg{Result: ctxFailure(ctx)}
 		}
 	}
 	select {
 	case r := <-ch:
-		return c.answer(r, logf)
+		return r
 	case <-ctx.Done():
 		if !errors.Is(context.Cause(ctx), task.ErrInterrupted) {
 			c.stop(msg, stream, seq)
 		}
 		// A shutdown leaves the attempt running: its result is stored, and the next
 		// coordinator re-attaches to it.
-		return ctxFailure(ctx)
+		return resultMsg{Result: ctxFailure(ctx)}
 	}
 }
 
@@ -377,16 +400,6 @@ func (c *Coordinator) stop(msg *attemptMsg, stream jetstream.Stream, seq uint64)
 		_ = stream.DeleteMsg(ctx, seq)
 	}
 	_ = c.conn.nc.FlushWithContext(ctx)
-}
-
-// answer passes a result's logs on and returns its result.
-func (c *Coordinator) answer(r resultMsg, logf func(level, msg string)) outcome.Result {
-	if logf != nil {
-		for _, l := range r.Logs {
-			logf(l.Level, l.Message)
-		}
-	}
-	return r.Result
 }
 
 // stored reads the result stored under subject, if any.

@@ -53,6 +53,12 @@ type blockSpec struct {
 	AllowedPaths []string        `json:"allowed_paths"`
 	MaxMemory    int64           `json:"max_memory,omitempty"`
 	MaxFuel      uint64          `json:"max_fuel,omitempty"`
+	// WorkflowFile is the coordinator's path of the workflow: a worker on the same machine
+	// (the coordinator's own) also looks for plugins in ./plugins beside it, as the
+	// coordinator's plan did.
+	WorkflowFile string `json:"workflow_file,omitempty"`
+	// Secrets are the config's sensitive string values, for the worker to scrub from its log.
+	Secrets []string `json:"secrets,omitempty"`
 }
 
 // attemptMsg is a work message: one call of a task.
@@ -80,6 +86,9 @@ type attemptMsg struct {
 	// stored result.
 	Reattach bool   `json:"reattach,omitempty"`
 	Pool     string `json:"pool"`
+	// Secrets are the input's sensitive string values (task.Call.Sensitive), for the worker
+	// to scrub from its own log.
+	Secrets []string `json:"secrets,omitempty"`
 }
 
 func (a *attemptMsg) uses() lang.Uses { return lang.Uses{Kind: a.Kind, Local: a.Local, Name: a.Name} }
@@ -98,4 +107,7 @@ type resultMsg struct {
 	Logs   []logLine      `json:"logs,omitempty"`
 	// Delivery is the work message's delivery count when the worker answered.
 	Delivery uint64 `json:"delivery"`
+	// Clean marks an attempt_interrupted answer of a worker that stopped cleanly (its
+	// shutdown): it does not count towards worker_lost.
+	Clean bool `json:"clean,omitempty"`
 }

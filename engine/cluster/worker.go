@@ -24,6 +24,7 @@ import (
 	ctyjson "github.com/zclconf/go-cty/cty/json"
 
 	"github.com/fuscia/fuscia/engine/plan"
+	"github.com/fuscia/fuscia/engine/redact"
 	"github.com/fuscia/fuscia/engine/task"
 	"github.com/fuscia/fuscia/hostabi/registry"
 	"github.com/fuscia/fuscia/internal/outcome"
@@ -50,6 +51,9 @@ type WorkerOptions struct {
 	Logger *slog.Logger
 	// Local: the worker runs inside the coordinator (-local-worker); only its record says so.
 	Local bool
+	// Redact, when set, gets the secret values of each call (from its sealed message), so that
+	// the process's log (a plugin's or a guest's debug lines) is scrubbed of them.
+	Redact *redact.Set
 	// ShutdownGrace is how long running attempts may go on once Run's context ended (30 s
 	// when 0); those still running then are stopped without an answer, and JetStream gives
 	// them to another worker as interrupted attempts.
@@ -72,6 +76,9 @@ type Worker struct {
 	disabled map[string]string             // pools the worker cannot run: why
 	results  jetstream.Stream
 	started  time.Time
+	// ackWait is each pool's consumer's, as the coordinator set it: heartbeats go at a
+	// third of it. Set by Run before the first attempt.
+	ackWait map[string]time.Duration
 }
 
 // NewWorker prepares a worker; Run runs it.
@@ -128,6 +135,14 @@ func (w *Worker) Run(ctx context.Context) error {
 			return err
 		}
 		consumers[pool] = cons
+	}
+	w.ackWait = map[string]time.Duration{}
+	for pool, cons := range consumers {
+		aw := w.conn.cfg.AckWait
+		if info := cons.CachedInfo(); info != nil && info.Config.AckWait > 0 {
+			aw = info.Config.AckWait
+		}
+		w.ackWait[pool] = aw
 	}
 	workers, err := w.conn.js.KeyValue(ctx, n.workersBucket())
 	if err != nil {
@@ -285,7 +300,9 @@ func (w *Worker) take(ctx, attempts context.Context, pool string, cons jetstream
 		if err == nil && ctx.Err() == nil && !w.poolDisabled(pool) {
 			w.handle(attempts, pool, msg)
 		} else if err == nil {
-			_ = msg.Nak() // taken while stopping: another worker runs it at once
+			// Taken while stopping: answered as interrupted by a clean stop, so the
+			// coordinator sends the next attempt to another worker at once.
+			w.stopped(attempts, pool, msg)
 		} else if !errors.Is(err, jetstream.ErrNoMessages) && !errors.Is(err, nats.ErrTimeout) && ctx.Err() == nil {
 			select {
 			case <-ctx.Done():
@@ -316,19 +333,11 @@ func (w *Worker) cancel(id string) {
 // handle runs one work message and stores its result. ctx is the attempts' context: it ends
 // when the worker stops them at the end of its shutdown grace.
 func (w *Worker) handle(ctx context.Context, pool string, m jetstream.Msg) {
-	id := m.Headers().Get(hdrAttempt)
-	plain, err := w.conn.cfg.Key.Open(m.Data(), []byte(id))
-	if err != nil {
-		w.log.Error("cannot open an attempt: "+err.Error()+"; it is left for another worker", "attempt", id)
-		_ = m.NakWithDelay(5 * time.Second)
+	ap, ok := w.open(m)
+	if !ok {
 		return
 	}
-	var a attemptMsg
-	if err := json.Unmarshal(plain, &a); err != nil || a.ID != id {
-		w.log.Error("dropped a malformed attempt", "attempt", id, "error", err)
-		_ = m.Term()
-		return
-	}
+	a := *ap
 	delivery := uint64(1)
 	if md, err := m.Metadata(); err == nil {
 		delivery = md.NumDelivered
@@ -337,19 +346,19 @@ func (w *Worker) handle(ctx context.Context, pool string, m jetstream.Msg) {
 		// A worker took it before and stopped answering (it died, or lost NATS for longer
 		// than the ack wait): the attempt is interrupted; the coordinator starts the next
 		// one, or gives up after -max-deliver.
-		w.store(ctx, m, &a, resultMsg{ID: a.ID, Worker: w.id, Delivery: delivery, Result: outcome.Fail(outcome.AttemptInterrupted,
-			"the worker running the attempt stopped answering for longer than -nats-ack-wait (%s); delivery %d", w.conn.cfg.AckWait, delivery)})
+		w.store(ctx, pool, m, &a, resultMsg{ID: a.ID, Worker: w.id, Delivery: delivery, Result: outcome.Fail(outcome.AttemptInterrupted,
+			"the worker running the attempt stopped answering for longer than the ack wait (%s); delivery %d", w.ackWait[pool], delivery)})
 		return
 	}
 	if a.Reattach {
 		if raw, err := w.results.GetLastMsgForSubject(ctx, w.conn.names.resultSubject(a.ExecutionID, a.ID)); err == nil {
 			// Answered already, before the coordinator restarted: answer again with it.
-			w.republish(ctx, m, raw)
+			w.republish(ctx, pool, m, raw)
 			return
 		}
 	}
 	if a.Version != version.Fuscia {
-		w.store(ctx, m, &a, resultMsg{ID: a.ID, Worker: w.id, Delivery: delivery,
+		w.store(ctx, pool, m, &a, resultMsg{ID: a.ID, Worker: w.id, Delivery: delivery,
 			Result: outcome.Fail(outcome.Fatal, "worker %s is fuscia %s and the coordinator fuscia %s; run the same version everywhere", w.id, version.Fuscia, a.Version)})
 		return
 	}
@@ -357,11 +366,41 @@ func (w *Worker) handle(ctx context.Context, pool string, m jetstream.Msg) {
 	defer w.running.Add(-1)
 	res, logs := w.run(ctx, m, pool, &a)
 	if ctx.Err() != nil {
-		// Stopped by the worker's shutdown, not answered: another worker takes it now.
-		_ = m.Nak()
+		// Stopped at the end of the worker's shutdown grace.
+		w.store(context.WithoutCancel(ctx), pool, m, &a, resultMsg{ID: a.ID, Worker: w.id, Delivery: delivery, Clean: true,
+			Result: outcome.Fail(outcome.AttemptInterrupted, "worker %s stopped (its shutdown grace ended) while running the attempt", w.id)})
 		return
 	}
-	w.store(ctx, m, &a, resultMsg{ID: a.ID, Worker: w.id, Delivery: delivery, Result: res, Logs: logs})
+	w.store(ctx, pool, m, &a, resultMsg{ID: a.ID, Worker: w.id, Delivery: delivery, Result: res, Logs: logs})
+}
+
+// open unseals a work message; a message it cannot open is left for another worker (or
+// dropped when malformed), and ok is false.
+func (w *Worker) open(m jetstream.Msg) (*attemptMsg, bool) {
+	id := m.Headers().Get(hdrAttempt)
+	plain, err := w.conn.cfg.Key.Open(m.Data(), []byte(id))
+	if err != nil {
+		w.log.Error("cannot open an attempt: "+err.Error()+"; it is left for another worker", "attempt", id)
+		_ = m.NakWithDelay(5 * time.Second)
+		return nil, false
+	}
+	var a attemptMsg
+	if err := json.Unmarshal(plain, &a); err != nil || a.ID != id {
+		w.log.Error("dropped a malformed attempt", "attempt", id, "error", err)
+		_ = m.Term()
+		return nil, false
+	}
+	return &a, true
+}
+
+// stopped answers an attempt taken while the worker stops: interrupted, cleanly.
+func (w *Worker) stopped(ctx context.Context, pool string, m jetstream.Msg) {
+	a, ok := w.open(m)
+	if !ok {
+		return
+	}
+	w.store(ctx, pool, m, a, resultMsg{ID: a.ID, Worker: w.id, Clean: true,
+		Result: outcome.Fail(outcome.AttemptInterrupted, "worker %s was stopping when it took the attempt", w.id)})
 }
 
 // maxLogLines and maxLogBytes bound the log lines one call sends back.
@@ -395,7 +434,7 @@ func (w *Worker) run(ctx context.Context, m jetstream.Msg, pool string, a *attem
 	hb.Add(1)
 	go func() {
 		defer hb.Done()
-		t := time.NewTicker(w.conn.cfg.AckWait / 3)
+		t := time.NewTicker(w.ackWait[pool] / 3)
 		defer t.Stop()
 		for {
 			select {
@@ -408,13 +447,20 @@ func (w *Worker) run(ctx context.Context, m jetstream.Msg, pool string, a *attem
 	}()
 	defer func() { close(done); hb.Wait() }()
 
+	if w.opts.Redact != nil {
+		w.opts.Redact.Add(a.Secrets...)
+		if a.Block != nil {
+			w.opts.Redact.Add(a.Block.Secrets...)
+		}
+	}
 	var logs []logLine
-	var logBytes int
+	var logBytes, dropped int
 	var logMu sync.Mutex
 	logf := func(level, msg string) {
 		logMu.Lock()
 		defer logMu.Unlock()
 		if len(logs) >= maxLogLines || logBytes+len(msg) > maxLogBytes {
+			dropped++
 			return
 		}
 		logBytes += len(msg)
@@ -431,6 +477,9 @@ func (w *Worker) run(ctx context.Context, m jetstream.Msg, pool string, a *attem
 	})
 	logMu.Lock()
 	defer logMu.Unlock()
+	if dropped > 0 {
+		logs = append(logs, logLine{Level: "warn", Message: fmt.Sprintf("%d more log lines of this call were dropped: a call on a worker sends back at most %d lines or %d KiB", dropped, maxLogLines, maxLogBytes>>10)})
+	}
 	return res, logs
 }
 
@@ -459,6 +508,9 @@ func (w *Worker) bind(ctx context.Context, pool string, a *attemptMsg) (task.Bin
 		return nil, outcome.Errorf(outcome.Fatal, "%s %q: the config sent by the coordinator: %v", s.Kind, s.Local, err)
 	}
 	wf := &lang.Workflow{Name: a.Workflow, Filename: filepath.Join(w.opts.Home, "cluster.fsc.hcl")}
+	if s.WorkflowFile != "" {
+		wf.Filename = s.WorkflowFile
+	}
 	locks := plan.Locks{}
 	switch s.Kind {
 	case lang.UsesComponent:
@@ -532,6 +584,11 @@ func staticConfig(raw json.RawMessage) (hcl.Expression, error) {
 // findPlugin reports why the worker cannot run the plugin a spec names ("" when it can).
 func (w *Worker) findPlugin(s *blockSpec) string {
 	dirs := append(slices.Clone(w.opts.PluginDirs), filepath.Join(w.opts.Home, "plugins"))
+	if s.WorkflowFile != "" {
+		// ./plugins beside the workflow, where the coordinator's plan looked first: found
+		// only on the coordinator's machine (its local worker).
+		dirs = append([]string{filepath.Join(filepath.Dir(s.WorkflowFile), "plugins")}, dirs...)
+	}
 	constraint := s.Constraint
 	if s.Version != "" && s.Digest != "" {
 		constraint = ""
@@ -615,7 +672,7 @@ func (w *Worker) install(ctx context.Context, s *blockSpec) error {
 // store stores a result in the results stream and only then acknowledges the attempt: an
 // acknowledged attempt always has its result stored. A result that cannot be stored within
 // the ack wait is left: JetStream gives the attempt to another worker.
-func (w *Worker) store(ctx context.Context, m jetstream.Msg, a *attemptMsg, r resultMsg) {
+func (w *Worker) store(ctx context.Context, pool string, m jetstream.Msg, a *attemptMsg, r resultMsg) {
 	body, err := json.Marshal(r)
 	if err != nil {
 		r = resultMsg{ID: r.ID, Worker: r.Worker, Delivery: r.Delivery, Result: outcome.Fail(outcome.Fatal, "the result cannot be encoded: %v", err)}
@@ -626,7 +683,7 @@ func (w *Worker) store(ctx context.Context, m jetstream.Msg, a *attemptMsg, r re
 	out.Header.Set(hdrAttempt, a.ID)
 	out.Header.Set(hdrKey, w.conn.cfg.Key.ID())
 	out.Header.Set(hdrWorker, w.id)
-	if !w.publish(ctx, m, out) {
+	if !w.publish(ctx, w.ackWait[pool], m, out) {
 		return
 	}
 	actx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -638,9 +695,9 @@ func (w *Worker) store(ctx context.Context, m jetstream.Msg, a *attemptMsg, r re
 
 // republish stores a result found for a re-attached call again, so the coordinator's
 // consumer sees it, then acknowledges the attempt.
-func (w *Worker) republish(ctx context.Context, m jetstream.Msg, raw *jetstream.RawStreamMsg) {
+func (w *Worker) republish(ctx context.Context, pool string, m jetstream.Msg, raw *jetstream.RawStreamMsg) {
 	out := &nats.Msg{Subject: raw.Subject, Header: raw.Header, Data: raw.Data}
-	if !w.publish(ctx, m, out) {
+	if !w.publish(ctx, w.ackWait[pool], m, out) {
 		return
 	}
 	actx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -649,8 +706,8 @@ func (w *Worker) republish(ctx context.Context, m jetstream.Msg, raw *jetstream.
 }
 
 // publish stores out, trying again until it is stored or the attempt's ack wait is near.
-func (w *Worker) publish(ctx context.Context, m jetstream.Msg, out *nats.Msg) bool {
-	deadline := time.Now().Add(w.conn.cfg.AckWait)
+func (w *Worker) publish(ctx context.Context, ackWait time.Duration, m jetstream.Msg, out *nats.Msg) bool {
+	deadline := time.Now().Add(ackWait)
 	for {
 		pctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		_, err := w.conn.js.PublishMsg(pctx, out)

@@ -11,6 +11,7 @@ import (
 	"github.com/fuscia/fuscia/engine"
 	"github.com/fuscia/fuscia/engine/local"
 	"github.com/fuscia/fuscia/engine/planner"
+	"github.com/fuscia/fuscia/lang"
 )
 
 // The serve.Server's calls back into the host (serve.Config.Load and Prune). The server makes
@@ -25,6 +26,12 @@ func (h *Host) loadServed(ctx context.Context, file string) (*engine.Program, er
 	s := h.opts.Serve
 	res, diags := planner.Make(ctx, planner.Request{File: file, Purpose: planner.ForRun, Vars: s.Vars, Env: h.env, Plugins: h.manager})
 	if !diags.HasErrors() {
+		if cp := h.cluster; cp != nil {
+			// The workflow's pools exist before its first attempt: their workers bind now.
+			if err := cp.coord.EnsurePools(ctx, poolsOf([]*lang.Workflow{res.Workflow})...); err != nil {
+				return nil, err
+			}
+		}
 		prog := engine.NewProgram(res.Workflow, res.Blob)
 		h.Preload(ctx, prog)
 		releaseAfterLoad(prog.Workflow)

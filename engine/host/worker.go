@@ -90,7 +90,7 @@ func RunWorker(ctx context.Context, o WorkerOptions) error {
 	plugs := &plugins.Dispatcher{Manager: manager, Env: env, Store: kv, Artifacts: arts}
 	w := cluster.NewWorker(conn, cluster.WorkerOptions{
 		Pools: o.Pools, Concurrency: o.Concurrency, Home: o.Home, PluginDirs: o.PluginDirs,
-		ShutdownGrace: o.ShutdownGrace, Logger: log,
+		ShutdownGrace: o.ShutdownGrace, Logger: log, Redact: o.Redact,
 		Tasks: task.ByKind{lang.UsesBuiltin: builtins.New(runner), lang.UsesComponent: comps, lang.UsesPlugin: plugs},
 	})
 	if o.OnJoined != nil {
