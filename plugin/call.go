@@ -61,7 +61,7 @@ func (m *Manager) Execute(ctx context.Context, t Target, req Request, env *CallE
 		var err error
 		resp, err = p.provider.Execute(ctx, &pluginv1.ExecuteRequest{
 			Context: req.Context, Task: req.Task, Input: req.Input, State: req.State, Config: req.Config,
-			CallId: id, HostBrokerId: p.hostID, DeadlineUnixNano: deadline,
+			CallId: id, HostBrokerId: p.hostBrokerID(), DeadlineUnixNano: deadline,
 		})
 		return err
 	})
@@ -82,7 +82,7 @@ func (m *Manager) HandleTrigger(ctx context.Context, t Target, req TriggerReques
 		var err error
 		resp, err = p.provider.HandleTrigger(ctx, &pluginv1.HandleTriggerRequest{
 			Context: req.Context, Trigger: req.Trigger, Event: req.Event, Config: req.Config,
-			CallId: id, HostBrokerId: p.hostID, DeadlineUnixNano: deadline,
+			CallId: id, HostBrokerId: p.hostBrokerID(), DeadlineUnixNano: deadline,
 		})
 		return err
 	})

@@ -138,10 +138,13 @@ type process struct {
 	client   *goplugin.Client
 	provider pluginv1.ProviderClient
 	host     *hostServer
-	hostID   uint32
+	broker   *goplugin.GRPCBroker
 	pid      int
 	stderr   *stderrTail
 	once     sync.Once
+
+	announce sync.Once // serves host on the broker, at the first call that needs it
+	hostID   uint32    // the broker id host is served under; set by announce
 }
 
 // stop kills the process (gracefully first, as go-plugin does) and anything left in its
@@ -154,6 +157,25 @@ func (p *process) stop() {
 			_ = syscall.Kill(-p.pid, syscall.SIGKILL)
 		}
 	})
+}
+
+// hostBrokerID returns the broker id Host is served under, serving it on the first call.
+//
+// Host is announced when a call that carries its id is about to be sent, not when the process
+// starts: go-plugin's broker in the plugin forgets an announced address that nothing dialed
+// within 5 s, and a process can sit idle far longer before its first call (serve starts a
+// workflow's plugins when it loads the workflow). The SDK dials as the call starts.
+func (p *process) hostBrokerID() uint32 {
+	p.announce.Do(func() {
+		p.hostID = p.broker.NextId()
+		// AcceptAndServe returns when the broker closes, that is when the client is killed.
+		go p.broker.AcceptAndServe(p.hostID, func(opts []grpc.ServerOption) *grpc.Server {
+			s := grpc.NewServer(append(opts, grpc.MaxRecvMsgSize(sdk.MaxMessageSize), grpc.MaxSendMsgSize(sdk.MaxMessageSize))...)
+			pluginv1.RegisterHostServer(s, p.host)
+			return s
+		})
+	})
+	return p.hostID
 }
 
 // exited reports whether the process is gone.
@@ -264,17 +286,10 @@ func (m *Manager) start(t Target) (*process, error) {
 		return nil, fmt.Errorf("%s: %w", t, err)
 	}
 	r := raw.(*remote)
-	p := &process{target: t, client: client, provider: r.provider, host: host, stderr: tail}
+	p := &process{target: t, client: client, provider: r.provider, host: host, broker: r.broker, stderr: tail}
 	if rc := client.ReattachConfig(); rc != nil {
 		p.pid = rc.Pid
 	}
-	p.hostID = r.broker.NextId()
-	// AcceptAndServe returns when the broker closes, that is when the client is killed.
-	go r.broker.AcceptAndServe(p.hostID, func(opts []grpc.ServerOption) *grpc.Server {
-		s := grpc.NewServer(append(opts, grpc.MaxRecvMsgSize(sdk.MaxMessageSize), grpc.MaxSendMsgSize(sdk.MaxMessageSize))...)
-		pluginv1.RegisterHostServer(s, host)
-		return s
-	})
 	m.opts.Logger.Debug("plugin started", "plugin", t.Name, "path", t.Path, "pid", p.pid)
 	return p, nil
 }

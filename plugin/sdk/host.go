@@ -34,9 +34,18 @@ type hostLink struct {
 	client pluginv1.HostClient // nil until a dial succeeds; a failed dial is tried again
 }
 
-// ref returns the way back to the host for the call callID, over broker id brokerID. Nothing
-// is dialed until the handler uses the host.
+// ref returns the way back to the host for the call callID, over broker id brokerID, and
+// connects to the host if no call has yet.
+//
+// It connects as the call starts, not when the handler first needs the host: go-plugin's
+// broker forgets the address the host announced for an id when nothing dials it within 5 s,
+// and a handler may first log or use its KV minutes into a call. The host announces its id
+// just before the process's first call that carries it. A failed dial is tried again, and
+// reported, when the handler uses the host. Id 0 is no host (go-plugin's ids start at 1).
 func (h *hosts) ref(brokerID uint32, callID string) hostRef {
+	if brokerID != 0 {
+		_, _ = h.client(brokerID)
+	}
 	return hostRef{callID: callID, client: func() (pluginv1.HostClient, error) { return h.client(brokerID) }}
 }
 
