@@ -70,12 +70,17 @@ type Worker struct {
 
 	running atomic.Int64
 
-	mu       sync.Mutex
-	cancels  map[string]context.CancelFunc // by attempt id
-	bindings map[string]task.Binding       // by block spec digest
-	disabled map[string]string             // pools the worker cannot run: why
-	results  jetstream.Stream
-	started  time.Time
+	mu      sync.Mutex
+	cancels map[string]context.CancelFunc // by attempt id
+	// early are the cancels of attempts not running here when they came, by attempt id, with
+	// when: one may have come between the taking of its message and its start (run stops it
+	// at once). Kept for earlyCancelTTL.
+	early       map[string]time.Time
+	earlyPruned time.Time
+	bindings    map[string]task.Binding // by block spec digest
+	disabled    map[string]string       // pools the worker cannot run: why
+	results     jetstream.Stream
+	started     time.Time
 	// ackWait is each pool's consumer's, as the coordinator set it: heartbeats go at a
 	// third of it. Set by Run before the first attempt.
 	ackWait map[string]time.Duration
@@ -98,7 +103,8 @@ func NewWorker(conn *Conn, opts WorkerOptions) *Worker {
 	_, _ = rand.Read(b[:])
 	return &Worker{conn: conn, opts: opts, log: log, host: host,
 		id:      fmt.Sprintf("%s-%d-%s", token(host), os.Getpid(), hex.EncodeToString(b[:])),
-		cancels: map[string]context.CancelFunc{}, bindings: map[string]task.Binding{}, disabled: map[string]string{}}
+		cancels: map[string]context.CancelFunc{}, early: map[string]time.Time{},
+		bindings: map[string]task.Binding{}, disabled: map[string]string{}}
 }
 
 // ID is the worker's id in `fuscia workers list`.
@@ -320,10 +326,27 @@ func (w *Worker) poolDisabled(pool string) bool {
 	return ok
 }
 
-// cancel stops a running attempt the coordinator gave up on.
+// earlyCancelTTL is how long a worker remembers the cancel of an attempt it does not run:
+// far longer than an attempt takes from its message's taking to its start.
+const earlyCancelTTL = 2 * time.Minute
+
+// cancel stops a running attempt the coordinator gave up on. Every worker gets every cancel:
+// one for an attempt not running here is remembered a while, should the attempt be starting.
 func (w *Worker) cancel(id string) {
 	w.mu.Lock()
 	stop := w.cancels[id]
+	if stop == nil {
+		now := time.Now()
+		if now.Sub(w.earlyPruned) > earlyCancelTTL/4 {
+			for k, at := range w.early {
+				if now.Sub(at) > earlyCancelTTL {
+					delete(w.early, k)
+				}
+			}
+			w.earlyPruned = now
+		}
+		w.early[id] = now
+	}
 	w.mu.Unlock()
 	if stop != nil {
 		stop()
@@ -421,6 +444,10 @@ func (w *Worker) run(ctx context.Context, m jetstream.Msg, pool string, a *attem
 	defer cancel()
 	w.mu.Lock()
 	w.cancels[a.ID] = cancel
+	if _, ok := w.early[a.ID]; ok {
+		delete(w.early, a.ID)
+		cancel() // cancelled while it was being taken
+	}
 	w.mu.Unlock()
 	defer func() {
 		w.mu.Lock()

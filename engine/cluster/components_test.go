@@ -1,0 +1,178 @@
+package cluster
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bytecodealliance/wasmtime-go/v39"
+	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
+
+	"github.com/fuscia/fuscia/engine/task"
+	"github.com/fuscia/fuscia/hostabi/registry"
+	"github.com/fuscia/fuscia/internal/natstest"
+	"github.com/fuscia/fuscia/internal/outcome"
+	"github.com/fuscia/fuscia/lang"
+)
+
+// bindComponent binds a component block through the coordinator, as a run does; config is
+// the block's config (cty.NilVal: none).
+func (c *fixture) bindComponent(t testing.TB, local, source string, config cty.Value) task.Binding {
+	t.Helper()
+	var expr hcl.Expression
+	if config != cty.NilVal {
+		expr = hcl.StaticExpr(config, hcl.Range{Filename: "w.fsc.hcl"})
+	}
+	b, err := c.coord.Bind(testCtx(t), task.Block{
+		Uses:     lang.Uses{Kind: lang.UsesComponent, Local: local},
+		Workflow: &lang.Workflow{Name: "w", Components: []*lang.Component{{Name: local, Source: source, Config: expr}}},
+		Eval: func(e hcl.Expression) (cty.Value, *outcome.Error) {
+			v, diags := e.Value(nil)
+			if diags.HasErrors() {
+				return cty.NilVal, outcome.Errorf(outcome.Fatal, "%s", diags.Error())
+			}
+			return v, nil
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// spinWAT is a component whose task spin loops forever: only an interruption stops it.
+const spinWAT = `(module (memory (export "memory") 1)
+  (func (export "fuscia_abi_v1"))
+  (func (export "fuscia_alloc") (param i32) (result i32) (i32.const 1024))
+  (func (export "fuscia_call") (param i32 i32) (result i64) (loop (br 0)) (i64.const 0)))`
+
+const spinManifest = `{"name": "t/spin", "version": "1.0.0", "abi": 1, "digest": "",
+  "capabilities": {"allowed_hosts": [], "allowed_paths": []}, "tasks": {"spin": {}}}`
+
+// installWAT packs and installs a component made of a WebAssembly text module and a manifest.
+func installWAT(t testing.TB, componentsDir, wat, manifest string) registry.Installed {
+	t.Helper()
+	src := t.TempDir()
+	wasm, err := wasmtime.Wat2Wasm(wat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(src, "component.wasm"), wasm, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(src, "manifest.json"), []byte(manifest), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pkg := filepath.Join(t.TempDir(), "component.fcpkg")
+	if _, err := registry.Pack(src, pkg); err != nil {
+		t.Fatal(err)
+	}
+	inst, err := registry.Install(componentsDir, pkg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return inst
+}
+
+// installWatEcho installs the repository's example component fuscia/wat-echo, which answers
+// with the request it got and logs its config's greeting.
+func installWatEcho(t testing.TB, componentsDir string) registry.Installed {
+	t.Helper()
+	src := filepath.Join("..", "..", "examples", "components", "wat-echo")
+	wat, err := os.ReadFile(filepath.Join(src, "component.wat"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	manifest, err := os.ReadFile(filepath.Join(src, "manifest.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return installWAT(t, componentsDir, string(wat), string(manifest))
+}
+
+// echoOutput is what wat-echo's task echo answers.
+type echoOutput struct {
+	Kind    string          `json:"kind"`
+	Name    string          `json:"name"`
+	Context map[string]any  `json:"context"`
+	Input   json.RawMessage `json:"input"`
+}
+
+// TestComponentByDigest: a worker that does not have a component gets it from the cluster by
+// the digest the coordinator installed, and runs it with the block's config; a cancelled call
+// interrupts its Wasm on the worker at once.
+func TestComponentByDigest(t *testing.T) {
+	srv := natstest.Start(t)
+	home := t.TempDir()
+	echo := installWatEcho(t, filepath.Join(home, "components"))
+	installWAT(t, filepath.Join(home, "components"), spinWAT, spinManifest)
+	c := newCluster(t, srv.URL(), clusterOptions{Home: home})
+	w := c.startWorker(t, WorkerOptions{})
+	b := c.bindComponent(t, "echo", "fuscia/wat-echo", cty.ObjectVal(map[string]cty.Value{"greeting": cty.StringVal("hello from the coordinator")}))
+
+	logs := &logLines{}
+	call := newCall("task.look", lang.Uses{Kind: lang.UsesComponent, Local: "echo", Name: "echo"}, map[string]any{"item": "a"}, "", logs)
+	r := c.call(t, b, call)
+	wantSuccess(t, "wat-echo's echo", r)
+	var out echoOutput
+	if err := json.Unmarshal(r.Output, &out); err != nil || out.Name != "echo" || string(out.Input) != `{"item":"a"}` ||
+		out.Context["task_id"] != call.TaskID || out.Context["node"] != "task.look" {
+		t.Fatalf("wat-echo's output = %s (%v)", r.Output, err)
+	}
+	if l := logs.String(); !strings.Contains(l, "info: wat-echo: hello from the coordinator") {
+		t.Fatalf("the call's log lines = %q; want the greeting of the block's config", l)
+	}
+	ctx := testCtx(t)
+	if _, err := c.coord.objects.GetInfo(ctx, echo.Digest); err != nil {
+		t.Fatalf("the component is not in the cluster's object store under %s: %v", echo.Digest, err)
+	}
+	got, err := registry.Find(filepath.Join(w.home, "components"), "fuscia/wat-echo", "")
+	if err != nil || got.Digest != echo.Digest || got.Version != echo.Version {
+		t.Fatalf("the worker installed %+v, %v; want %s %s", got, err, echo.Ref(), echo.Digest)
+	}
+
+	// A task that loops forever stops when its call is cancelled.
+	sb := c.bindComponent(t, "spin", "t/spin", cty.NilVal)
+	spin := newCall("task.spin", lang.Uses{Kind: lang.UsesComponent, Local: "spin", Name: "spin"}, map[string]any{}, "", nil)
+	id := attemptID(spin)
+	p := c.callAsync(sb, spin)
+	eventually(t, "the worker to start the attempt", func() bool {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		return w.cancels[id] != nil
+	})
+	cancelled := time.Now()
+	p.cancel(nil)
+	wantKind(t, "the cancelled spin", p.result(t), outcome.Cancelled)
+	// The worker answers once the Wasm stopped.
+	var res resultMsg
+	eventually(t, "the worker's answer", func() bool {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		raw, err := c.coord.results.GetLastMsgForSubject(ctx, c.conn.names.resultSubject(execution, id))
+		if err != nil {
+			return false
+		}
+		plain, err := c.cfg.Key.Open(raw.Data, []byte(id))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(plain, &res); err != nil {
+			t.Fatal(err)
+		}
+		return true
+	})
+	d := time.Since(cancelled)
+	t.Logf("the worker answered the cancelled spin %s after the cancellation: %s: %s", d, res.Result.Kind, res.Result.Message)
+	if res.Result.Type != outcome.Failure || (res.Result.Kind != outcome.Cancelled && res.Result.Kind != outcome.Timeout) {
+		t.Fatalf("the worker answered the cancelled spin with %+v", res.Result)
+	}
+	if d > stopBound {
+		t.Fatalf("the worker stopped the cancelled spin %s after the cancellation; want within %s", d, stopBound)
+	}
+}
