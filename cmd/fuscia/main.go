@@ -67,6 +67,7 @@ func commands() map[string]command {
 		"serve":      {"Run the daemon: triggers, durable waits, crash recovery, HTTP API, metrics", runServe, false},
 		"token":      {"Create, list or revoke the API tokens of serve's -listen", runToken, false},
 		"worker":     {"Run a cluster worker: take task attempts from NATS JetStream and run them", runWorker, false},
+		"workers":    {"List a cluster's live workers and the attempts waiting for one (through serve's socket)", runWorkers, false},
 
 		"component": {"Manage installed Wasm components: pack, install, list, remove", runComponent, true},
 		"plugin":    {"List the plugin binaries found, with their versions, tasks, triggers and checksums", runPlugin, true},

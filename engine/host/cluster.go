@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"time"
 
 	"github.com/fuscia/fuscia/engine/cluster"
 	"github.com/fuscia/fuscia/engine/cluster/jsstore"
 	"github.com/fuscia/fuscia/engine/internal/runtime/builtins"
 	"github.com/fuscia/fuscia/engine/journal"
+	"github.com/fuscia/fuscia/engine/local"
 	"github.com/fuscia/fuscia/engine/task"
 	"github.com/fuscia/fuscia/lang"
 )
@@ -81,6 +83,29 @@ func (h *Host) openCluster(ctx context.Context) error {
 	return nil
 }
 
+// workersTimeout bounds the questions to NATS of one GET /v1/workers.
+const workersTimeout = 10 * time.Second
+
+// workers is serve.Config.Workers: the cluster's live workers and the attempts waiting for
+// one, by pool. The server calls it from its API, which is served only after Open set up the
+// cluster.
+func (h *Host) workers(ctx context.Context) (local.WorkerList, error) {
+	cp := h.cluster
+	if cp == nil || cp.coord == nil {
+		return local.WorkerList{}, errors.New("the cluster is not set up yet")
+	}
+	ctx, cancel := context.WithTimeout(ctx, workersTimeout)
+	defer cancel()
+	ws, err := cp.coord.Workers(ctx)
+	if err != nil {
+		return local.WorkerList{}, err
+	}
+	if ws == nil {
+		ws = []cluster.WorkerInfo{}
+	}
+	return local.WorkerList{Workers: ws, QueueDepth: cp.coord.QueueDepth(ctx)}, nil
+}
+
 // localTasks are the process's own runtimes, one per kind of `uses`.
 func (h *Host) localTasks() task.ByKind {
 	return task.ByKind{lang.UsesBuiltin: builtins.New(h.runner), lang.UsesComponent: h.comps, lang.UsesPlugin: h.plugins}
@@ -108,6 +133,7 @@ func (h *Host) startLocalWorker() {
 	w := cluster.NewWorker(cp.conn, cluster.WorkerOptions{
 		Pools: []string{cluster.DefaultPool}, Concurrency: o.Concurrency, Home: h.opts.Home,
 		PluginDirs: h.opts.PluginDirs, Tasks: h.localTasks(), Logger: h.tel.Logger, Local: true,
+		Redact: h.opts.Redact,
 	})
 	ctx, cancel := context.WithCancel(context.Background())
 	cp.stopWorker, cp.workerDone = cancel, make(chan struct{})

@@ -75,10 +75,14 @@ func New(opts Options) (*Host, error) {
 		return nil, err
 	}
 	s := opts.Serve
-	h.server = serve.New(serve.Config{
+	cfg := serve.Config{
 		Paths: s.Paths, Metrics: h.recorder, Now: s.Now, WebhookWait: s.WebhookWait,
 		Retain: s.Retain, Prune: h.prune, Load: h.loadServed,
-	})
+	}
+	if opts.Cluster != nil {
+		cfg.Workers = h.workers
+	}
+	h.server = serve.New(cfg)
 	return h, nil
 }
 

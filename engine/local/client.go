@@ -128,6 +128,8 @@ func (c *client) request(ctx context.Context, method, path string, body any) (*h
 		e.sentinel = ErrNoToken
 	case codeInvalidToken:
 		e.sentinel = ErrInvalidToken
+	case CodeNoCluster:
+		e.sentinel = ErrNoCluster
 	}
 	if eb.Code == codeFinished {
 		return nil, &finishedError{apiError: e, status: eb.Status}

@@ -15,13 +15,14 @@ import (
 )
 
 // RegisterAPI adds serve's endpoints to the owner's API (docs/reference/api.md): start a run, resume,
-// workflows, health. The same mux answers on the unix socket and on -listen.
+// workflows, health, a cluster's workers. The same mux answers on the unix socket and on -listen.
 func (s *Server) RegisterAPI(mux *http.ServeMux) {
 	mux.HandleFunc("GET /v1/health", s.health)
 	mux.HandleFunc("GET /v1/workflows", s.listWorkflows)
 	mux.HandleFunc("POST /v1/workflows/{name}/runs", s.startRun)
 	mux.HandleFunc("POST /v1/executions/{id}/resume", s.resumeRun)
 	mux.HandleFunc("POST /v1/apply", s.applyPlan)
+	mux.HandleFunc("GET /v1/workers", s.listWorkers)
 }
 
 // health is 200 "ok" once Start has loaded the workflows and resumed the runs; before, and

@@ -46,6 +46,10 @@ type Config struct {
 	// Prune deletes the runs that finished before a time, with their artifacts, key-value
 	// state and log lines (local.Owner.Prune); needed with Retain.
 	Prune func(ctx context.Context, before time.Time) (local.Pruned, error)
+	// Workers reports the cluster this serve coordinates (-nats): its live workers and the
+	// attempts waiting for one, for GET /v1/workers (workers.go). nil when serve coordinates
+	// none: the endpoint then answers 409 no_cluster.
+	Workers func(ctx context.Context) (local.WorkerList, error)
 }
 
 // Server is a running `fuscia serve`.

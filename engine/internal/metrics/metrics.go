@@ -9,6 +9,9 @@
 //	fuscia_node_attempts_total{workflow,kind,outcome}    counter: node attempts
 //	fuscia_node_duration_seconds{workflow,kind,outcome}  histogram: node attempt durations (100µs..1h)
 //	fuscia_queue_depth{workflow}                         gauge: runs queued behind max_concurrent_runs
+//	fuscia_queue_depth{pool}                             gauge: in a cluster, task attempts waiting for a worker
+//	fuscia_workers{pool}                                 gauge: in a cluster, live workers
+//	fuscia_redeliveries_total                            counter: in a cluster, attempts given to another worker
 //	fuscia_wasm_instantiate_seconds                      histogram: wasm instantiations (50µs..5s)
 //	fuscia_plugin_restarts_total                         counter: plugin process restarts
 //	fuscia_triggers_total{workflow,trigger,type,result}  counter: trigger firings
@@ -252,11 +255,15 @@ func (r *Recorder) Redelivery(ctx context.Context) {
 
 // ObserveCluster makes workers and queue the sources of fuscia_workers{pool} and
 // fuscia_queue_depth{pool}: the live workers and the attempts waiting for one, by pool. They
-// ask NATS, so each collection gives them a context of a few seconds. Call it once.
+// ask NATS, so each collection gives them a context of a few seconds. It also makes
+// fuscia_redeliveries_total appear at 0: a counter is exported from its first change, and
+// a series that exists from the start is one a rate or an alert can be written on. Call it
+// once.
 func (r *Recorder) ObserveCluster(workers, queue func(ctx context.Context) map[string]int64) error {
 	if r == nil {
 		return nil
 	}
+	r.redeliveries.Add(context.Background(), 0)
 	_, err := r.meter.RegisterCallback(func(ctx context.Context, o metric.Observer) error {
 		ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 		defer cancel()
