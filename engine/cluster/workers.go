@@ -35,7 +35,8 @@ func (c *Coordinator) Workers(ctx context.Context) ([]WorkerInfo, error) {
 }
 
 // WorkersByPool counts the live workers of each pool (a worker of two pools counts in both;
-// a pool it stopped taking, plugin_missing, does not count). Every pool the coordinator knows
+// a pool it stopped taking, plugin_missing, does not count; nor does a worker of another
+// cluster key, left from before the coordinator's key changed). Every pool the coordinator knows
 // is present, with 0 when it has no worker.
 func (c *Coordinator) WorkersByPool(ctx context.Context) map[string]int64 {
 	out := map[string]int64{}
@@ -49,6 +50,9 @@ func (c *Coordinator) WorkersByPool(ctx context.Context) map[string]int64 {
 		return out
 	}
 	for _, w := range ws {
+		if w.KeyID != "" && w.KeyID != c.conn.cfg.Key.ID() {
+			continue // sealed with another key: it cannot run this cluster's attempts
+		}
 		for _, p := range w.Pools {
 			if _, off := w.Disabled[p]; !off {
 				out[p]++
