@@ -72,7 +72,7 @@ func TestClusterWorkerKilled(t *testing.T) {
 	h := newHarness(t)
 	crInstall(t, h, "fetch")
 	h.write("flows/fan.fsc.hcl", fmt.Sprintf(fanWorkflow, cs.URL))
-	sp := startServe(t, h, nil, clusterServeArgs(ns.URL(), key)...)
+	sp := startCoordinator(t, h, nil, clusterServeArgs(ns.URL(), key)...)
 	a := startWorker(t, ns.URL(), key, "-concurrency", strconv.Itoa(killedConcurrency), "-nats-ack-wait", "2s")
 
 	const total = 200
@@ -181,7 +181,7 @@ func TestClusterCoordinatorKilled(t *testing.T) {
 	crInstall(t, h, "fetch")
 	h.write("flows/fan.fsc.hcl", fmt.Sprintf(fanWorkflow, cs.URL))
 	args := clusterServeArgs(ns.URL(), key)
-	sp := startServe(t, h, nil, args...)
+	sp := startCoordinator(t, h, nil, args...)
 	w := startWorker(t, ns.URL(), key, "-concurrency", strconv.Itoa(holdCount), "-nats-ack-wait", "2s")
 	js := testJetStream(t, ns)
 
@@ -273,7 +273,7 @@ func TestClusterCoordinatorKilled(t *testing.T) {
 	}
 
 	restartedAt := time.Now()
-	sp2 := startServe(t, h, nil, args...)
+	sp2 := startCoordinator(t, h, nil, args...)
 	var ids []string
 	idOf := map[int]string{}
 	for _, a := range answers {
@@ -352,7 +352,7 @@ func TestClusterSecretNotInNATS(t *testing.T) {
 	h := newHarness(t)
 	crInstall(t, h, "fetch")
 	h.write("flows/secret.fsc.hcl", fmt.Sprintf(secretWorkflow, cs.URL))
-	sp := startServe(t, h, []string{"CLUSTER_E2E_TOKEN=" + secret}, clusterServeArgs(ns.URL(), key)...)
+	sp := startCoordinator(t, h, []string{"CLUSTER_E2E_TOKEN=" + secret}, clusterServeArgs(ns.URL(), key)...)
 	w := startWorker(t, ns.URL(), key, "-concurrency", "2")
 
 	const runs = 5
@@ -447,7 +447,7 @@ func TestClusterStartErrors(t *testing.T) {
 		ns := natstest.Start(t)
 		wh := newHarness(t)
 		wh.write("flows/hello.fsc.hcl", validWorkflow)
-		sp := startServe(t, wh, nil, clusterServeArgs(ns.URL(), key)...)
+		sp := startCoordinator(t, wh, nil, clusterServeArgs(ns.URL(), key)...)
 		w := launchWorker(t, fusciaBin, ns.URL(), clusterKeyFile(t))
 		if code := w.wait(clusterDeadline); code != 2 {
 			t.Fatalf("a worker with another cluster key exited %d, want 2:\n%s", code, w)
@@ -478,13 +478,13 @@ func TestClusterNATSOutage(t *testing.T) {
 	cs := newCallServer(t, 0, 0)
 	h := newHarness(t)
 	h.write("flows/outage.fsc.hcl", fmt.Sprintf(outageWorkflow, cs.URL))
-	sp := startServe(t, h, nil, "flows", "-nats", ns.URL(), "-cluster-key-file", key, "-nats-ack-wait", "2s")
+	sp := startCoordinator(t, h, nil, "flows", "-nats", ns.URL(), "-cluster-key-file", key, "-nats-ack-wait", "2s")
 
 	first := postHook(sp.base, "/hooks/outage", 0)
 	if first.code/100 != 2 || first.id == "" {
 		t.Fatalf("webhook before the outage: %d %q (%v)\n%s", first.code, first.body, first.err, sp)
 	}
-	sp.waitStatus(first.id, journal.StatusSucceeded)
+	waitAllSucceeded(t, sp, []string{first.id}, clusterDeadline)
 
 	ns.Shutdown()
 	const lost, resumed = "lost the connection to NATS", "dispatch resumes"
@@ -551,7 +551,7 @@ func TestClusterWorkerVersionMismatch(t *testing.T) {
 	key := clusterKeyFile(t)
 	h := newHarness(t)
 	h.write("flows/hello.fsc.hcl", validWorkflow)
-	sp := startServe(t, h, nil, clusterServeArgs(ns.URL(), key)...)
+	sp := startCoordinator(t, h, nil, clusterServeArgs(ns.URL(), key)...)
 	w := launchWorker(t, other, ns.URL(), key)
 	if code := w.wait(clusterDeadline); code != 2 {
 		t.Fatalf("a worker of fuscia 9.9.9 under a coordinator of %s exited %d, want 2:\n%s", version.Fuscia, code, w)

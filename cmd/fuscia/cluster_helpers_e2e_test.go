@@ -49,6 +49,15 @@ func clusterKeyFile(t *testing.T) string {
 	return path
 }
 
+// startCoordinator is startServe with clusterDeadline: serve compiles the components its
+// workflows use before it says it serves, which takes a while on a busy machine.
+func startCoordinator(t *testing.T, h *harness, env []string, args ...string) *serveProc {
+	t.Helper()
+	sp := launchServe(t, h, env, args...)
+	sp.waitServing(clusterDeadline)
+	return sp
+}
+
 // clusterProc is a long-running fuscia process other than serve (a worker).
 type clusterProc struct {
 	t      *testing.T
