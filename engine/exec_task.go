@@ -486,6 +486,10 @@ func (r *Run) attemptDone(ti *taskInst, ar attemptResult) {
 		if ar.again {
 			ti.interrupted++
 			ti.calls = 0
+			// Said like a retry (it is one, that does not count): an observer sees why the
+			// attempt ended, as the journal does.
+			now := time.Now().UTC()
+			r.emit(Event{Type: EventNodeRetrying, Node: ti.ns.addr, Kind: "task", Index: ti.index, Attempt: ti.attempt, Error: e.Error, RetryAt: &now})
 			r.requeueAfter(ti, 0)
 		}
 		return

@@ -171,9 +171,17 @@ func TestAttemptInterruptedElsewhereRunsTheNextAttempt(t *testing.T) {
 		}
 		return answerJSON(map[string]int{"attempt": call.Attempt})
 	})
-	ex := te.apply(sprintf(remoteTask, "retry {\n    attempts = 1\n  }"), StartOptions{})
+	var retrying []Event
+	ex := te.apply(sprintf(remoteTask, "retry {\n    attempts = 1\n  }"), StartOptions{Observer: func(ev Event) {
+		if ev.Type == EventNodeRetrying {
+			retrying = append(retrying, ev)
+		}
+	}})
 	wantRun(t, ex, journal.StatusSucceeded)
 	wantJSON(t, "outputs", ex.Outputs, `{"a": {"attempt": 2}}`)
+	if len(retrying) != 1 || retrying[0].Error == nil || retrying[0].Error.Kind != outcome.AttemptInterrupted || retrying[0].Attempt != 1 {
+		t.Fatalf("node_retrying events %+v; want one for attempt 1, of kind attempt_interrupted", retrying)
+	}
 	if a := wantNode(t, ex, "task.a", journal.StatusSucceeded); a.Attempts != 2 || a.Error != nil {
 		t.Fatalf("task.a: attempts %d, error %v; want 2 attempts and no error", a.Attempts, a.Error)
 	}
