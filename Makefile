@@ -72,7 +72,10 @@ demo: build
 # second with peak RSS, a 100,000-item for_each, and the journal's appends; then the Wasm
 # host's: per-attempt p50/p99 (a tiny module, a Go component), trap cost with and without
 # RUST_BACKTRACE, interrupt latency, module load (compile, disk cache, memory) and 1,000
-# component tasks through the engine; finally `fuscia serve` itself through bin/fuscia-load:
+# component tasks through the engine; the cluster on NATS JetStream (an in-process NATS
+# server): one attempt's dispatch overhead p50/p99 against a local attempt, runs/s with 1, 2
+# and 4 `fuscia worker` processes (a 50 ms I/O-bound task) and with 1 and 2 (CPU-bound Wasm),
+# and the redelivery time after a worker's SIGKILL; finally `fuscia serve` itself through bin/fuscia-load:
 # webhook throughput (accepted and webhook-to-finished runs/s, 202 latency, peak RSS) with its
 # Go client and, when Debian's wrk is installed, with wrk, the idle RSS of 10 loaded
 # workflows, and serve's memory and responsiveness under a slowloris of 3,000 connections and
@@ -96,6 +99,10 @@ bench: build load-tool
 	$(GO) test ./plugin -run '^$$' -bench 'PluginStart' -benchtime 20x
 	$(GO) test ./plugin -run '^$$' -bench 'PluginExecute' -benchtime 5000x
 	$(GO) test ./engine -run '^$$' -bench 'ShellForEach1000|SpawnTrue1000' -benchtime 3x
+	$(GO) test ./engine/cluster -run '^$$' -bench 'DispatchOverhead' -benchtime 3000x
+	$(GO) test ./cmd/fuscia -run '^$$' -bench 'ClusterScaling' -benchtime 2000x -timeout 30m
+	$(GO) test ./cmd/fuscia -run '^$$' -bench 'ClusterWasmCPU' -benchtime 200x -timeout 30m
+	$(GO) test ./cmd/fuscia -run '^$$' -bench 'ClusterRedelivery' -benchtime 10x -timeout 30m
 	$(LOAD) -fuscia $(BIN) -mode bench -duration 20s
 	@if command -v wrk >/dev/null; then $(LOAD) -fuscia $(BIN) -mode bench -client wrk -duration 20s; \
 	else echo "wrk is not installed (apt-get install wrk): no wrk figure"; fi
