@@ -18,6 +18,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/zclconf/go-cty/cty"
 
+	"github.com/fuscia/fuscia/engine/redact"
 	"github.com/fuscia/fuscia/engine/task"
 	"github.com/fuscia/fuscia/hostabi/registry"
 	"github.com/fuscia/fuscia/internal/outcome"
@@ -38,6 +39,10 @@ type CoordinatorOptions struct {
 	// others are created on first use.
 	Pools  []string
 	Logger *slog.Logger
+	// Redact is the coordinator's set of secret values. A call's sensitive input and config
+	// values that hold one of them travel (sealed) with the call, so that its worker scrubs
+	// them from its own log; nil sends none.
+	Redact *redact.Set
 	// OnRedelivery is told of each attempt given to another worker after its worker stopped
 	// answering (the fuscia_redeliveries_total metric).
 	OnRedelivery func()
@@ -176,10 +181,26 @@ func (c *Coordinator) Bind(ctx context.Context, block task.Block) (task.Binding,
 			return nil, outcome.Errorf(outcome.Validation, "the config of %s %q cannot be sent to a worker: %v", spec.Kind, spec.Local, jerr)
 		}
 		spec.Config = raw
-		spec.Secrets = configSecrets(v)
+		spec.Secrets = c.secretsOnly(configSecrets(v))
 	}
 	b.spec = spec
 	return b, nil
+}
+
+// secretsOnly keeps the values that hold a secret the coordinator knows: a value derived
+// from a secret in a way no scrubber recognizes (a whole output marked sensitive, such as
+// "completed") is not one, and would only scrub ordinary words from the worker's log.
+func (c *Coordinator) secretsOnly(values []string) []string {
+	if c.opts.Redact == nil {
+		return nil
+	}
+	var out []string
+	for _, v := range values {
+		if c.opts.Redact.String(v) != v {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // configJSON encodes an evaluated config for the wire, marks dropped (the message is sealed).
@@ -240,7 +261,7 @@ func (c *Coordinator) Call(ctx context.Context, b task.Binding, call task.Call) 
 		ExecutionID: call.ExecutionID, Workflow: call.Workflow, Node: call.Node, TaskID: call.TaskID,
 		Attempt: call.Attempt, Seq: call.Seq, Iteration: call.Iteration,
 		Input: call.Input, State: call.State, Sensitive: call.Sensitive,
-		Reattach: call.Reattach, Pool: pool, Secrets: inputSecrets(call.Input, call.Sensitive),
+		Reattach: call.Reattach, Pool: pool, Secrets: c.secretsOnly(inputSecrets(call.Input, call.Sensitive)),
 	}
 	if rb.spec != nil {
 		spec := *rb.spec
@@ -311,14 +332,15 @@ func (c *Coordinator) send(ctx context.Context, msg *attemptMsg) resultMsg {
 	subject := n.workSubject(msg.Pool, msg.ID)
 	resultSubject := n.resultSubject(msg.ExecutionID, msg.ID)
 	publish := true
+	var seq uint64 // the message's, for withdrawing it
 	if msg.Reattach {
 		// Started by a previous coordinator: its result may be stored, or its message may be
 		// still queued or running.
 		if r, ok := c.stored(ctx, resultSubject); ok {
 			return r
 		}
-		if _, err := stream.GetLastMsgForSubject(ctx, subject); err == nil {
-			publish = false
+		if raw, err := stream.GetLastMsgForSubject(ctx, subject); err == nil {
+			publish, seq = false, raw.Sequence
 		}
 	}
 	body, err := json.Marshal(msg)
@@ -328,7 +350,6 @@ func (c *Coordinator) send(ctx context.Context, msg *attemptMsg) resultMsg {
 	m := &nats.Msg{Subject: subject, Header: nats.Header{}, Data: c.conn.cfg.Key.Seal(body, []byte(msg.ID))}
 	m.Header.Set(hdrAttempt, msg.ID)
 	m.Header.Set(hdrKey, c.conn.cfg.Key.ID())
-	var seq uint64
 	for publish {
 		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		ack, err := c.conn.js.PublishMsg(pctx, m, jetstream.WithMsgID(msg.ID), jetstream.WithExpectStream(n.workStream(msg.Pool)))
@@ -341,7 +362,6 @@ func (c *Coordinator) send(ctx context.Context, msg *attemptMsg) resultMsg {
 				if r, ok := c.stored(ctx, resultSubject); ok {
 					return r
 				}
-				seq = 0
 			}
 			break
 		}

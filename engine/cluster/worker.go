@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -23,6 +24,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 	ctyjson "github.com/zclconf/go-cty/cty/json"
 
+	"github.com/fuscia/fuscia/engine/cluster/clusterkey"
 	"github.com/fuscia/fuscia/engine/plan"
 	"github.com/fuscia/fuscia/engine/redact"
 	"github.com/fuscia/fuscia/engine/task"
@@ -81,6 +83,10 @@ type Worker struct {
 	disabled    map[string]string       // pools the worker cannot run: why
 	results     jetstream.Stream
 	started     time.Time
+	// stopTaking ends the takers (Run's ctx, or refuse); refused is why the worker stopped
+	// on its own.
+	stopTaking context.CancelFunc
+	refused    error
 	// ackWait is each pool's consumer's, as the coordinator set it: heartbeats go at a
 	// third of it. Set by Run before the first attempt.
 	ackWait map[string]time.Duration
@@ -160,6 +166,11 @@ func (w *Worker) Run(ctx context.Context) error {
 	}
 	defer func() { _ = sub.Unsubscribe() }()
 
+	// The taking (and the heartbeat) stop when ctx ends, or when the worker finds that the
+	// cluster moved on without it (refuse: a message sealed with another key).
+	outer := ctx
+	ctx, w.stopTaking = context.WithCancel(ctx)
+	defer w.stopTaking()
 	w.started = time.Now()
 	w.log.Info("worker joined the cluster", "worker", w.id, "pools", w.opts.Pools, "concurrency", w.opts.Concurrency)
 	var wg sync.WaitGroup
@@ -170,7 +181,7 @@ func (w *Worker) Run(ctx context.Context) error {
 	}()
 	// Attempts run on their own context: the worker's ending stops the taking at once, and
 	// the running attempts after the grace.
-	attempts, stopAttempts := context.WithCancel(context.WithoutCancel(ctx))
+	attempts, stopAttempts := context.WithCancel(context.WithoutCancel(outer))
 	defer stopAttempts()
 	grace := w.opts.ShutdownGrace
 	if grace <= 0 {
@@ -191,22 +202,39 @@ func (w *Worker) Run(ctx context.Context) error {
 		case <-finished:
 		}
 	}()
-	slots := make(chan struct{}, w.opts.Concurrency)
-	for pool, cons := range consumers {
-		for range w.opts.Concurrency {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				w.take(ctx, attempts, pool, cons, slots)
-			}()
-		}
+	// One taker per slot of the concurrency: each runs at most one attempt at a time, and
+	// goes round the worker's pools so that none waits on an idle one.
+	pools := slices.Sorted(maps.Keys(consumers))
+	for i := range w.opts.Concurrency {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w.take(ctx, attempts, pools, consumers, i)
+		}()
 	}
 	wg.Wait()
 	close(finished)
 	dctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	_ = workers.Delete(dctx, w.id)
-	return nil
+	w.mu.Lock()
+	refused := w.refused
+	w.mu.Unlock()
+	return refused
+}
+
+// refuse stops the worker: it cannot run this cluster's attempts any more.
+func (w *Worker) refuse(err error) {
+	w.mu.Lock()
+	first := w.refused == nil
+	if first {
+		w.refused = fmt.Errorf("%w: %w", ErrRefused, err)
+	}
+	w.mu.Unlock()
+	if first {
+		w.log.Error("worker stops: " + err.Error())
+		w.stopTaking()
+	}
 }
 
 // match refuses to join a cluster of another version, ABI or key.
@@ -290,33 +318,49 @@ func (w *Worker) heartbeat(ctx context.Context, kv jetstream.KeyValue) {
 	}
 }
 
-// take runs one slot of a pool: a slot of the worker's concurrency is held while it waits
-// for a message, so the worker never holds more messages than it can run.
-func (w *Worker) take(ctx, attempts context.Context, pool string, cons jetstream.Consumer, slots chan struct{}) {
-	for ctx.Err() == nil {
+// take is one slot of the worker's concurrency: it takes an attempt from its pools in turn
+// and runs it, until ctx ends or every pool is disabled. With one pool it waits on it; with
+// several it waits a little on each, so that an attempt of any pool is taken within about
+// that.
+func (w *Worker) take(ctx, attempts context.Context, pools []string, consumers map[string]jetstream.Consumer, start int) {
+	wait := 2 * time.Second
+	if len(pools) > 1 {
+		wait = 250 * time.Millisecond
+	}
+	for i := start; ctx.Err() == nil; i++ {
+		pool := pools[i%len(pools)]
 		if w.poolDisabled(pool) {
-			return
+			if w.allDisabled(pools) {
+				return
+			}
+			continue
 		}
-		select {
-		case slots <- struct{}{}:
-		case <-ctx.Done():
-			return
-		}
-		msg, err := cons.Next(jetstream.FetchMaxWait(2 * time.Second))
-		if err == nil && ctx.Err() == nil && !w.poolDisabled(pool) {
+		msg, err := consumers[pool].Next(jetstream.FetchMaxWait(wait))
+		switch {
+		case err == nil && ctx.Err() == nil && !w.poolDisabled(pool):
 			w.handle(attempts, pool, msg)
-		} else if err == nil {
+		case err == nil:
 			// Taken while stopping: answered as interrupted by a clean stop, so the
 			// coordinator sends the next attempt to another worker at once.
 			w.stopped(attempts, pool, msg)
-		} else if !errors.Is(err, jetstream.ErrNoMessages) && !errors.Is(err, nats.ErrTimeout) && ctx.Err() == nil {
+		case !errors.Is(err, jetstream.ErrNoMessages) && !errors.Is(err, nats.ErrTimeout) && ctx.Err() == nil:
 			select {
 			case <-ctx.Done():
 			case <-time.After(time.Second):
 			}
 		}
-		<-slots
 	}
+}
+
+func (w *Worker) allDisabled(pools []string) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, p := range pools {
+		if _, ok := w.disabled[p]; !ok {
+			return false
+		}
+	}
+	return true
 }
 
 func (w *Worker) poolDisabled(pool string) bool {
@@ -326,6 +370,22 @@ func (w *Worker) poolDisabled(pool string) bool {
 	return ok
 }
 
+// maxEarlyCancels bounds the cancels remembered for attempts not running here.
+const maxEarlyCancels = 10000
+
+// validID reports whether id has the form of an attemptID (32 hex digits).
+func validID(id string) bool {
+	if len(id) != 32 {
+		return false
+	}
+	for _, c := range id {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
 // earlyCancelTTL is how long a worker remembers the cancel of an attempt it does not run:
 // far longer than an attempt takes from its message's taking to its start.
 const earlyCancelTTL = 2 * time.Minute
@@ -333,9 +393,12 @@ const earlyCancelTTL = 2 * time.Minute
 // cancel stops a running attempt the coordinator gave up on. Every worker gets every cancel:
 // one for an attempt not running here is remembered a while, should the attempt be starting.
 func (w *Worker) cancel(id string) {
+	if !validID(id) {
+		return // not an attempt id: nothing this worker would run
+	}
 	w.mu.Lock()
 	stop := w.cancels[id]
-	if stop == nil {
+	if stop == nil && len(w.early) < maxEarlyCancels {
 		now := time.Now()
 		if now.Sub(w.earlyPruned) > earlyCancelTTL/4 {
 			for k, at := range w.early {
@@ -366,6 +429,11 @@ func (w *Worker) handle(ctx context.Context, pool string, m jetstream.Msg) {
 		delivery = md.NumDelivered
 	}
 	if delivery > 1 {
+		if raw, err := w.results.GetLastMsgForSubject(ctx, w.conn.names.resultSubject(a.ExecutionID, a.ID)); err == nil {
+			// Answered already (its worker's ack was lost): the stored result stands.
+			w.republish(ctx, pool, m, raw)
+			return
+		}
 		// A worker took it before and stopped answering (it died, or lost NATS for longer
 		// than the ack wait): the attempt is interrupted; the coordinator starts the next
 		// one, or gives up after -max-deliver.
@@ -402,6 +470,13 @@ func (w *Worker) handle(ctx context.Context, pool string, m jetstream.Msg) {
 func (w *Worker) open(m jetstream.Msg) (*attemptMsg, bool) {
 	id := m.Headers().Get(hdrAttempt)
 	plain, err := w.conn.cfg.Key.Open(m.Data(), []byte(id))
+	if errors.Is(err, clusterkey.ErrOtherKey) {
+		// The coordinator changed its key since this worker joined: it must not take the
+		// cluster's attempts any more (each would only come back to another worker later).
+		_ = m.Nak()
+		w.refuse(fmt.Errorf("an attempt is %w: the coordinator's cluster key changed since this worker joined; restart it with the coordinator's -cluster-key-file", err))
+		return nil, false
+	}
 	if err != nil {
 		w.log.Error("cannot open an attempt: "+err.Error()+"; it is left for another worker", "attempt", id)
 		_ = m.NakWithDelay(5 * time.Second)
@@ -495,6 +570,10 @@ func (w *Worker) run(ctx context.Context, m jetstream.Msg, pool string, a *attem
 	}
 	b, oerr := w.bind(actx, pool, a)
 	if oerr != nil {
+		if actx.Err() != nil {
+			// Cancelled (or out of time) while fetching its component, say: that is the answer.
+			return ctxFailure(actx), nil
+		}
 		return outcome.Result{Type: outcome.Failure, Kind: oerr.Kind, Message: oerr.Message}, nil
 	}
 	res := w.opts.Tasks.Call(actx, b, task.Call{
@@ -703,6 +782,11 @@ func (w *Worker) store(ctx context.Context, pool string, m jetstream.Msg, a *att
 	body, err := json.Marshal(r)
 	if err != nil {
 		r = resultMsg{ID: r.ID, Worker: r.Worker, Delivery: r.Delivery, Result: outcome.Fail(outcome.Fatal, "the result cannot be encoded: %v", err)}
+		body, _ = json.Marshal(r)
+	}
+	if max := w.conn.nc.MaxPayload(); max > 0 && int64(len(body)) > max-1024 && len(r.Logs) > 0 {
+		// The logs must not cost the result: they go first.
+		r.Logs = []logLine{{Level: "warn", Message: fmt.Sprintf("the %d log lines of this call were dropped: with them the result was more than the NATS server's max_payload (%d bytes)", len(r.Logs), max)}}
 		body, _ = json.Marshal(r)
 	}
 	out := &nats.Msg{Subject: w.conn.names.resultSubject(a.ExecutionID, a.ID), Header: nats.Header{},

@@ -66,7 +66,7 @@ func (h *Host) openCluster(ctx context.Context) error {
 	}
 	cp.coord, err = cluster.NewCoordinator(ctx, conn, cluster.CoordinatorOptions{
 		Local: h.localTasks(), ComponentsDir: h.comps.Dir, Pools: poolsOf(h.opts.Workflows),
-		Logger: log, OnRedelivery: onRedelivery,
+		Logger: log, OnRedelivery: onRedelivery, Redact: h.opts.Redact,
 	})
 	if err != nil {
 		return clusterErr{err}
@@ -132,8 +132,8 @@ func (h *Host) startLocalWorker() {
 	cp, o := h.cluster, h.opts.Cluster
 	w := cluster.NewWorker(cp.conn, cluster.WorkerOptions{
 		Pools: []string{cluster.DefaultPool}, Concurrency: o.Concurrency, Home: h.opts.Home,
+		// No Redact: the engine of this process added the runs' secrets to its set already.
 		PluginDirs: h.opts.PluginDirs, Tasks: h.localTasks(), Logger: h.tel.Logger, Local: true,
-		Redact: h.opts.Redact,
 	})
 	ctx, cancel := context.WithCancel(context.Background())
 	cp.stopWorker, cp.workerDone = cancel, make(chan struct{})
