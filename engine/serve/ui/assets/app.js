@@ -1,0 +1,1 @@
+// The Fuscia UI: see docs/ui.md.
