@@ -1,5 +1,5 @@
 // Package natstest runs NATS servers with JetStream inside a test's process, for the tests of
-// cluster mode: one server ([Start]) or a cluster of several on loopback ([StartCluster]).
+// cluster mode: one server ([Start], or [StartWith] for a limit such as max_payload) or a cluster of several on loopback ([StartCluster]).
 //
 // # Model
 //

@@ -26,6 +26,9 @@ type Server struct {
 	// route is the server's part in a cluster; nil for a lone server. Set before the first
 	// start, never changed.
 	route *routeConf
+	// configure, when set, changes the options of each start (StartWith). Set before the
+	// first start, never changed.
+	configure func(*server.Options)
 
 	mu   sync.Mutex
 	srv  *server.Server // guarded by mu; nil while stopped
@@ -45,6 +48,19 @@ type routeConf struct {
 func Start(t testing.TB) *Server {
 	t.Helper()
 	s := &Server{name: "fuscia-test", storeDir: filepath.Join(t.TempDir(), "jetstream")}
+	s.cleanupWith(t)
+	if err := s.start(-1); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// StartWith is Start with configure applied to the server's options before each start
+// (Restart included): for a limit the tests need that a default server lacks, such as a
+// small MaxPayload. configure must leave the listen address, JetStream and the store alone.
+func StartWith(t testing.TB, configure func(*server.Options)) *Server {
+	t.Helper()
+	s := &Server{name: "fuscia-test", storeDir: filepath.Join(t.TempDir(), "jetstream"), configure: configure}
 	s.cleanupWith(t)
 	if err := s.start(-1); err != nil {
 		t.Fatal(err)
@@ -89,6 +105,9 @@ func (s *Server) start(port int) error {
 	if r := s.route; r != nil {
 		opts.Cluster = server.ClusterOpts{Name: r.cluster, Host: "127.0.0.1", Port: r.port}
 		opts.Routes = r.routes
+	}
+	if s.configure != nil {
+		s.configure(opts)
 	}
 	srv, err := server.NewServer(opts)
 	if err != nil {
