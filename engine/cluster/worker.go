@@ -472,8 +472,9 @@ func (w *Worker) open(m jetstream.Msg) (*attemptMsg, bool) {
 	plain, err := w.conn.cfg.Key.Open(m.Data(), []byte(id))
 	if errors.Is(err, clusterkey.ErrOtherKey) {
 		// The coordinator changed its key since this worker joined: it must not take the
-		// cluster's attempts any more (each would only come back to another worker later).
-		_ = m.Nak()
+		// cluster's attempts any more. The attempt goes back as it came, undelivered (a Nak
+		// would count a delivery, and the next worker would take it for an interrupted one).
+		w.handBack(m)
 		w.refuse(fmt.Errorf("an attempt is %w: the coordinator's cluster key changed since this worker joined; restart it with the coordinator's -cluster-key-file", err))
 		return nil, false
 	}
@@ -489,6 +490,28 @@ func (w *Worker) open(m jetstream.Msg) (*attemptMsg, bool) {
 		return nil, false
 	}
 	return &a, true
+}
+
+// handBack puts a message this worker cannot open back in its stream as a new message with
+// the same sealed body (publish first, then terminate the taken one), so that its next
+// delivery is a first one. Should the terminate fail, the redelivery finds the copy's result.
+func (w *Worker) handBack(m jetstream.Msg) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	h := nats.Header{}
+	for k, v := range m.Headers() {
+		if k != jetstream.MsgIDHeader {
+			h[k] = v
+		}
+	}
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	copied := &nats.Msg{Subject: m.Subject(), Header: h, Data: m.Data()}
+	if _, err := w.conn.js.PublishMsg(ctx, copied, jetstream.WithMsgID(h.Get(hdrAttempt)+"-back-"+hex.EncodeToString(b[:]))); err != nil {
+		_ = m.Nak()
+		return
+	}
+	_ = m.Term()
 }
 
 // stopped answers an attempt taken while the worker stops: interrupted, cleanly.
