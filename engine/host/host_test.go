@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -272,6 +273,11 @@ func TestServingHost(t *testing.T) {
 		t.Errorf("OnInvalid got %v, want the errors of %s only", invalid, bad)
 	}
 	mu.Unlock()
+	// The API lists the file that does not load with its diagnostics' places (serve.LoadError).
+	_, wl := call(http.MethodGet, "/v1/workflows")
+	if errs, _ := wl["errors"].([]any); len(errs) != 1 || !strings.Contains(fmt.Sprint(errs[0]), "line:1") || !strings.Contains(fmt.Sprint(errs[0]), bad) {
+		t.Errorf("GET /v1/workflows errors: %v, want %s's diagnostics at line 1", wl["errors"], bad)
+	}
 
 	code, body := call(http.MethodPost, "/v1/workflows/w/runs")
 	id, _ := body["execution_id"].(string)

@@ -2,15 +2,12 @@ package host
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"time"
-
-	"github.com/hashicorp/hcl/v2"
 
 	"github.com/fuscia/fuscia/engine"
 	"github.com/fuscia/fuscia/engine/local"
 	"github.com/fuscia/fuscia/engine/planner"
+	"github.com/fuscia/fuscia/engine/serve"
 	"github.com/fuscia/fuscia/lang"
 )
 
@@ -21,7 +18,8 @@ import (
 // (planner.ForRun) and, as apply does, compiles its components and starts its plugins before
 // the triggers and runs of this version start: serve is ready (and a reload swaps routes)
 // only after it. A file that does not make a plan goes to ServeOptions.OnInvalid; the error
-// carries the first error's summary, which the server logs.
+// is a serve.LoadError with its diagnostics: the server logs the first, and GET /v1/workflows
+// shows them all.
 func (h *Host) loadServed(ctx context.Context, file string) (*engine.Program, error) {
 	s := h.opts.Serve
 	res, diags := planner.Make(ctx, planner.Request{File: file, Purpose: planner.ForRun, Vars: s.Vars, Env: h.env, Plugins: h.manager})
@@ -40,23 +38,10 @@ func (h *Host) loadServed(ctx context.Context, file string) (*engine.Program, er
 	if s.OnInvalid != nil {
 		s.OnInvalid(file, res.Files, diags)
 	}
-	return nil, errors.New(summary(diags))
+	return nil, &serve.LoadError{Diagnostics: diags}
 }
 
 // prune is serve's retention (serve.Config.Prune): the owner's Prune.
 func (h *Host) prune(ctx context.Context, before time.Time) (local.Pruned, error) {
 	return h.owner.Prune(ctx, before)
-}
-
-// summary is the first error of diags in a line, with where it is, for the log.
-func summary(diags hcl.Diagnostics) string {
-	for _, d := range diags {
-		if d.Severity == hcl.DiagError {
-			if d.Subject != nil {
-				return fmt.Sprintf("%s (%s line %d)", d.Summary, d.Subject.Filename, d.Subject.Start.Line)
-			}
-			return d.Summary
-		}
-	}
-	return "invalid workflow"
 }

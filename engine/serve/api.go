@@ -7,11 +7,13 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/fuscia/fuscia/engine"
 	"github.com/fuscia/fuscia/engine/journal"
 	"github.com/fuscia/fuscia/internal/version"
 	"github.com/fuscia/fuscia/lang"
+	"github.com/fuscia/fuscia/lang/schedule"
 )
 
 // RegisterAPI adds serve's endpoints to the owner's API (docs/reference/api.md): start a run, resume,
@@ -19,6 +21,7 @@ import (
 func (s *Server) RegisterAPI(mux *http.ServeMux) {
 	mux.HandleFunc("GET /v1/health", s.health)
 	mux.HandleFunc("GET /v1/workflows", s.listWorkflows)
+	mux.HandleFunc("GET /v1/workflows/{name}/graph", s.graph)
 	mux.HandleFunc("POST /v1/workflows/{name}/runs", s.startRun)
 	mux.HandleFunc("POST /v1/executions/{id}/resume", s.resumeRun)
 	mux.HandleFunc("POST /v1/apply", s.applyPlan)
@@ -45,9 +48,13 @@ func (s *Server) health(w http.ResponseWriter, _ *http.Request) {
 }
 
 type workflowInfo struct {
-	Name     string        `json:"name"`
-	File     string        `json:"file"`
-	Triggers []triggerInfo `json:"triggers"`
+	Name        string        `json:"name"`
+	File        string        `json:"file"`
+	Description string        `json:"description"`
+	Triggers    []triggerInfo `json:"triggers"`
+	// Runs counts the workflow's last recentRuns runs by status; LastRun is the newest.
+	Runs    map[string]int `json:"runs"`
+	LastRun *lastRun       `json:"last_run"`
 }
 
 type triggerInfo struct {
@@ -58,14 +65,27 @@ type triggerInfo struct {
 	Cron     string `json:"cron,omitempty"`
 	Timezone string `json:"timezone,omitempty"`
 	Interval string `json:"interval,omitempty"`
+	// Next is a schedule's next occurrence after now, by the schedules' clock.
+	Next *time.Time `json:"next,omitempty"`
 }
 
-func (s *Server) listWorkflows(w http.ResponseWriter, _ *http.Request) {
+type lastRun struct {
+	ExecutionID string     `json:"execution_id"`
+	Status      string     `json:"status"`
+	StartedAt   time.Time  `json:"started_at"`
+	FinishedAt  *time.Time `json:"finished_at"`
+}
+
+// recentRuns is how many of a workflow's newest runs GET /v1/workflows counts by status.
+const recentRuns = 100
+
+func (s *Server) listWorkflows(w http.ResponseWriter, r *http.Request) {
+	now := s.cfg.Now()
 	s.mu.Lock()
 	out := make([]workflowInfo, 0, len(s.workflows))
 	for _, l := range s.workflows {
 		wf := l.prog.Workflow
-		info := workflowInfo{Name: wf.Name, File: l.file, Triggers: []triggerInfo{}}
+		info := workflowInfo{Name: wf.Name, File: l.file, Description: wf.Settings.Description, Triggers: []triggerInfo{}}
 		for _, t := range wf.Triggers {
 			ti := triggerInfo{Type: t.Type, Name: t.Name}
 			switch t.Type {
@@ -73,6 +93,13 @@ func (s *Server) listWorkflows(w http.ResponseWriter, _ *http.Request) {
 				ti.Method, ti.Path = t.Method, t.Path
 			case lang.TriggerSchedule:
 				ti.Cron, ti.Timezone = t.Cron, t.Timezone
+				// The same parser and clock as the schedule's goroutine (schedule.go).
+				if sch, err := schedule.Parse(t.Cron, t.Timezone); err == nil {
+					if next := sch.Next(now); !next.IsZero() {
+						next = next.UTC()
+						ti.Next = &next
+					}
+				}
 			case lang.TriggerPoll:
 				ti.Interval = t.Interval.String()
 			}
@@ -82,7 +109,32 @@ func (s *Server) listWorkflows(w http.ResponseWriter, _ *http.Request) {
 	}
 	s.mu.Unlock()
 	slices.SortFunc(out, func(a, b workflowInfo) int { return strings.Compare(a.Name, b.Name) })
-	writeJSON(w, http.StatusOK, map[string]any{"workflows": out})
+	// The counts are read outside s.mu: the store's reads must not hold up the triggers.
+	for i := range out {
+		runs, err := s.recentRunsOf(out[i].Name)
+		if err != nil {
+			s.logger.Error("API request failed", "method", r.Method, "path", r.URL.Path, "error", err)
+			writeJSON(w, http.StatusInternalServerError, map[string]string{"error": err.Error(), "code": "internal"})
+			return
+		}
+		out[i].Runs = map[string]int{}
+		for _, sum := range runs {
+			out[i].Runs[sum.Status]++
+		}
+		if len(runs) > 0 {
+			last := runs[0]
+			out[i].LastRun = &lastRun{ExecutionID: last.ID, Status: last.Status, StartedAt: last.StartedAt, FinishedAt: last.FinishedAt}
+		}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"workflows": out, "errors": s.loadErrorList()})
+}
+
+// recentRunsOf returns the newest recentRuns runs of workflow name, newest first.
+func (s *Server) recentRunsOf(name string) ([]journal.Summary, error) {
+	if s.store == nil {
+		return nil, nil
+	}
+	return s.store.List(journal.Filter{Workflow: name, Limit: recentRuns})
 }
 
 type startRequest struct {

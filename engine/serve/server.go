@@ -72,6 +72,10 @@ type Server struct {
 	started   bool // Start loaded the workflows and resumed the runs: readiness.go
 	stopped   bool
 
+	// loadErrors are the diagnostics of the files whose last load failed, by file, until
+	// they load or are gone (loaderrors.go). Under mu.
+	loadErrors map[string][]Diagnostic
+
 	// front is what Handler serves once ServeAPI gave it the API; nil until then (readiness.go).
 	front atomic.Pointer[http.Handler]
 	// missing holds the files the watcher found gone at its last look (removed at the next one
@@ -102,6 +106,7 @@ func New(cfg Config) *Server {
 		cfg: cfg, logger: cfg.Logger,
 		files: map[string]*loaded{}, workflows: map[string]*loaded{}, gates: map[string]*gate{},
 		hooks: map[string]*hook{}, waiters: map[string][]chan struct{}{}, missing: map[string]bool{},
+		loadErrors: map[string][]Diagnostic{},
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.parked = newParkedIndex(s.resumeParked)

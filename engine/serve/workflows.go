@@ -98,11 +98,13 @@ func (s *Server) loadFile(ctx context.Context, file string, first bool) {
 	stamp, err := stampOf(file)
 	if err != nil {
 		s.logger.Error("cannot read a workflow file", "file", file, "error", err)
+		s.noteLoadError(file, err)
 		return
 	}
 	data, err := os.ReadFile(file)
 	if err != nil {
 		s.logger.Error("cannot read a workflow file", "file", file, "error", err)
+		s.noteLoadError(file, err)
 		return
 	}
 	hash := sha256.Sum256(data)
@@ -120,6 +122,7 @@ func (s *Server) loadFile(ctx context.Context, file string, first bool) {
 		} else {
 			s.logger.Error("the workflow has errors and is not served", "file", file, "diagnostics", err.Error())
 		}
+		s.noteLoadError(file, err)
 		// Remember the stamp so that the same broken edit is not reloaded every second.
 		s.mu.Lock()
 		if old != nil {
@@ -141,6 +144,7 @@ func (s *Server) loadFile(ctx context.Context, file string, first bool) {
 		if !gone(other.file) {
 			s.mu.Unlock()
 			s.logger.Error("two files declare the same workflow; the second is not served", "workflow", w.Name, "file", file, "first", other.file)
+			s.noteLoadError(file, fmt.Errorf("workflow %q is declared by %s too; this file is not served: rename one of them", w.Name, other.file))
 			return
 		}
 		moved = other
@@ -150,6 +154,7 @@ func (s *Server) loadFile(ctx context.Context, file string, first bool) {
 		for _, p := range problems {
 			s.logger.Error("webhook path conflict; the workflow is not (re)loaded", "file", file, "problem", p)
 		}
+		s.noteLoadError(file, fmt.Errorf("webhook path conflict; the workflow is not (re)loaded: %s", strings.Join(problems, "; ")))
 		return
 	}
 	if old != nil && old.prog != nil && old.prog.Workflow.Name != w.Name {
@@ -160,6 +165,7 @@ func (s *Server) loadFile(ctx context.Context, file string, first bool) {
 	}
 	s.files[file] = l
 	s.workflows[w.Name] = l
+	s.clearLoadErrorLocked(file)
 	s.routeHooksLocked(l, old, moved)
 	s.mu.Unlock()
 	s.gateOf(w.Name).setLimit(w.Settings.MaxConcurrentRuns)
@@ -198,6 +204,7 @@ func (s *Server) unloadFile(file string) {
 	s.mu.Lock()
 	l := s.files[file]
 	delete(s.files, file)
+	s.clearLoadErrorLocked(file)
 	if l != nil && l.prog != nil {
 		if s.workflows[l.prog.Workflow.Name] == l {
 			delete(s.workflows, l.prog.Workflow.Name)
@@ -237,6 +244,7 @@ func (s *Server) look() {
 		return
 	}
 	present := map[string]bool{}
+	defer s.forgetLoadErrorsExcept(present)
 	for _, f := range files {
 		present[f] = true
 		stamp, err := stampOf(f)
