@@ -24,13 +24,14 @@ import (
 )
 
 func runServe(ctx context.Context, c *cli, args []string) int {
-	fs := newFlagSet(c, "serve", "serve [PATH…] [-listen ADDR] [-allowed-host NAME…] [-max-connections N] [-metrics-listen ADDR] [-shutdown-grace D] [-webhook-wait D] [-retain D] [-tls-cert FILE -tls-key FILE] [-nats URL[,URL…] -cluster-key-file FILE [-local-worker=false] [-nats-creds FILE] [-nats-tls-ca FILE] [-nats-prefix NAME] [-nats-ack-wait D] [-max-deliver N]]")
+	fs := newFlagSet(c, "serve", "serve [PATH…] [-listen ADDR] [-allowed-host NAME…] [-max-connections N] [-metrics-listen ADDR] [-shutdown-grace D] [-webhook-wait D] [-retain D] [-tls-cert FILE -tls-key FILE] [-ui=false] [-nats URL[,URL…] -cluster-key-file FILE [-local-worker=false] [-nats-creds FILE] [-nats-tls-ca FILE] [-nats-prefix NAME] [-nats-ack-wait D] [-max-deliver N]]")
 	listen := fs.String("listen", "127.0.0.1:8080", "serve the HTTP API and the webhooks on `ADDR` (host:port; port 0 picks a free one)")
 	var allowedHosts multiFlag
 	fs.Var(&allowedHosts, "allowed-host", "also answer the API to the Host `NAME` (NAME or NAME:PORT; * for any), besides localhost, loopback addresses and the address listened on (repeatable)")
 	tlsCert := fs.String("tls-cert", "", "answer TLS on -listen with the certificate (PEM, chain after the leaf) in `FILE`; needs -tls-key")
 	tlsKey := fs.String("tls-key", "", "the private key (PEM) of -tls-cert, in `FILE`")
 	maxConns := fs.Int("max-connections", serve.DefaultMaxConnections, "keep at most `N` connections open on -listen; more wait")
+	webUI := fs.Bool("ui", true, "serve the web UI at /ui/ on -listen (log in with an API token); -ui=false turns it off")
 	metricsListen := fs.String("metrics-listen", "", "serve Prometheus metrics at /metrics on `ADDR` (default: off)")
 	grace := fs.Duration("shutdown-grace", 30*time.Second, "on SIGTERM or SIGINT, let running attempts finish for up to `D`")
 	webhookWait := fs.Duration("webhook-wait", 60*time.Second, "how long a webhook's ?wait=true waits for its run (`D`)")
@@ -117,6 +118,10 @@ func runServe(ctx context.Context, c *cli, args []string) int {
 	}
 	defer func() { _ = h.Close() }()
 	srv := h.Server()
+	tcp, err := srv.TCPHandler(serve.TCPConfig{Guard: guard, UI: *webUI})
+	if err != nil {
+		return c.operationFailed("Cannot serve the web UI", err)
+	}
 	// The listener is bound before the store is opened: a request in the first moments of a
 	// (re)start is answered 503 with Retry-After (serve's Handler, docs/serve.md "Readiness")
 	// rather than refused. An address in use may be the serve this one replaces, still
@@ -130,13 +135,16 @@ func runServe(ctx context.Context, c *cli, args []string) int {
 		}
 	}
 	listenAPI := func() error {
-		api, err := serve.Listen(serve.ListenConfig{Addr: *listen, Handler: redact.HTTP(srv.TCPHandler(guard), c.secrets),
+		api, err := serve.Listen(serve.ListenConfig{Addr: *listen, Handler: redact.HTTP(tcp, c.secrets),
 			MaxConnections: *maxConns, ErrorLog: httpLog, TLS: tlsConf})
 		if err != nil {
 			return err
 		}
 		servers = append(servers, api)
 		fmt.Fprintf(c.stdout, "API and webhooks on %s\n", api.URL())
+		if *webUI {
+			fmt.Fprintf(c.stdout, "Web UI on %s/ui/\n", api.URL())
+		}
 		return nil
 	}
 	lerr := listenAPI()

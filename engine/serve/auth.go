@@ -13,11 +13,14 @@ import (
 	"time"
 
 	"github.com/fuscia/fuscia/engine/local"
+	"github.com/fuscia/fuscia/engine/serve/ui"
 )
 
 // Authentication of the API on serve's TCP listener (docs/security.md, "API tokens"). Every
 // /v1/ request there but the health check carries `Authorization: Bearer TOKEN`, a token made
-// by `fuscia token create`, whose scope covers the route (scopes.go). The unix socket is not
+// by `fuscia token create`, whose scope covers the route (scopes.go) — or, from the web UI, the
+// session cookie of a login with such a token (package ui), whose token is checked the same way
+// and whose state-changing requests also carry the session's CSRF value. The unix socket is not
 // wrapped: only its owner can connect to it. Webhooks are not under /v1/ and authenticate
 // themselves (their HMAC).
 
@@ -31,23 +34,28 @@ type tokenAuth struct {
 	check   func(token string, now time.Time) (local.TokenInfo, error)
 	scopes  scopeTable
 	limiter *failureLimiter
-	logger  *slog.Logger
-	now     func() time.Time
+	// sessions are the web UI's: a request without a Bearer token may present one's cookie.
+	sessions *ui.Sessions
+	logger   *slog.Logger
+	now      func() time.Time
 }
 
 // requireToken wraps api, the owner's API as serve's TCP listener serves it, with the token
-// check. Tokens are read from the store at each request, so one created or revoked (through
-// the socket) counts at once.
+// check, which the web UI's login then uses too (webui.go). Tokens are read from the store at
+// each request, so one created or revoked (through the socket) counts at once.
 func (s *Server) requireToken(api http.Handler) http.Handler {
 	checker := local.TokenChecker{Store: s.store, Logger: s.logger}
-	return &tokenAuth{
-		next:    api,
-		check:   checker.Check,
-		scopes:  newScopeTable(),
-		limiter: newFailureLimiter(authFailBurst, authFailEvery, authMaxClients),
-		logger:  s.logger,
-		now:     time.Now, // not the schedules' clock: expiry times are real ones
+	a := &tokenAuth{
+		next:     api,
+		check:    checker.Check,
+		scopes:   newScopeTable(),
+		limiter:  s.web.limiter,
+		sessions: s.web.sessions,
+		logger:   s.logger,
+		now:      time.Now, // not the schedules' clock: expiry times are real ones
 	}
+	s.web.auth.Store(a)
+	return a
 }
 
 func (a *tokenAuth) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -65,10 +73,21 @@ func (a *tokenAuth) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			"error": fmt.Sprintf("too many failed authentications from this address: retry in %d s", secs), "code": "rate_limited"})
 		return
 	}
-	presented, _ := bearerToken(r.Header.Get("Authorization"))
+	presented, bearer := bearerToken(r.Header.Get("Authorization"))
+	// Without a Bearer token, the UI's session cookie: its token is checked as if presented.
+	var session *ui.Session
+	if !bearer {
+		if sess, ok := a.sessions.FromRequest(r, now); ok {
+			session, presented = sess, sess.Token()
+		}
+	}
 	tok, err := a.check(presented, now)
 	switch {
 	case errors.Is(err, local.ErrUnauthenticated):
+		if session != nil {
+			// Revoked or expired since the login: its sessions end with it.
+			a.sessions.End(session)
+		}
 		a.limiter.fail(client, now)
 		// Never the token presented: a near miss is still a secret.
 		a.logger.Warn("API request refused: missing or invalid token", "remote_addr", r.RemoteAddr, "method", r.Method, "path", r.URL.Path)
@@ -78,6 +97,12 @@ func (a *tokenAuth) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case err != nil:
 		a.logger.Error("API request: cannot check its token", "remote_addr", r.RemoteAddr, "method", r.Method, "path", r.URL.Path, "error", err)
 		writeJSON(w, http.StatusInternalServerError, map[string]string{"error": "cannot check the API token: " + err.Error(), "code": "internal"})
+		return
+	}
+	if session != nil && !ui.SafeMethod(r.Method) && !session.CheckCSRF(r.Header.Get(ui.CSRFHeader)) {
+		// A page of another site may get the browser to send the cookie; never this value.
+		a.logger.Warn("API request refused: a session's state change without its CSRF value", "remote_addr", r.RemoteAddr, "method", r.Method, "path", r.URL.Path, "token", tok.Name)
+		ui.WriteCSRFError(w)
 		return
 	}
 	if !tok.Scope.Allows(need) {

@@ -275,23 +275,33 @@ func TestLoopback(t *testing.T) {
 // authServer is a Server with the owner's whole API (engine/local's routes and serve's) on a
 // real store, its TCP Handler on a real HTTP listener, as `fuscia serve` composes them.
 type authServer struct {
-	t    *testing.T
-	home string
-	url  string
-	logs *syncBuffer
+	t      *testing.T
+	home   string
+	url    string
+	client *http.Client
+	logs   *syncBuffer
 }
 
 func newAuthServer(t *testing.T) *authServer {
 	t.Helper()
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "w.fsc.hcl"), []byte(`workflow "w" {}
+	return newAuthServerWith(t, map[string]string{"w.fsc.hcl": `workflow "w" {}
 trigger "manual" "start" {}
 task "t" {
   uses   = builtin.transform
   inputs = { x = 1 }
 }
-`), 0o644); err != nil {
-		t.Fatal(err)
+`}, func(s *Server) http.Handler { return s.Handler() }, false)
+}
+
+// newAuthServerWith serves the workflow files (name → source) with the listener's handler
+// that handler makes of the Server, over TLS when tlsOn.
+func newAuthServerWith(t *testing.T, files map[string]string, handler func(*Server) http.Handler, tlsOn bool) *authServer {
+	t.Helper()
+	dir := t.TempDir()
+	for name, src := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	home, err := os.MkdirTemp("", "fsc-auth")
 	if err != nil {
@@ -319,7 +329,12 @@ task "t" {
 	if _, err := srv.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	hs := httptest.NewServer(srv.Handler())
+	hs := httptest.NewUnstartedServer(handler(srv))
+	if tlsOn {
+		hs.StartTLS()
+	} else {
+		hs.Start()
+	}
 	t.Cleanup(func() {
 		hs.Close()
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -331,7 +346,7 @@ task "t" {
 			t.Errorf("close the owner: %v", err)
 		}
 	})
-	return &authServer{t: t, home: home, url: hs.URL, logs: logs}
+	return &authServer{t: t, home: home, url: hs.URL, client: hs.Client(), logs: logs}
 }
 
 // token creates a token through the owner's socket, as `fuscia token create` does.
@@ -378,7 +393,7 @@ func (as *authServer) do(method, path, token, body string) authAnswer {
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := as.client.Do(req)
 	if err != nil {
 		as.t.Fatalf("%s %s: %v", method, path, err)
 	}

@@ -22,6 +22,9 @@ import (
 //  3. a body that is not application/json (415): what a page can send without a preflight is
 //     never JSON.
 //
+// The web UI (/ui/…) is refused the same way: its login is a state change a page of another
+// site must not make (login CSRF), and a re-bound page must not read its pages.
+//
 // Webhooks are exempt: their senders reach serve through proxies and tunnels under their own
 // public names, browsers do not send them, and they authenticate with their HMAC.
 
@@ -144,23 +147,27 @@ type guard struct {
 	next  http.Handler
 }
 
-// Guard wraps next with the browser protections of the API (/v1/…); other paths (the
-// webhooks) pass through.
+// Guard wraps next with the browser protections of the API (/v1/…) and the web UI (/ui/…);
+// other paths (the webhooks) pass through.
 func Guard(cfg GuardConfig, next http.Handler) http.Handler {
 	return &guard{hosts: newHostPolicy(cfg), cross: http.NewCrossOriginProtection(), next: next}
 }
 
 func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !isAPIPath(r.URL.Path) {
+	api := isAPIPath(r.URL.Path)
+	if !api && !isUIPath(r.URL.Path) {
 		g.next.ServeHTTP(w, r)
 		return
 	}
-	h := w.Header()
-	// The API's answers are data, never pages: a browser must not sniff them into HTML, run
-	// an artifact's HTML with the API's origin, or let another site embed them.
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Content-Security-Policy", "default-src 'none'; sandbox")
-	h.Set("Cross-Origin-Resource-Policy", "same-origin")
+	if api {
+		h := w.Header()
+		// The API's answers are data, never pages: a browser must not sniff them into HTML,
+		// run an artifact's HTML with the API's origin, or let another site embed them. (The
+		// UI's pages have their own policy: ui.SetHeaders.)
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Content-Security-Policy", "default-src 'none'; sandbox")
+		h.Set("Cross-Origin-Resource-Policy", "same-origin")
+	}
 	if !g.hosts.allows(r) {
 		writeJSON(w, http.StatusMisdirectedRequest, map[string]string{"code": "misdirected",
 			"error": fmt.Sprintf("this server does not answer to the Host %q; start serve with -allowed-host NAME to add the name it is reached by", r.Host)})

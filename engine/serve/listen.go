@@ -151,10 +151,3 @@ func (l *Listener) Close() error {
 	<-l.served
 	return err
 }
-
-// TCPHandler is what -listen answers, outermost first: the browser guard (httpguard.go), then
-// Handler — readiness, and once the store is open the webhooks and, behind the API token check
-// (auth.go, wired in ServeAPI), the API under /v1/.
-func (s *Server) TCPHandler(g GuardConfig) http.Handler {
-	return Guard(g, s.Handler())
-}

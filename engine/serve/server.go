@@ -83,6 +83,9 @@ type Server struct {
 	missing map[string]bool
 
 	parked *parkedIndex
+	// web is what the API's token check and the web UI share: sessions, the failure limiter
+	// (webui.go).
+	web *webAuth
 }
 
 // New returns a Server; Start starts it.
@@ -110,6 +113,7 @@ func New(cfg Config) *Server {
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.parked = newParkedIndex(s.resumeParked)
+	s.web = newWebAuth()
 	return s
 }
 

@@ -46,6 +46,9 @@ func (s *Server) hookConflictsLocked(l, moved *loaded) []string {
 				out = append(out, fmt.Sprintf("trigger %q: the path %s is the API's; choose another", t.Name, t.Path))
 			}
 		}
+		if isUIPath(t.Path) {
+			out = append(out, fmt.Sprintf("trigger %q: the path %s is the web UI's; choose another", t.Name, t.Path))
+		}
 		if seen[t.Path] {
 			out = append(out, fmt.Sprintf("trigger %q: the path %s is used by another webhook of the same workflow", t.Name, t.Path))
 		}

@@ -40,6 +40,8 @@ var layers = [][]string{
 		"engine/cluster"},
 	// The store's owner and its local API.
 	{"engine/local"},
+	// The web UI's assets and sessions, which serve mounts.
+	{"engine/serve/ui"},
 	// fuscia serve.
 	{"engine/serve"},
 	// The process assembly and the use-cases.
