@@ -1,14 +1,17 @@
 package serve
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/fuscia/fuscia/engine"
 	"github.com/fuscia/fuscia/engine/local"
 	"github.com/fuscia/fuscia/engine/serve/ui"
 )
@@ -349,5 +352,47 @@ func TestUISecureCookie(t *testing.T) {
 	cs := a.resp.Cookies()
 	if len(cs) != 1 || !cs[0].Secure || !cs[0].HttpOnly || cs[0].SameSite != http.SameSiteStrictMode || cs[0].Path != "/" {
 		t.Fatalf("cookie over TLS %v: want Secure, HttpOnly, SameSite=Strict, Path=/", a.header["Set-Cookie"])
+	}
+}
+
+func TestIsUIPath(t *testing.T) {
+	for p, want := range map[string]bool{
+		"/ui":              true,
+		"/ui/":             true,
+		"/ui/runs/01ABC":   true,
+		"//ui/login":       true,
+		"/ui/../ui/x":      true,
+		"/uix":             false,
+		"/ui-hook":         false,
+		"/hooks/ui":        false,
+		"/ui/../v1/health": false,
+		"/":                false,
+		"/v1/executions":   false,
+	} {
+		if got := isUIPath(p); got != want {
+			t.Errorf("isUIPath(%q) = %v, want %v", p, got, want)
+		}
+	}
+}
+
+// TestUIBeforeStart: until the store is open (ServeAPI), the UI's pages are served but a login
+// answers 503 with Retry-After, and / answers 503 as every webhook path does, not a redirect.
+func TestUIBeforeStart(t *testing.T) {
+	srv := New(Config{Load: func(_ context.Context, file string) (*engine.Program, error) { return loadProgram(file) }})
+	h, err := srv.TCPHandler(TCPConfig{UI: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(h)
+	defer hs.Close()
+	as := &authServer{t: t, url: hs.URL, client: hs.Client()}
+	if a := as.call("GET", "/ui/runs", "", nil); a.code != http.StatusOK || !strings.Contains(a.body, "<html") {
+		t.Errorf("GET /ui/runs while starting: %d, want index.html", a.code)
+	}
+	if a := as.call("POST", "/ui/login", `{"token": "fsc_x"}`, nil); a.code != http.StatusServiceUnavailable || a.header.Get("Retry-After") == "" || a.field(t, "code") != "starting" {
+		t.Errorf("login while starting: %d %s, want 503 starting with Retry-After", a.code, a.body)
+	}
+	if a := as.call("GET", "/", "", nil); a.code != http.StatusServiceUnavailable {
+		t.Errorf("GET / while starting: %d %q, want 503", a.code, a.header.Get("Location"))
 	}
 }
