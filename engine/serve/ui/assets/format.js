@@ -84,10 +84,18 @@ export function displayJSON(v) {
   return JSON.stringify(swap(v), null, 2);
 }
 
-// jsonBlock is a <pre> holding JSON as text.
+const MAX_JSON_CHARS = 200000;
+
+// jsonBlock is a <pre> holding JSON as text; a huge value is cut (the API has all of it).
 export function jsonBlock(v, attrs) {
-  const text = (v === undefined || v === null) ? 'null' : displayJSON(v);
-  return h('pre', { class: 'json', ...(attrs || {}) }, text);
+  let text = (v === undefined || v === null) ? 'null' : displayJSON(v);
+  let cut = null;
+  if (text.length > MAX_JSON_CHARS) {
+    cut = h('p', { class: 'muted small' }, `The first ${MAX_JSON_CHARS.toLocaleString()} of ${text.length.toLocaleString()} characters.`);
+    text = text.slice(0, MAX_JSON_CHARS) + '\n…';
+  }
+  const pre = h('pre', { class: 'json', ...(attrs || {}) }, text);
+  return cut ? h('div', {}, pre, cut) : pre;
 }
 
 export function errorText(err) {

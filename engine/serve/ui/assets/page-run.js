@@ -28,6 +28,13 @@ function bodyViews(ex) {
   return out;
 }
 
+const FINAL = new Set(['succeeded', 'failed', 'completed_with_errors', 'skipped', 'cancelled', 'timed_out']);
+
+// shownError: a node's error is drawn in it when the node failed (or was cancelled with a reason).
+function shownError(v) {
+  return Boolean(v && v.error && ['failed', 'timed_out', 'completed_with_errors', 'cancelled'].includes(v.status));
+}
+
 function subFor(v) {
   if (!v) return 'pending';
   const parts = [statusLabel(v.status)];
@@ -156,10 +163,16 @@ export async function render(main, ctx) {
   const g = normalizeGraph(graphData || graphFromExecution(ex));
   for (const nid of Object.keys(ex.nodes || {})) addNode(g, nid);
   for (const nid of bodyViews(ex).keys()) addNode(g, nid, nid.slice(0, nid.indexOf('/')));
+  performance.mark('fuscia:run-data');
+  const bodies = bodyViews(ex);
   dag = renderDag(dagHost, g, {
     run: true,
     title: `Graph of run ${execID} of ${ex.workflow}: ${g.nodes.length} nodes`,
-    sub: () => 'pending',
+    initial: (nid) => {
+      const v = (ex.nodes || {})[nid] || bodies.get(nid);
+      if (!v) return { status: 'pending', sub: 'pending' };
+      return { status: nodeStatus(v.status), sub: subFor(v), error: shownError(v) ? errorText(v.error) : null };
+    },
     onOpen: (nid) => openNode(nid),
   });
   if (!graphData) dagHost.prepend(h('p', { class: 'muted small' }, 'serve could not draw this workflow\'s graph: the nodes are shown without their edges.'));
@@ -175,8 +188,15 @@ export async function render(main, ctx) {
     }
     pending.clear();
   };
+  // A top-level node's final status is final: the history an event stream replays does not
+  // take it back (a loop body's nodes run again in each iteration, so they may).
+  const finals = new Set();
   const update = (nid, u) => {
-    if (!dag.has(nid)) { return; }
+    if (!dag.has(nid)) return;
+    if (!nid.includes('/')) {
+      if (finals.has(nid) && u.status && !FINAL.has(u.status)) return;
+      if (u.status && FINAL.has(u.status)) finals.add(nid);
+    }
     const old = pending.get(nid);
     pending.set(nid, old ? { ...old, ...u } : u);
     if (!frame) frame = requestAnimationFrame(flush);
@@ -184,20 +204,22 @@ export async function render(main, ctx) {
   const applyExecution = () => {
     errors.clear();
     for (const [nid, v] of Object.entries(ex.nodes || {})) {
-      const failed = ['failed', 'timed_out', 'cancelled', 'completed_with_errors'].includes(v.status) && v.error;
-      update(nid, { status: v.status, sub: subFor(v), error: failed ? v.error : null });
+      update(nid, { status: v.status, sub: subFor(v), error: shownError(v) ? v.error : null });
       if (v.error && v.status !== 'cancelled') addError(nid, null, v.error);
       (v.instances || []).forEach((it, i) => { if (it.error && it.status !== 'cancelled') addError(nid, [i], it.error); });
     }
     for (const [nid, v] of bodyViews(ex)) {
-      update(nid, { status: v.status, sub: subFor(v), error: v.error && v.status !== 'succeeded' ? v.error : null });
+      update(nid, { status: v.status, sub: subFor(v), error: shownError(v) ? v.error : null });
       if (v.error && v.status !== 'cancelled') addError(nid, null, v.error);
     }
     renderErrors();
     updateHeader();
   };
+  // The graph was drawn in its states; this fills the error list and the header.
   applyExecution();
-  flush();
+  pending.clear();
+  // For the browser tests and anyone curious: the graph with its states is on the page.
+  performance.mark('fuscia:dag-drawn');
 
   // Waits that a person answers: approvals and callbacks.
   const waits = new Map(); // node → {reason, message, deadline}
@@ -223,7 +245,11 @@ export async function render(main, ctx) {
     }
     renderTimeline(tlHost, data, { running: !finished(ex.status), onOpen: (nid) => openNode(nid) });
   };
-  loadTimeline().catch(() => {});
+  // After the graph's first paint: the timeline is below it and can wait a frame.
+  requestAnimationFrame(() => setTimeout(() => {
+    performance.mark('fuscia:dag-painted');
+    if (!signal.aborted) loadTimeline().catch(() => {});
+  }, 0));
   every(3000, async () => {
     if (!tlDirty && finished(ex.status)) return;
     tlDirty = false;
@@ -319,7 +345,8 @@ export async function render(main, ctx) {
       panel.refresh();
     }, signal);
   };
-  follow();
+  // A run that ended is shown from its execution object; a run that goes on is followed.
+  if (!finished(ex.status)) follow();
 
   cancelBtn.addEventListener('click', async () => {
     cancelBtn.disabled = true;

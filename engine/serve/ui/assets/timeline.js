@@ -4,7 +4,6 @@ import { h, s, replace, uid } from './dom.js';
 import { duration, errorText, utc } from './format.js';
 
 const ROW = 22;
-const LABEL_W = 210;
 const AXIS = 26;
 const MAX_ROWS = 2000;
 
@@ -59,7 +58,8 @@ export function renderTimeline(host, data, { onOpen, running } = {}) {
   if (t1 <= t0) t1 = t0 + 1000;
   const span = t1 - t0;
   const shown = rows.slice(0, MAX_ROWS);
-  const width = Math.max(520, (host.clientWidth || 960) - 8);
+  const width = Math.max(340, (host.clientWidth || 960) - 8);
+  const LABEL_W = width < 640 ? 120 : 210;
   const chartW = width - LABEL_W - 16;
   const height = AXIS + shown.length * ROW + 8;
   const X = (t) => LABEL_W + ((t - t0) / span) * chartW;
@@ -89,7 +89,8 @@ export function renderTimeline(host, data, { onOpen, running } = {}) {
     const idx = Array.isArray(r.index) && r.index.length ? `[${r.index.join(', ')}]` : '';
     const key = r.key !== undefined && r.key !== null && idx ? ` ${typeof r.key === 'string' ? r.key : JSON.stringify(r.key)}` : '';
     const name = `${r.node}${idx}${key}`;
-    const label = name.length > 30 ? '…' + name.slice(-29) : name;
+    const max = LABEL_W < 200 ? 16 : 30;
+    const label = name.length > max ? '…' + name.slice(-(max - 1)) : name;
     const g = s('g', { class: 'row', 'data-node': r.node, transform: `translate(0,${y})` },
       s('rect', { class: i % 2 ? 'row-bg odd' : 'row-bg', x: 0, y: 0, width, height: ROW }),
       s('text', { class: 'row-label', x: 6, y: 15 }, label));
