@@ -18,6 +18,7 @@ export function normalizeGraph(g) {
     index.set(n.id, nodes.length);
     nodes.push({
       id: n.id, kind: n.kind || kindOf(n.id), label: n.label || labelOf(n.id), uses: n.uses || '', group: n.group || '',
+      forEach: Boolean(n.for_each),
     });
   }
   const edges = [];
@@ -69,6 +70,9 @@ export function labelOf(id) {
   return dot > 0 ? last.slice(dot + 1) : last;
 }
 
+// describe is a node's second line on a workflow's page: what it runs.
+function describe(n) { return `${n.uses || n.kind}${n.forEach ? ' · for_each' : ''}`; }
+
 function fit(text, width, charW) {
   const max = Math.max(4, Math.floor(width / charW));
   return text.length > max ? text.slice(0, max - 1) + '…' : text;
@@ -95,7 +99,7 @@ export function renderDag(host, g, opts = {}) {
   const run = Boolean(opts.run);
   const H = run ? 62 : 50;
   const sizes = g.nodes.map((n) => ({
-    w: Math.min(240, Math.max(run ? 156 : 128, n.label.length * CHAR_W + 30, run ? 0 : (n.uses || n.kind).length * SUB_CHAR_W + 30)),
+    w: Math.min(240, Math.max(run ? 156 : 128, n.label.length * CHAR_W + 30, run ? 0 : describe(n).length * SUB_CHAR_W + 30)),
     h: H, group: n.group,
   }));
   const lay = layout(sizes, g.edges, { gapX: g.edges.some((e) => e.labels.length) ? 96 : 72 });
@@ -196,7 +200,7 @@ export function renderDag(host, g, opts = {}) {
     box.setAttribute('width', w);
     label.textContent = n.label;
     if (n.label.length * CHAR_W > w - 24) { label.setAttribute('textLength', w - 24); label.setAttribute('lengthAdjust', 'spacingAndGlyphs'); }
-    sub.textContent = fit(first ? first.sub : (n.uses || n.kind), w - 24, SUB_CHAR_W);
+    sub.textContent = fit(first ? first.sub : describe(n), w - 24, SUB_CHAR_W);
     if (first && first.error) {
       errs[i] = s('text', { class: 'node-error', x: 12, y: 54 }, fit(first.error, w - 24, SUB_CHAR_W));
       el.appendChild(errs[i]);
@@ -236,7 +240,7 @@ export function renderDag(host, g, opts = {}) {
     if (!details.open || listItems.size) return;
     const frag = document.createDocumentFragment();
     g.nodes.forEach((n, i) => {
-      const st = h('span', { class: 'list-status' }, run ? statusLabel(status[i]) : (n.uses || n.kind));
+      const st = h('span', { class: 'list-status' }, run ? statusLabel(status[i]) : describe(n));
       listItems.set(i, st);
       frag.appendChild(h('li', {}, h('button', { type: 'button', class: 'link', 'data-list-node': n.id, onclick: () => opts.onOpen?.(n.id) }, n.id), ' — ', st));
     });

@@ -7,12 +7,15 @@ import { triggerList } from './triggers.js';
 
 const ORDER = ['running', 'waiting', 'interrupted', 'succeeded', 'completed_with_errors', 'failed', 'timed_out', 'cancelled'];
 
-function counts(runs) {
+function counts(name, runs) {
   const keys = Object.keys(runs || {}).filter((k) => runs[k] > 0);
-  if (keys.length === 0) return h('span', { class: 'muted' }, 'no runs');
+  if (keys.length === 0) return h('p', { class: 'muted' }, 'no runs');
   keys.sort((a, b) => (ORDER.indexOf(a) + 1 || 99) - (ORDER.indexOf(b) + 1 || 99));
-  return h('ul', { class: 'counts' }, keys.map((k) => h('li', {}, h('a', { href: `/ui/runs?status=${api.enc(k)}`, class: ['count', `st-${k}`] }, `${runs[k]} ${k.replace(/_/g, ' ')}`))));
+  return h('ul', { class: 'counts', 'aria-label': 'Outcomes of the last 100 runs' }, keys.map((k) => h('li', {},
+    h('a', { href: `/ui/runs${api.q({ workflow: name, status: k })}`, class: ['count', `st-${k}`] }, `${runs[k]} ${k.replace(/_/g, ' ')}`))));
 }
+
+function basename(p) { return String(p || '').split('/').pop(); }
 
 function lastRun(r) {
   if (!r) return h('span', { class: 'muted' }, '—');
@@ -26,14 +29,15 @@ function table(workflows) {
     return h('p', { class: 'empty' }, 'serve runs no workflow. Give it a directory or files: ', h('code', {}, 'fuscia serve DIR'), '.');
   }
   const rows = workflows.map((w) => {
-    const runsCell = w.runs !== undefined ? h('td', { class: 'runs' }, counts(w.runs), h('a', { class: 'small', href: `/ui/runs?workflow=${api.enc(w.name)}` }, 'all runs')) : h('td', { class: 'runs' }, h('a', { class: 'small', href: `/ui/runs?workflow=${api.enc(w.name)}` }, 'runs'));
+    const all = h('a', { class: 'small', href: `/ui/runs${api.q({ workflow: w.name })}` }, 'all runs');
+    const runsCell = h('td', { class: 'runs' }, w.runs !== undefined ? counts(w.name, w.runs) : null, all);
     return h('tr', { 'data-workflow': w.name },
       h('th', { scope: 'row' }, h('a', { href: `/ui/workflows/${api.enc(w.name)}`, class: 'wf-name' }, w.name),
         w.description ? h('div', { class: 'muted small' }, w.description) : null),
       h('td', { class: 'trig' }, triggerList(w.triggers)),
       runsCell,
       h('td', { class: 'last' }, w.last_run !== undefined ? lastRun(w.last_run) : h('span', { class: 'muted' }, '—')),
-      h('td', { class: 'file' }, h('code', { class: 'path' }, w.file || '')));
+      h('td', { class: 'file' }, h('code', { class: 'path', title: w.file || '' }, basename(w.file))));
   });
   return h('div', { class: 'table-wrap' }, h('table', { id: 'workflows', class: 'data' },
     h('caption', { class: 'sr-only' }, 'Workflows'),
