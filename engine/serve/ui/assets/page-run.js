@@ -92,7 +92,8 @@ export async function render(main, ctx) {
     h('dt', {}, 'Finished'), h('dd', {}, finishedEl),
     h('dt', {}, 'Duration'), h('dd', {}, durEl),
     ex.parent_execution_id ? [h('dt', {}, 'Called by'), h('dd', {}, h('a', { href: `/ui/runs/${api.enc(ex.parent_execution_id)}` }, ex.parent_execution_id))] : null,
-    h('dt', {}, 'Execution'), h('dd', {}, h('code', { class: 'mono' }, execID)));
+    h('dt', {}, 'Execution'), h('dd', {}, h('code', { class: 'mono' }, execID)),
+    trig.payload !== undefined ? [h('dt', {}, 'Payload'), h('dd', {}, h('details', { class: 'payload' }, h('summary', {}, 'the trigger\'s payload'), jsonBlock(trig.payload)))] : null);
   const errorsList = h('ul', { id: 'run-errors', class: 'run-errors' });
   const errorsBox = h('section', { class: 'card danger', 'aria-labelledby': 'errors-title', hidden: true },
     h('h2', { id: 'errors-title' }, 'Errors'), errorsList);

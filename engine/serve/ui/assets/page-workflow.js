@@ -57,6 +57,28 @@ function runDialog(wf, manual, ctx) {
   return { dialog, open: () => { result.hidden = true; dialog.showModal(); editor.area.focus(); } };
 }
 
+// showNode says what a node of the graph is and what it is linked to.
+function showNode(host, g, id) {
+  const i = g.index.get(id);
+  if (i === undefined) return;
+  const n = g.nodes[i];
+  const ups = [];
+  const downs = [];
+  for (const e of g.edges) {
+    const label = e.labels.length ? ` (${e.labels.join(', ')})` : '';
+    if (e.to === i) ups.push(g.nodes[e.from].id + label);
+    if (e.from === i) downs.push(g.nodes[e.to].id + label);
+  }
+  const list = (xs) => (xs.length ? h('ul', { class: 'inline-list' }, xs.map((x) => h('li', {}, h('code', {}, x)))) : h('span', { class: 'muted' }, 'none'));
+  replace(host, h('h3', {}, h('code', {}, n.id)),
+    h('dl', { class: 'facts' },
+      h('dt', {}, 'Kind'), h('dd', {}, n.kind),
+      n.uses ? [h('dt', {}, 'Runs'), h('dd', {}, h('code', {}, n.uses), n.forEach ? ' for each item' : '')] : null,
+      n.group ? [h('dt', {}, 'Inside'), h('dd', {}, h('code', {}, n.group))] : null,
+      h('dt', {}, 'After'), h('dd', {}, list(ups)),
+      h('dt', {}, 'Before'), h('dd', {}, list(downs))));
+}
+
 export async function render(main, ctx) {
   const name = ctx.params[0];
   ctx.setTitle(name);
@@ -103,10 +125,12 @@ export async function render(main, ctx) {
     replace(dagHost, h('p', { class: 'muted' }, e.status === 404 ? 'This serve does not draw graphs yet (no graph endpoint).' : `The graph could not be loaded: ${e.message}`));
   } else {
     const g = normalizeGraph(graph);
-    renderDag(dagHost, g, {
+    const info = h('div', { id: 'node-info', class: 'node-info', 'aria-live': 'polite' });
+    const dag = renderDag(dagHost, g, {
       title: `Graph of workflow ${wf.name}: ${g.nodes.length} nodes`,
-      onOpen: (id) => { const el = dagHost.querySelector(`g.node[data-node="${CSS.escape(id)}"]`); el?.focus(); },
+      onOpen: (id) => { dag.setSelected(id); showNode(info, g, id); },
     });
+    dagHost.appendChild(info);
   }
 
   const loadRuns = async () => {
