@@ -69,7 +69,8 @@ demo: build
 # bench prints parse+decode+graph+plan time and allocations for generated workflows of
 # 100, 1,000 and 10,000 nodes, then the engine's figures: per-node overhead on a 1,000-node
 # chain (strict and relaxed), a 1,000-wide fan-out, 3-step latency p50/p99, concurrent runs per
-# second with peak RSS, a 100,000-item for_each, and the journal's appends; then the Wasm
+# second with peak RSS, a 100,000-item for_each, the journal's appends and pages of runs from a
+# store of 100,000 (the API's runs list); then the Wasm
 # host's: per-attempt p50/p99 (a tiny module, a Go component), trap cost with and without
 # RUST_BACKTRACE, interrupt latency, module load (compile, disk cache, memory) and 1,000
 # component tasks through the engine; the cluster on NATS JetStream (an in-process NATS

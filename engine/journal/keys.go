@@ -20,6 +20,7 @@ import (
 //	x/s/<status>\x00<id>             index: runs by status
 //	x/f/<nanos: 8-byte BE><id>       index: finished runs by finish time
 //	x/p/<parent id>\x00<id>          index: child runs by parent
+//	x/o/<id>                         index: runs whose start is off their id's time (starttime.go)
 const (
 	formatKey     = "meta/format"
 	formatVersion = "1"
@@ -32,6 +33,7 @@ const (
 	statusIndex    = "x/s/"
 	finishedIndex  = "x/f/"
 	parentIndex    = "x/p/"
+	offTimeIndex   = "x/o/"
 	indexSeparator = "\x00"
 )
 
@@ -120,6 +122,9 @@ func indexKeys(s *Summary) [][]byte {
 	}
 	if s.Parent != nil && *s.Parent != "" {
 		keys = append(keys, append(parentIndexPrefix(*s.Parent), s.ID...))
+	}
+	if offTime(s) {
+		keys = append(keys, []byte(offTimeIndex+s.ID))
 	}
 	return keys
 }

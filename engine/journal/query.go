@@ -20,6 +20,12 @@ type Filter struct {
 	Parent   string // the parent execution id: runs started by its calls
 	// CompletedBefore selects finished runs whose FinishedAt is before it.
 	CompletedBefore time.Time
+	// StartedAfter and StartedBefore select the runs whose StartedAt is at or after
+	// StartedAfter and before StartedBefore.
+	StartedAfter, StartedBefore time.Time
+	// BeforeID selects the runs whose id sorts before it: older ones. A page's last id is
+	// where the next page starts.
+	BeforeID string
 	// Limit caps the number of runs returned (0: no cap).
 	Limit int
 }
@@ -29,7 +35,10 @@ func (f *Filter) match(s *Summary) bool {
 	case f.Workflow != "" && s.Workflow != f.Workflow,
 		f.Status != "" && s.Status != f.Status,
 		f.Parent != "" && (s.Parent == nil || *s.Parent != f.Parent),
-		!f.CompletedBefore.IsZero() && (s.FinishedAt == nil || !s.FinishedAt.Before(f.CompletedBefore)):
+		!f.CompletedBefore.IsZero() && (s.FinishedAt == nil || !s.FinishedAt.Before(f.CompletedBefore)),
+		!f.StartedAfter.IsZero() && s.StartedAt.Before(f.StartedAfter),
+		!f.StartedBefore.IsZero() && !s.StartedAt.Before(f.StartedBefore),
+		f.BeforeID != "" && s.ID >= f.BeforeID:
 		return false
 	}
 	return true
@@ -108,8 +117,10 @@ func (s *Store) Summary(id string) (Summary, error) {
 }
 
 // List returns the runs f selects, newest first. It walks the most selective index f allows
-// (parent, active status, workflow, status, finish time, in this order) and filters the
-// summaries it reaches by the rest of f.
+// (parent, active status, workflow, status, finish time, in this order; else every run) and
+// filters the summaries it reaches by the rest of f. The walk of an index in id order starts
+// at f.BeforeID and at f.StartedBefore and stops at f.StartedAfter (starttime.go), so that a
+// page costs what it returns, not what lies before it.
 func (s *Store) List(f Filter) ([]Summary, error) {
 	var out []Summary
 	err := s.view(func(txn *badger.Txn) error {
@@ -126,6 +137,13 @@ func (s *Store) List(f Filter) ([]Summary, error) {
 func list(txn *badger.Txn, f Filter) ([]Summary, error) {
 	out := []Summary{}
 	full := func() bool { return f.Limit > 0 && len(out) >= f.Limit }
+	// add adds sum if f selects it and reports whether to go on.
+	add := func(sum *Summary) bool {
+		if f.match(sum) {
+			out = append(out, *sum)
+		}
+		return !full()
+	}
 	// take adds the run id if f selects it and reports whether to go on.
 	take := func(id string) (bool, error) {
 		sum, err := getSummary(txn, id)
@@ -135,33 +153,72 @@ func list(txn *badger.Txn, f Filter) ([]Summary, error) {
 		if err != nil {
 			return false, err
 		}
-		if f.match(sum) {
-			out = append(out, *sum)
-		}
-		return !full(), nil
+		return add(sum), nil
 	}
-	// byIndex walks an index whose keys are prefix + id, newest id first.
+	r := rangeOf(&f)
+	// byIndex walks an index whose keys are prefix + id, newest id first, over r.
 	byIndex := func(prefix []byte) error {
-		return scanKeys(txn, prefix, prefixEnd(prefix), true, func(k []byte) (bool, error) {
-			return take(string(k[len(prefix):]))
+		return scanKeys(txn, prefix, r.seek(prefix), true, func(k []byte) (bool, error) {
+			id := string(k[len(prefix):])
+			switch {
+			case r.above(id):
+				return true, nil // the cursor's own key
+			case r.below(id):
+				return false, nil
+			}
+			return take(id)
 		})
+	}
+	// inRange walks with walk over r, taking the off-time runs outside r in their places.
+	inRange := func(walk func() error) error {
+		if !f.timed() {
+			return walk()
+		}
+		above, below, err := offTimeIDs(txn, r)
+		if err != nil {
+			return err
+		}
+		for _, part := range []func() error{
+			func() error { return takeAll(above, take) },
+			walk,
+			func() error { return takeAll(below, take) },
+		} {
+			if full() {
+				return nil
+			}
+			if err := part(); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
 	var err error
 	switch {
 	case f.Parent != "":
-		err = byIndex(parentIndexPrefix(f.Parent))
+		err = inRange(func() error { return byIndex(parentIndexPrefix(f.Parent)) })
 	case f.Status != "" && !Finished(f.Status):
-		err = byIndex(statusIndexPrefix(f.Status))
+		err = inRange(func() error { return byIndex(statusIndexPrefix(f.Status)) })
 	case f.Workflow != "":
-		err = byIndex(workflowIndexPrefix(f.Workflow))
+		err = inRange(func() error { return byIndex(workflowIndexPrefix(f.Workflow)) })
 	case f.Status != "":
-		err = byIndex(statusIndexPrefix(f.Status))
+		err = inRange(func() error { return byIndex(statusIndexPrefix(f.Status)) })
 	case !f.CompletedBefore.IsZero():
 		err = byFinishTime(txn, f, take)
 	default:
-		err = allRuns(txn, f, &out, full)
+		err = inRange(func() error { return allRuns(txn, r, add) })
 	}
 	return out, err
+}
+
+// takeAll calls take with each id until it says to stop.
+func takeAll(ids []string, take func(string) (bool, error)) error {
+	for _, id := range ids {
+		more, err := take(id)
+		if err != nil || !more {
+			return err
+		}
+	}
+	return nil
 }
 
 // byFinishTime walks the finish-time index up to f.CompletedBefore, then takes the runs newest
@@ -185,28 +242,30 @@ func byFinishTime(txn *badger.Txn, f Filter, take func(string) (bool, error)) er
 		return err
 	}
 	slices.Sort(ids)
-	for _, id := range slices.Backward(ids) {
-		more, err := take(id)
-		if err != nil || !more {
-			return err
-		}
-	}
-	return nil
+	slices.Reverse(ids)
+	return takeAll(ids, take)
 }
 
-// allRuns walks every summary, newest first.
-func allRuns(txn *badger.Txn, f Filter, out *[]Summary, full func() bool) error {
+// allRuns walks the summaries of the runs in r, newest first, until add says to stop.
+func allRuns(txn *badger.Txn, r idRange, add func(*Summary) bool) error {
 	prefix := []byte(runPrefix)
 	it := txn.NewIterator(badger.IteratorOptions{Reverse: true, Prefix: prefix})
 	defer it.Close()
-	for it.Seek(prefixEnd(prefix)); it.ValidForPrefix(prefix) && !full(); it.Next() {
+	for it.Seek(r.seek(prefix)); it.ValidForPrefix(prefix); it.Next() {
+		id := string(it.Item().Key()[len(prefix):])
+		if r.above(id) {
+			continue
+		}
+		if r.below(id) {
+			return nil
+		}
 		var sum Summary
 		err := itemValue(it.Item(), func(v []byte) error { return json.Unmarshal(v, &sum) })
 		if err != nil {
 			return fmt.Errorf("decode summary %s: %w", it.Item().Key(), err)
 		}
-		if f.match(&sum) {
-			*out = append(*out, sum)
+		if !add(&sum) {
+			return nil
 		}
 	}
 	return nil

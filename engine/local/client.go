@@ -172,29 +172,42 @@ func (c *client) List(ctx context.Context, f journal.Filter) ([]journal.Summary,
 			q.Set(k, v)
 		}
 	}
+	setTime := func(k string, t time.Time) {
+		if !t.IsZero() {
+			q.Set(k, t.Format(time.RFC3339Nano))
+		}
+	}
 	set("workflow", f.Workflow)
 	set("status", f.Status)
 	set("parent", f.Parent)
-	if !f.CompletedBefore.IsZero() {
-		q.Set("completed_before", f.CompletedBefore.Format(time.RFC3339Nano))
+	setTime("completed_before", f.CompletedBefore)
+	setTime("started_after", f.StartedAfter)
+	setTime("started_before", f.StartedBefore)
+	if f.BeforeID != "" {
+		q.Set("cursor", encodeCursor(f.BeforeID))
 	}
-	if f.Limit > 0 {
-		q.Set("limit", fmt.Sprint(f.Limit))
+	// The API answers pages (of at most maxPage runs): read them until f.Limit runs, or all.
+	all := []journal.Summary{}
+	for {
+		page := maxPage
+		if f.Limit > 0 {
+			page = min(page, f.Limit-len(all))
+		}
+		q.Set("limit", fmt.Sprint(page))
+		var out struct {
+			Executions []journal.Summary `json:"executions"`
+			NextCursor string            `json:"next_cursor"`
+		}
+		if err := c.getJSON(ctx, "/v1/executions?"+q.Encode(), &out); err != nil {
+			return nil, err
+		}
+		all = append(all, out.Executions...)
+		// An owner older than paging answers every run and no cursor.
+		if out.NextCursor == "" || f.Limit > 0 && len(all) >= f.Limit {
+			return all, nil
+		}
+		q.Set("cursor", out.NextCursor)
 	}
-	path := "/v1/executions"
-	if len(q) > 0 {
-		path += "?" + q.Encode()
-	}
-	var out struct {
-		Executions []journal.Summary `json:"executions"`
-	}
-	if err := c.getJSON(ctx, path, &out); err != nil {
-		return nil, err
-	}
-	if out.Executions == nil {
-		out.Executions = []journal.Summary{}
-	}
-	return out.Executions, nil
 }
 
 func (c *client) Execution(ctx context.Context, id string) (*journal.Execution, error) {

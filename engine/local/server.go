@@ -126,28 +126,51 @@ func (s *server) fail(w http.ResponseWriter, r *http.Request, err error) {
 func (s *server) list(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	f := journal.Filter{Workflow: q.Get("workflow"), Status: q.Get("status"), Parent: q.Get("parent")}
-	if v := q.Get("completed_before"); v != "" {
-		t, err := time.Parse(time.RFC3339Nano, v)
-		if err != nil {
-			writeError(w, http.StatusBadRequest, codeInvalid, fmt.Sprintf("completed_before %q is not an RFC 3339 time", v))
-			return
+	for _, p := range []struct {
+		name string
+		to   *time.Time
+	}{{"completed_before", &f.CompletedBefore}, {"started_after", &f.StartedAfter}, {"started_before", &f.StartedBefore}} {
+		if v := q.Get(p.name); v != "" {
+			t, err := time.Parse(time.RFC3339Nano, v)
+			if err != nil {
+				writeError(w, http.StatusBadRequest, codeInvalid, fmt.Sprintf("%s %q is not an RFC 3339 time (2026-01-02T15:04:05Z)", p.name, v))
+				return
+			}
+			*p.to = t
 		}
-		f.CompletedBefore = t
 	}
+	limit := defaultPage
 	if v := q.Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 {
 			writeError(w, http.StatusBadRequest, codeInvalid, fmt.Sprintf("limit %q is not a count", v))
 			return
 		}
-		f.Limit = n
+		if n > 0 {
+			limit = min(n, maxPage)
+		}
 	}
+	if v := q.Get("cursor"); v != "" {
+		id, err := decodeCursor(v)
+		if err != nil {
+			writeError(w, http.StatusBadRequest, codeInvalid, err.Error())
+			return
+		}
+		f.BeforeID = id
+	}
+	// One more than the page: whether it exists says whether there is a next page.
+	f.Limit = limit + 1
 	runs, err := s.ops.List(r.Context(), f)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"executions": runs})
+	next := ""
+	if len(runs) > limit {
+		runs = runs[:limit]
+		next = encodeCursor(runs[limit-1].ID)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"executions": runs, "next_cursor": next})
 }
 
 func (s *server) show(w http.ResponseWriter, r *http.Request) {
