@@ -111,3 +111,24 @@ func TestAssetsStylesAreLocal(t *testing.T) {
 		}
 	}
 }
+
+// TestAssetsModulesPreloaded: index.html names every module with a modulepreload link (and
+// nothing else), so the browser fetches them at once instead of one import level at a time.
+func TestAssetsModulesPreloaded(t *testing.T) {
+	html := assetText(t, ".html")["index.html"]
+	preloaded := map[string]bool{}
+	for _, m := range regexp.MustCompile(`<link rel="modulepreload" href="/ui/assets/([^"]+)">`).FindAllStringSubmatch(html, -1) {
+		preloaded[m[1]] = true
+	}
+	scripts := assetText(t, ".js")
+	for name := range scripts {
+		if name != "app.js" && !preloaded[name] {
+			t.Errorf("index.html does not preload %s", name)
+		}
+	}
+	for name := range preloaded {
+		if _, ok := scripts[name]; !ok {
+			t.Errorf("index.html preloads %s, which is not in the assets", name)
+		}
+	}
+}

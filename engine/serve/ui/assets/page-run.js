@@ -35,6 +35,10 @@ function shownError(v) {
   return Boolean(v && v.error && ['failed', 'timed_out', 'completed_with_errors', 'cancelled'].includes(v.status));
 }
 
+// inNode is the error drawn in a node: its message (the kind is in the list above the graph and
+// in the node's panel), so that the little room there goes to what happened.
+function inNode(err) { return err.message || err.kind || 'error'; }
+
 function subFor(v) {
   if (!v) return 'pending';
   const parts = [statusLabel(v.status)];
@@ -172,7 +176,7 @@ export async function render(main, ctx) {
     initial: (nid) => {
       const v = (ex.nodes || {})[nid] || bodies.get(nid);
       if (!v) return { status: 'pending', sub: 'pending' };
-      return { status: nodeStatus(v.status), sub: subFor(v), error: shownError(v) ? errorText(v.error) : null };
+      return { status: nodeStatus(v.status), sub: subFor(v), error: shownError(v) ? inNode(v.error) : null };
     },
     onOpen: (nid) => openNode(nid),
   });
@@ -185,7 +189,7 @@ export async function render(main, ctx) {
     frame = 0;
     for (const [nid, u] of pending) {
       if (u.status) dag.setStatus(nid, nodeStatus(u.status), u.sub);
-      if (u.error !== undefined) dag.setError(nid, u.error ? errorText(u.error) : null);
+      if (u.error !== undefined) dag.setError(nid, u.error ? inNode(u.error) : null);
     }
     pending.clear();
   };
