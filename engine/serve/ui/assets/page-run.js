@@ -79,6 +79,7 @@ export async function render(main, ctx) {
     if (e.name === 'AbortError') throw e;
     return null;
   });
+  graphP.catch(() => {}); // awaited below; this only keeps a page left early from logging a rejection
 
   // Header, facts and actions.
   const statusEl = h('span', { id: 'run-status', class: ['badge', `st-${ex.status}`], role: 'status' }, ex.status);
@@ -129,8 +130,10 @@ export async function render(main, ctx) {
     statusEl.className = `badge st-${ex.status}`;
     const over = finished(ex.status);
     cancelBtn.disabled = over || !operate;
+    cancelBtn.hidden = over;
     resumeBtn.disabled = ex.status !== 'interrupted' || !operate;
-    resumeBtn.hidden = over;
+    resumeBtn.hidden = ex.status !== 'interrupted';
+    if (!operate) cancelBtn.title = resumeBtn.title = 'Your token\'s scope is read: this needs operate.';
     replace(finishedEl, ex.finished_at ? time(ex.finished_at) : h('span', { class: 'muted' }, 'not yet'));
     durEl.textContent = `${duration(between(ex.started_at, ex.finished_at))}${ex.finished_at ? '' : ' so far'}`;
     if (over) {
