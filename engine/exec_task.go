@@ -66,6 +66,8 @@ type taskInst struct {
 	// sensitive are the JSON Pointers of the input's sensitive parts; nil when none. A task
 	// that gets any has a sensitive output (see attemptJob.sensitive).
 	sensitive []string
+	// journaled is the input as each attempt_started entry holds it (journaledInput).
+	journaled json.RawMessage
 	status    string
 	output    cty.Value
 	err       *outcome.Error
@@ -139,6 +141,7 @@ func (r *Run) schedule(ti *taskInst) {
 		}
 		ti.input, ti.inVal = in, inVal
 		ti.sensitive = sensitivePointers(inVal)
+		ti.journaled = journaledInput(in, inVal, ti.sensitive)
 	}
 	if !ti.retryAt.IsZero() {
 		d := time.Until(ti.retryAt)
@@ -206,7 +209,7 @@ func (r *Run) dispatch(ti *taskInst) {
 			ti.startedAt = time.Now()
 		}
 		if !reattach {
-			r.note(journal.Entry{Type: journal.AttemptStarted, Node: ns.addr, Index: ti.index, Key: ti.key, Attempt: ti.attempt, TaskID: ti.taskID})
+			r.note(journal.Entry{Type: journal.AttemptStarted, Node: ns.addr, Index: ti.index, Key: ti.key, Attempt: ti.attempt, TaskID: ti.taskID, Input: ti.journaled})
 		}
 		if ti.item < 0 && len(ti.index) == 0 {
 			r.emit(Event{Type: EventNodeStarted, Node: ns.addr, Kind: "task", Attempt: ti.attempt})

@@ -121,6 +121,7 @@ func (e *Engine) appendLog(id string, line journal.LogLine) error {
 // the entry points to is copied, never changed: the run still holds it.
 func scrubEntry(sc *redact.Scrubber, en *journal.Entry) {
 	en.Output = sc.JSON(en.Output)
+	en.Input = sc.JSON(en.Input)
 	en.State = sc.JSON(en.State)
 	en.Outputs = sc.JSON(en.Outputs)
 	en.Key = sc.JSON(en.Key)

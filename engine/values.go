@@ -27,6 +27,31 @@ func wireJSON(v cty.Value) (json.RawMessage, error) {
 	return json.Marshal(x)
 }
 
+// maxJournaledInput bounds the input an attempt_started entry holds (docs/state.md): a
+// larger one is journaled as {"truncated": true, "bytes": n}. The input is there to be shown
+// (the API's node view); a run's state never needs it, since a resume evaluates it again.
+const maxJournaledInput = 64 << 10
+
+// journaledInput is a task's input as its attempt_started entry holds it: wire, the JSON the
+// task gets, when no part of it is sensitive; else v's sensitive parts (sensitive holds their
+// pointers) as {"sensitive": true}, exactly as a sensitive output is journaled; and
+// {"truncated": true, "bytes": n} when that is over maxJournaledInput. The store's scrubber
+// goes over it like over an output (Engine.append).
+func journaledInput(wire json.RawMessage, v cty.Value, sensitive []string) json.RawMessage {
+	out := wire
+	if len(sensitive) > 0 {
+		b, _, err := journalJSON(v)
+		if err != nil {
+			return nil // not shown; nothing the task gets is lost
+		}
+		out = b
+	}
+	if len(out) > maxJournaledInput {
+		return marshal(map[string]any{"truncated": true, "bytes": len(out)})
+	}
+	return out
+}
+
 // journalJSON encodes a value for the journal and for display: sensitive parts become
 // {"sensitive": true}. redacted reports whether any part did.
 func journalJSON(v cty.Value) (out json.RawMessage, redacted bool, err error) {

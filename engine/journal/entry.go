@@ -22,7 +22,7 @@ const (
 	// NodeStarted: a non-task instance began (switch, join, loop, loop iteration, wait, call,
 	// a for_each aggregate). ChildID is set for a call.
 	NodeStarted EntryType = "node_started"
-	// AttemptStarted: attempt Attempt of a task instance began, with TaskID.
+	// AttemptStarted: attempt Attempt of a task instance began, with TaskID and Input.
 	AttemptStarted EntryType = "attempt_started"
 	// AttemptContinued: the attempt answered `continue`; State is what the next call gets.
 	AttemptContinued EntryType = "attempt_continued"
@@ -65,6 +65,10 @@ type Entry struct {
 
 	Attempt int    `json:"attempt,omitempty"`
 	TaskID  string `json:"task_id,omitempty"`
+	// Input is the task's input (AttemptStarted), for display: its sensitive parts as
+	// {"sensitive": true}, {"truncated": true, "bytes": n} when over 64 KiB. Entries written
+	// before it was journaled have none.
+	Input json.RawMessage `json:"input,omitempty"`
 
 	Status   string          `json:"status,omitempty"`
 	Output   json.RawMessage `json:"output,omitempty"`

@@ -57,6 +57,8 @@ func (s *server) routes() http.Handler {
 	mux.HandleFunc("GET /v1/executions/{id}", s.show)
 	mux.HandleFunc("GET /v1/executions/{id}/logs", s.logs)
 	mux.HandleFunc("GET /v1/executions/{id}/events", s.eventsHandler)
+	mux.HandleFunc("GET /v1/executions/{id}/timeline", s.timeline)
+	mux.HandleFunc("GET /v1/executions/{id}/nodes/{node...}", s.nodeDetail)
 	mux.HandleFunc("POST /v1/executions/{id}/cancel", s.cancel)
 	mux.HandleFunc("POST /v1/prune", s.prune)
 	mux.HandleFunc("POST /v1/executions/{id}/signal", s.signal)

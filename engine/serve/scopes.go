@@ -24,6 +24,8 @@ var routeScopes = map[string]local.Scope{
 	"GET /v1/executions/{id}":                      local.ScopeRead,
 	"GET /v1/executions/{id}/logs":                 local.ScopeRead,
 	"GET /v1/executions/{id}/events":               local.ScopeRead,
+	"GET /v1/executions/{id}/timeline":             local.ScopeRead,
+	"GET /v1/executions/{id}/nodes/{node...}":      local.ScopeRead,
 	"GET /v1/executions/{id}/artifacts":            local.ScopeRead,
 	"GET /v1/executions/{id}/artifacts/{artifact}": local.ScopeRead,
 
