@@ -251,7 +251,11 @@ export async function render(main, ctx) {
       if (!finished(ex.status)) ex = await api.get(`/v1/executions/${api.enc(execID)}`, { signal });
       data = fromExecution(ex);
     }
-    renderTimeline(tlHost, data, { running: !finished(ex.status), onOpen: (nid) => openNode(nid) });
+    try {
+      renderTimeline(tlHost, data, { running: !finished(ex.status), onOpen: (nid) => openNode(nid) });
+    } catch (e) {
+      replace(tlHost, h('p', { class: 'muted' }, `The timeline could not be drawn: ${e.message}`));
+    }
   };
   // After the graph's first paint: the timeline is below it and can wait a frame.
   requestAnimationFrame(() => setTimeout(() => {

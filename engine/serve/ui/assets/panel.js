@@ -52,10 +52,11 @@ export function createPanel({ execID, signal, getExecution, fetchExecution, isOv
     ctl = null;
     current = null;
     el.hidden = true;
+    document.body.classList.remove('panel-open');
     onClose?.();
     if (returnTo && returnTo.isConnected) returnTo.focus();
   };
-  signal.addEventListener('abort', () => { ctl?.abort(); clearTimeout(refreshTimer); });
+  signal.addEventListener('abort', () => { ctl?.abort(); clearTimeout(refreshTimer); document.body.classList.remove('panel-open'); });
 
   async function loadDetail(id, offset, limit, sig) {
     if (!detailMissing) {
@@ -126,7 +127,8 @@ export function createPanel({ execID, signal, getExecution, fetchExecution, isOv
       const n = d.attemptCount ?? v.attempts;
       replace(sections.attempts, h('p', { class: 'muted' }, n ? `${n} attempt${n === 1 ? '' : 's'}.` : 'None.'));
     }
-    const out = d.output !== undefined ? d.output : v.output;
+    // A for_each task's detail may leave its (large) output to the execution object.
+    const out = (d.output !== undefined && d.output !== null) ? d.output : v.output;
     replace(sections.output, out === undefined ? h('p', { class: 'muted' }, finishedNode(st) ? 'No output.' : 'Not yet.') : jsonBlock(out));
     if (d.input === undefined) replace(sections.input, h('p', { class: 'muted' }, 'Not available from this serve.'));
     else if (d.input === null) replace(sections.input, h('p', { class: 'muted' }, 'Not recorded (a node without inputs, or a run journaled before inputs were kept).'));
@@ -135,7 +137,7 @@ export function createPanel({ execID, signal, getExecution, fetchExecution, isOv
     const items = d.items || [];
     if (itemsTotal > 0 || items.length) {
       sections.itemsBox.hidden = false;
-      const isLoop = current.startsWith('loop.') && !current.includes('/');
+      const isLoop = current.startsWith('loop.'); // a loop, or a node of its body: one item an iteration
       sections.itemsTitle.textContent = `${isLoop ? 'Iterations' : 'Items'} (${itemsTotal})`;
       replace(sections.items, h('table', { class: 'data compact' },
         h('thead', {}, h('tr', {}, ['Index', 'Key', 'Status', 'Attempts', 'Error'].map((c) => h('th', { scope: 'col' }, c)))),
@@ -225,6 +227,7 @@ export function createPanel({ execID, signal, getExecution, fetchExecution, isOv
     returnTo = from || (document.activeElement !== document.body ? document.activeElement : null);
     build(id);
     el.hidden = false;
+    document.body.classList.add('panel-open');
     el.querySelector('h2').focus({ preventScroll: wasOpen });
     replace(sections.error, h('p', { class: 'muted' }, 'Loading…'));
     try {

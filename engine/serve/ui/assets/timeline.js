@@ -28,16 +28,41 @@ function niceStep(span, target) {
   return steps[steps.length - 1];
 }
 
+const MAX_ITEM_ROWS = 10;
+
+// mergeItems gives a node with many items or iterations one row where all their bars are
+// drawn, instead of a row each: a for_each over 10,000 items stays one line.
+function mergeItems(nodes) {
+  const count = new Map();
+  for (const r of nodes) if (Array.isArray(r.index) && r.index.length) count.set(r.node, (count.get(r.node) || 0) + 1);
+  const out = [];
+  const merged = new Map();
+  for (const r of nodes) {
+    const n = count.get(r.node) || 0;
+    if (n <= MAX_ITEM_ROWS || !Array.isArray(r.index) || !r.index.length) { out.push(r); continue; }
+    let m = merged.get(r.node);
+    if (!m) {
+      m = { node: r.node, index: null, items: n, attempts: [], waits: [] };
+      merged.set(r.node, m);
+      out.push(m);
+    }
+    const tag = `[${r.index.join(', ')}]`;
+    for (const a of r.attempts || []) m.attempts.push({ ...a, tag });
+    for (const w of r.waits || []) m.waits.push({ ...w, tag });
+  }
+  return out;
+}
+
 function parse(t) { const v = t ? Date.parse(t) : NaN; return Number.isNaN(v) ? null : v; }
 
 // renderTimeline draws data into host; onOpen(node) when a row is clicked.
 export function renderTimeline(host, data, { onOpen, running } = {}) {
-  const rows = (data.nodes || []).slice();
+  const rows = mergeItems(data.nodes || []);
   const now = Date.now();
   let t0 = parse(data.started_at);
   let t1 = parse(data.finished_at);
   const startOf = (r) => {
-    let m = Infinity;
+    let m = parse(r.started_at) ?? Infinity;
     for (const a of r.attempts || []) { const v = parse(a.started_at); if (v !== null && v < m) m = v; }
     for (const w of r.waits || []) { const v = parse(w.started_at); if (v !== null && v < m) m = v; }
     return m;
@@ -48,7 +73,7 @@ export function renderTimeline(host, data, { onOpen, running } = {}) {
   for (const r of rows) {
     const st = starts.get(r);
     if (st !== Infinity && (t0 === null || st < t0)) t0 = st;
-    for (const b of [...(r.attempts || []), ...(r.waits || [])]) {
+    for (const b of [...(r.attempts || []), ...(r.waits || []), ...(r.started_at ? [r] : [])]) {
       const e = parse(b.finished_at) ?? now;
       if (e > maxEnd) maxEnd = e;
     }
@@ -87,26 +112,43 @@ export function renderTimeline(host, data, { onOpen, running } = {}) {
   shown.forEach((r, i) => {
     const y = AXIS + i * ROW;
     const idx = Array.isArray(r.index) && r.index.length ? `[${r.index.join(', ')}]` : '';
-    const key = r.key !== undefined && r.key !== null && idx ? ` ${typeof r.key === 'string' ? r.key : JSON.stringify(r.key)}` : '';
-    const name = `${r.node}${idx}${key}`;
+    const sameAsIndex = Array.isArray(r.index) && r.index.length && r.key === r.index[r.index.length - 1];
+    const key = r.key !== undefined && r.key !== null && idx && !sameAsIndex ? ` ${typeof r.key === 'string' ? r.key : JSON.stringify(r.key)}` : '';
+    const name = r.items ? `${r.node} (${r.items})` : `${r.node}${idx}${key}`;
     const max = LABEL_W < 200 ? 16 : 30;
     const label = name.length > max ? '…' + name.slice(-(max - 1)) : name;
     const g = s('g', { class: 'row', 'data-node': r.node, transform: `translate(0,${y})` },
       s('rect', { class: i % 2 ? 'row-bg odd' : 'row-bg', x: 0, y: 0, width, height: ROW }),
       s('text', { class: 'row-label', x: 6, y: 15 }, label));
+    // A loop or an iteration has no attempts of its own: its span from start to end.
+    if (!(r.attempts || []).length && !(r.waits || []).length && parse(r.started_at) !== null) {
+      const a = parse(r.started_at);
+      const b = parse(r.finished_at) ?? now;
+      const st = r.status || (r.finished_at ? 'succeeded' : 'running');
+      g.appendChild(s('rect', { class: ['bar', 'span', `st-${st}`], x: X(a), y: 8, width: Math.max(2, X(b) - X(a)), height: 6, rx: 2 },
+        s('title', {}, `${r.node}${idx}: ${st.replace(/_/g, ' ')} · ${duration(b - a)} (${utc(new Date(a))} → ${r.finished_at ? utc(new Date(b)) : 'now'})`)));
+    }
+    // A loop or an iteration has no attempts of its own: its span from start to end.
+    if (!(r.attempts || []).length && !(r.waits || []).length && parse(r.started_at) !== null) {
+      const a = parse(r.started_at);
+      const b = parse(r.finished_at) ?? now;
+      const st = r.status || (r.finished_at ? 'succeeded' : 'running');
+      g.appendChild(s('rect', { class: ['bar', 'span', `st-${st}`], x: X(a), y: 8, width: Math.max(2, X(b) - X(a)), height: 6, rx: 2 },
+        s('title', {}, `${r.node}${idx}: ${st.replace(/_/g, ' ')} · ${duration(b - a)} (${utc(new Date(a))} → ${r.finished_at ? utc(new Date(b)) : 'now'})`)));
+    }
     for (const w of r.waits || []) {
       const a = parse(w.started_at);
       if (a === null) continue;
       const b = parse(w.finished_at) ?? now;
       g.appendChild(s('rect', { class: 'bar wait', x: X(a), y: 5, width: Math.max(2, X(b) - X(a)), height: 12, fill: `url(#${hatch})` },
-        s('title', {}, `${r.node}${idx}: waited ${duration(b - a)} (${utc(new Date(a))} → ${w.finished_at ? utc(new Date(b)) : 'now'})`)));
+        s('title', {}, `${r.node}${w.tag || idx}: waited ${duration(b - a)} (${utc(new Date(a))} → ${w.finished_at ? utc(new Date(b)) : 'now'})`)));
     }
     for (const at of r.attempts || []) {
       const a = parse(at.started_at);
       if (a === null) continue;
       const b = parse(at.finished_at) ?? now;
       const st = at.status || (at.finished_at ? 'succeeded' : 'running');
-      const tip = `${r.node}${idx} attempt ${at.attempt ?? '?'}: ${st.replace(/_/g, ' ')} · ${duration(b - a)}${at.error ? ` · ${errorText(at.error)}` : ''} (${utc(new Date(a))} → ${at.finished_at ? utc(new Date(b)) : 'now'})`;
+      const tip = `${r.node}${at.tag || idx} attempt ${at.attempt ?? '?'}: ${st.replace(/_/g, ' ')} · ${duration(b - a)}${at.error ? ` · ${errorText(at.error)}` : ''} (${utc(new Date(a))} → ${at.finished_at ? utc(new Date(b)) : 'now'})`;
       g.appendChild(s('rect', { class: ['bar', `st-${st}`], x: X(a), y: 4, width: Math.max(2, X(b) - X(a)), height: 14, rx: 2 }, s('title', {}, tip)));
     }
     body.appendChild(g);
