@@ -50,9 +50,7 @@ export async function render(main, ctx) {
       replace(body, h('p', { class: 'error-box', role: 'alert' }, `Cannot load the workers: ${e.message}`));
       return;
     }
-    const key = JSON.stringify(data);
-    if (key === last) return;
-    last = key;
+    last = 'workers'; // drawn again each time: the heartbeats' ages move on
     const workers = (data.workers || []).slice().sort((a, b) => String(a.id).localeCompare(String(b.id)));
     replace(body, h('section', { 'aria-labelledby': 'workers-title' }, h('h2', { id: 'workers-title' }, `Workers (${workers.length})`), workersTable(workers)),
       queue(data.queue_depth));

@@ -1,5 +1,5 @@
 // The runs page: filters (workflow, status, time range), paging through the server's cursor,
-// and new runs showing up while the first page is open (it is fetched again every 2.5 s).
+// and new runs showing up while the first page is open (it is fetched again every 2 s).
 import { h, replace, every } from './dom.js';
 import * as api from './api.js';
 import { runsTable } from './runtable.js';
@@ -129,5 +129,5 @@ export async function render(main, ctx) {
   await load();
   runs.firstLoad();
   // The first page is fetched again while it is shown: new runs come in at its top.
-  every(2500, async () => { if (page === 1) await load(); }, ctx.signal);
+  every(2000, async () => { if (page === 1) await load(); }, ctx.signal);
 }
