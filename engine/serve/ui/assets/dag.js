@@ -18,7 +18,7 @@ export function normalizeGraph(g) {
     index.set(n.id, nodes.length);
     nodes.push({
       id: n.id, kind: n.kind || kindOf(n.id), label: n.label || labelOf(n.id), uses: n.uses || '', group: n.group || '',
-      forEach: Boolean(n.for_each),
+      forEach: Boolean(n.for_each), calls: n.calls || '',
     });
   }
   const edges = [];
@@ -41,6 +41,13 @@ export function normalizeGraph(g) {
     if (!gr || !gr.id || gseen.has(gr.id)) continue;
     gseen.add(gr.id);
     groups.push({ id: gr.id, kind: gr.kind || kindOf(gr.id), label: gr.label || labelOf(gr.id) });
+  }
+  // A call is drawn as a group around its node: the box stands for the workflow it runs.
+  for (const n of nodes) {
+    if (n.kind === 'call' && !gseen.has(n.id)) {
+      gseen.add(n.id);
+      groups.push({ id: n.id, kind: 'call', label: n.label, title: n.calls ? `calls ${n.calls}` : 'call' });
+    }
   }
   for (const n of nodes) {
     if (n.group && !gseen.has(n.group)) {
@@ -71,7 +78,10 @@ export function labelOf(id) {
 }
 
 // describe is a node's second line on a workflow's page: what it runs.
-function describe(n) { return `${n.uses || n.kind}${n.forEach ? ' · for_each' : ''}`; }
+function describe(n) {
+  if (n.calls) return `call ${n.calls}`;
+  return `${n.uses || n.kind}${n.forEach ? ' · for_each' : ''}`;
+}
 
 function fit(text, width, charW) {
   const max = Math.max(4, Math.floor(width / charW));
@@ -100,7 +110,7 @@ export function renderDag(host, g, opts = {}) {
   const H = run ? 62 : 50;
   const sizes = g.nodes.map((n) => ({
     w: Math.min(240, Math.max(run ? 156 : 128, n.label.length * CHAR_W + 30, run ? 0 : describe(n).length * SUB_CHAR_W + 30)),
-    h: H, group: n.group,
+    h: H, group: n.group || (n.kind === 'call' ? n.id : ''), // a call's box needs the room of a group
   }));
   const lay = layout(sizes, g.edges, { gapX: g.edges.some((e) => e.labels.length) ? 96 : 72 });
 
@@ -142,7 +152,7 @@ export function renderDag(host, g, opts = {}) {
     const top = y0 - pad - 16;
     gGroups.appendChild(s('g', { class: ['group', `kind-${gr.kind}`], 'data-group': gr.id },
       s('rect', { class: 'group-box', x: x0 - pad, y: top, width: x1 - x0 + 2 * pad, height: y1 - top + pad, rx: 10 }),
-      s('text', { class: 'group-label', x: x0 - pad + 8, y: top + 13 }, `${gr.kind} ${gr.label}`)));
+      s('text', { class: 'group-label', x: x0 - pad + 8, y: top + 13 }, gr.title || `${gr.kind} ${gr.label}`)));
   }
   svg.appendChild(gGroups);
 

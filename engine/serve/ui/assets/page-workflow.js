@@ -74,6 +74,7 @@ function showNode(host, g, id) {
     h('dl', { class: 'facts' },
       h('dt', {}, 'Kind'), h('dd', {}, n.kind),
       n.uses ? [h('dt', {}, 'Runs'), h('dd', {}, h('code', {}, n.uses), n.forEach ? ' for each item' : '')] : null,
+      n.calls ? [h('dt', {}, 'Calls'), h('dd', {}, h('a', { href: `/ui/workflows/${api.enc(n.calls)}` }, n.calls))] : null,
       n.group ? [h('dt', {}, 'Inside'), h('dd', {}, h('code', {}, n.group))] : null,
       h('dt', {}, 'After'), h('dd', {}, list(ups)),
       h('dt', {}, 'Before'), h('dd', {}, list(downs))));
