@@ -104,7 +104,8 @@ export function renderTimeline(host, data, { onOpen, running } = {}) {
   for (let t = 0; t <= span + 1; t += step) {
     const x = X(t0 + t);
     axis.appendChild(s('line', { x1: x, x2: x, y1: AXIS - 6, y2: height, class: 'grid' }));
-    axis.appendChild(s('text', { x, y: AXIS - 10, 'text-anchor': t === 0 ? 'start' : 'middle' }, t === 0 ? '0' : `+${duration(t)}`));
+    const anchor = t === 0 ? 'start' : (x > LABEL_W + chartW - 30 ? 'end' : 'middle');
+    axis.appendChild(s('text', { x, y: AXIS - 10, 'text-anchor': anchor }, t === 0 ? '0' : `+${duration(t)}`));
   }
   svg.appendChild(axis);
 
