@@ -159,6 +159,11 @@ export async function render(main, ctx) {
     replace(errorsList, items);
     errorsBox.hidden = items.length === 0;
   };
+  // errorsSoon draws the list once per frame however many failures arrive (a for_each's items).
+  let errorsFrame = 0;
+  const errorsSoon = () => {
+    if (!errorsFrame) errorsFrame = requestAnimationFrame(() => { errorsFrame = 0; renderErrors(); });
+  };
   const addError = (node, index, error) => {
     if (!error) return;
     const idx = Array.isArray(index) && index.length ? `[${index.join(', ')}]` : '';
@@ -303,13 +308,13 @@ export async function render(main, ctx) {
         tlDirty = true;
         if (waits.delete(nid)) renderWaits();
         if (idx && !body) {
-          if (ev.error && ev.status !== 'cancelled') { addError(nid, idx, ev.error); renderErrors(); }
+          if (ev.error && ev.status !== 'cancelled') { addError(nid, idx, ev.error); errorsSoon(); }
           break;
         }
         const failed = ['failed', 'timed_out', 'completed_with_errors'].includes(ev.status);
         const dur = typeof ev.duration === 'number' ? ` · ${duration(ev.duration * 1000)}` : '';
         update(nid, { status: ev.status, sub: `${statusLabel(ev.status)}${dur}`, error: failed || (ev.status === 'cancelled' && ev.error) ? ev.error || null : null });
-        if (ev.error && ev.status !== 'cancelled') { addError(nid, null, ev.error); renderErrors(); }
+        if (ev.error && ev.status !== 'cancelled') { addError(nid, null, ev.error); errorsSoon(); }
         if (ex.status === 'waiting' && waits.size === 0) { ex.status = 'running'; updateHeader(); }
         break;
       }
