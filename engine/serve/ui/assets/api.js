@@ -43,7 +43,25 @@ async function request(method, path, body, { signal, quiet401 = false } = {}) {
   return data;
 }
 
-export const get = (path, opts) => request('GET', path, undefined, opts);
+// prefetched holds GETs started before their page asked (app.js starts a run's at boot, beside
+// the session check): the page's first get of the path takes the answer instead of asking again.
+const prefetched = new Map();
+
+export function prefetch(path) {
+  const p = request('GET', path, undefined, { quiet401: true });
+  p.catch(() => {}); // a page that never asks does not log the rejection
+  prefetched.set(path, { p, at: Date.now() });
+  setTimeout(() => prefetched.delete(path), 5000);
+}
+
+export function get(path, opts) {
+  const pre = prefetched.get(path);
+  if (pre) {
+    prefetched.delete(path);
+    if (Date.now() - pre.at < 5000) return pre.p.catch(() => request('GET', path, undefined, opts));
+  }
+  return request('GET', path, undefined, opts);
+}
 export const post = (path, body, opts) => request('POST', path, body, opts);
 
 export function q(params) {

@@ -134,4 +134,9 @@ window.addEventListener('fuscia:unauthorized', () => {
   render();
 });
 
+// A run's page needs its execution as soon as the session is known: ask for both at once.
+{
+  const m = /^\/ui\/runs\/([^/]+)\/?$/.exec(location.pathname);
+  if (m) api.prefetch(`/v1/executions/${m[1]}`);
+}
 render();
