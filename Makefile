@@ -5,7 +5,7 @@ BIN      := bin/fuscia
 LOAD     := bin/fuscia-load
 FUZZTIME ?= 20s
 
-.PHONY: build test vet fmt-check fuzz demo bench soak crash load-tool examples c-guest js-guest js-deps proto clean
+.PHONY: build test vet fmt-check fuzz demo bench soak crash load-tool examples c-guest js-guest js-deps proto clean ui ui-syntax screenshots
 
 # build builds the CLI and the first-party plugins (bin/plugins/fuscia-plugin-shell, -ssh).
 build:
@@ -17,7 +17,7 @@ build:
 # of the crash matrix among them), the examples through the real binary, and a short fuzz run
 # of the workflow loader. -timeout is a hang guard, not a speed target: cmd/fuscia's end-to-end
 # tests take 4-10 minutes on a busy 2-core machine, at go test's default limit.
-test: fmt-check vet build js-deps
+test: fmt-check vet ui-syntax build js-deps
 	$(GO) test -race -count=1 -timeout 30m ./...
 	./$(BIN) validate examples/
 	./$(BIN) fmt -check examples/
@@ -25,6 +25,30 @@ test: fmt-check vet build js-deps
 
 vet:
 	$(GO) vet ./...
+
+# ui checks the web UI's files (docs/ui.md). They are hand-written ES modules with no bundler, so
+# there is nothing to build and no bundle to compare: ui-syntax parses each script as a module
+# with node when it is installed (`node --check FILE` would not: it takes a .js file with a
+# syntax error after an import for CommonJS and passes it), then the ui package's tests run.
+# The browser tests (cmd/fuscia/ui_browser_test.go) are part of `make test`.
+UI_ASSETS := engine/serve/ui/assets
+ui: ui-syntax
+	$(GO) test -count=1 ./engine/serve/ui/
+
+ui-syntax:
+	@if command -v node >/dev/null; then \
+		for f in $(UI_ASSETS)/*.js; do \
+			node --input-type=module --check < "$$f" || { echo "$$f: not a valid JavaScript module"; exit 1; }; \
+		done; \
+		echo "node: every script in $(UI_ASSETS) parses"; \
+	else \
+		echo "node is not installed: the UI's scripts are not parsed (apt-get install nodejs)"; \
+	fi
+
+# screenshots runs the browser test of a run's page with FUSCIA_UPDATE_SCREENSHOTS=1, which
+# writes docs/ui-run.png (1280x900), the picture in the README and docs/ui.md.
+screenshots:
+	FUSCIA_UPDATE_SCREENSHOTS=1 $(GO) test -count=1 -run '^TestUIWebhookRunLive$$' -v ./cmd/fuscia
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go') | grep -v '\.pb\.go$$' || true); \
