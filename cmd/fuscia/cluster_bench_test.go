@@ -306,7 +306,9 @@ func newCBCluster(tb testing.TB, workflow, src string, prepare func(home string)
 	if prepare != nil {
 		prepare(home)
 	}
-	args := append([]string{"serve", dir, "-home", home, "-listen", "127.0.0.1:0", "-shutdown-grace", "2s",
+	// -webhook-wait: a worker's first attempt of a component compiles it, which takes a while
+	// on a busy machine, and the runs queued behind it wait as long.
+	args := append([]string{"serve", dir, "-home", home, "-listen", "127.0.0.1:0", "-shutdown-grace", "2s", "-webhook-wait", "5m",
 		"-nats", c.natsURL, "-cluster-key-file", c.keyFile, "-local-worker=false"}, serveArgs...)
 	if c.serve, err = startCBProc(tb, home, args...); err != nil {
 		tb.Fatal(err)
@@ -415,7 +417,7 @@ func (c *cbCluster) warmCompiled(tb testing.TB, check func(journal.Execution) er
 			return
 		}
 		if time.Now().After(deadline) {
-			tb.Fatalf("%d workers have not compiled the component after 5 minutes of runs\n%s", cold, c)
+			tb.Fatalf("%d workers have not compiled the component after 5 minutes of runs\n%s\n%s", cold, c.queues(), c.stacks())
 		}
 		c.runMany(tb, 2*len(c.running)*c.conc, 2*len(c.running)*c.conc, check)
 	}
@@ -511,8 +513,28 @@ func (c *cbCluster) runMany(tb testing.TB, n, clients int, check func(journal.Ex
 	}
 	wg.Wait()
 	if firstErr != nil {
-		tb.Fatalf("%v\n%s\n%s", firstErr, c.queues(), c)
+		tb.Fatalf("%v\n%s\n%s", firstErr, c.queues(), c.stacks())
 	}
+}
+
+// stacks ends the processes with SIGQUIT, so that each prints its goroutines' stacks (where
+// a stalled run waits), and describes them with that output.
+func (c *cbCluster) stacks() string {
+	for _, p := range append(slices.Clone(c.running), c.serve) {
+		p.stopOnce.Do(func() {
+			if p.done() {
+				return
+			}
+			_ = p.cmd.Process.Signal(syscall.SIGQUIT)
+			select {
+			case <-p.exited:
+			case <-time.After(10 * time.Second):
+				_ = p.cmd.Process.Kill()
+				<-p.exited
+			}
+		})
+	}
+	return c.String()
 }
 
 // queues describes the work and results streams' consumers, for a failure's message.
