@@ -66,6 +66,7 @@ type Coordinator struct {
 	waiters  map[string]chan resultMsg
 	lost     map[string]int // by task id: the attempts in a row whose workers stopped answering
 	uploaded map[string]bool
+	uploadMu sync.Mutex // held while a component is put into the object store
 	// sendWarned rate-limits the warning of attempts that cannot be sent.
 	sendWarned atomic.Int64
 }
@@ -486,6 +487,17 @@ func (c *Coordinator) distribute(ctx context.Context, spec *blockSpec) error {
 	spec.Version, spec.Digest = inst.Version, inst.Digest
 	c.mu.Lock()
 	done := c.uploaded[inst.Digest]
+	c.mu.Unlock()
+	if done {
+		return nil
+	}
+	// One upload at a time: two concurrent puts of one object interleave their chunks, and a
+	// worker fetching it meanwhile could wait on a half-written object. Uploads are rare (once
+	// per component version and coordinator).
+	c.uploadMu.Lock()
+	defer c.uploadMu.Unlock()
+	c.mu.Lock()
+	done = c.uploaded[inst.Digest]
 	c.mu.Unlock()
 	if done {
 		return nil

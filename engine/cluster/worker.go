@@ -756,6 +756,9 @@ func sameSource(name, source string) bool {
 	return filepath.Base(source) == name
 }
 
+// fetchTimeout bounds the fetch of a component package from the object store.
+const fetchTimeout = 2 * time.Minute
+
 // install makes sure the component a spec names is installed in the worker's home: fetched
 // from the cluster's object store by digest on first use, verified, and installed (the
 // first call compiles it into the worker's cache).
@@ -768,7 +771,10 @@ func (w *Worker) install(ctx context.Context, s *blockSpec) error {
 	if err != nil {
 		return fmt.Errorf("open the object store %s: %w", w.conn.names.componentsBucket(), err)
 	}
-	data, err := obs.GetBytes(ctx, s.Digest)
+	// Its own bound too: a fetch must not take an attempt's whole timeout (a day by default).
+	fctx, cancel := context.WithTimeout(ctx, fetchTimeout)
+	defer cancel()
+	data, err := obs.GetBytes(fctx, s.Digest)
 	if err != nil {
 		return fmt.Errorf("fetch component %s@%s (digest %s) from the object store %s: %w", s.Source, s.Version, s.Digest, w.conn.names.componentsBucket(), err)
 	}
