@@ -369,7 +369,14 @@ func (c *Coordinator) send(ctx context.Context, msg *attemptMsg) resultMsg {
 		if errors.Is(err, nats.ErrMaxPayload) {
 			return resultMsg{Result: outcome.Fail(outcome.DataLimitExceeded, "the attempt of %s is %d bytes sealed, more than the NATS server's max_payload; raise max_payload on the server or send less to the task", msg.Node, len(m.Data))}
 		}
+		if ctx.Err() != nil {
+			// Cut short while publishing: the message may be stored (and taken) all the
+			// same, so it is withdrawn like any other.
+			c.withdraw(ctx, msg, stream, subject)
+			return resultMsg{Result: ctxFailure(ctx)}
+		}
 		if !c.retryLater(ctx, "send the attempt", msg, err) {
+			c.withdraw(ctx, msg, stream, subject)
 			return resultMsg{Result: ctxFailure(ctx)}
 		}
 	}
@@ -409,6 +416,21 @@ func ctxFailure(ctx context.Context) outcome.Result {
 		return outcome.Fail(outcome.Timeout, "the attempt did not finish in time")
 	}
 	return outcome.Fail(outcome.Cancelled, "cancelled")
+}
+
+// withdraw stops a call whose publication was cut short by its context: its message, if the
+// server stored it, is found by subject. A shutdown leaves it, as it leaves a sent one.
+func (c *Coordinator) withdraw(ctx context.Context, msg *attemptMsg, stream jetstream.Stream, subject string) {
+	if errors.Is(context.Cause(ctx), task.ErrInterrupted) {
+		return
+	}
+	var seq uint64
+	lctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if raw, err := stream.GetLastMsgForSubject(lctx, subject); err == nil {
+		seq = raw.Sequence
+	}
+	c.stop(msg, stream, seq)
 }
 
 // stop withdraws a call the coordinator gave up on: the queued message is deleted, and the

@@ -6,8 +6,9 @@ import (
 	"strings"
 )
 
-// GET /v1/executions answers a page of runs, newest first: defaultPage of them unless the
-// request's limit says otherwise, never more than maxPage. Its next_cursor names where the
+// GET /v1/executions with a limit or a cursor answers a page of runs, newest first: defaultPage
+// of them unless the request's limit says otherwise, never more than maxPage; without either,
+// every run. Its next_cursor names where the
 // next page starts; the client gives it back as is.
 const (
 	defaultPage = 50

@@ -62,7 +62,7 @@ func pageIDs(sums []journal.Summary) []string {
 	return out
 }
 
-// TestListPaging: GET /v1/executions answers 50 runs by default and at most 500, newest
+// TestListPaging: GET /v1/executions answers every run without limit or cursor, pages of at most 500, newest
 // first, with a next_cursor that the next page starts from ("" after the last); started_after
 // and started_before select by start time; a bad cursor or time is 400. The socket's client
 // reads every page, so `executions list` still lists every run.
@@ -76,7 +76,11 @@ func TestListPaging(t *testing.T) {
 	srv := httptest.NewServer(o.Handler())
 	defer srv.Close()
 
-	code, p, raw := getPage(t, srv.URL, "")
+	// Without limit or cursor: every run, as before pages existed.
+	if code, all, raw := getPage(t, srv.URL, ""); code != http.StatusOK || !slices.Equal(pageIDs(all.Executions), newest) || all.NextCursor == nil || *all.NextCursor != "" {
+		t.Fatalf("no limit: %d, %d runs, cursor %v; want all %d and no cursor (%.200s)", code, len(all.Executions), all.NextCursor, len(newest), raw)
+	}
+	code, p, raw := getPage(t, srv.URL, "limit=50")
 	if code != http.StatusOK || !slices.Equal(pageIDs(p.Executions), newest[:50]) || p.NextCursor == nil || *p.NextCursor == "" {
 		t.Fatalf("first page: %d, %d runs, cursor %v; want the newest 50 and a cursor (%.200s)", code, len(p.Executions), p.NextCursor, raw)
 	}
