@@ -109,9 +109,6 @@ func (c *Conn) Close() {
 	}
 }
 
-// JetStream is the connection's JetStream (for jsstore and tests).
-func (c *Conn) JetStream() jetstream.JetStream { return c.js }
-
 // Prefix is the -nats-prefix.
 func (c *Conn) Prefix() string { return c.cfg.Prefix }
 
