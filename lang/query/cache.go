@@ -1,0 +1,4 @@
+package query
+
+// cache holds a Doc's analysis, computed on first use.
+type cache struct{}
