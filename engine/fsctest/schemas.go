@@ -5,10 +5,12 @@ import (
 	"github.com/fuscia/fuscia/lang/schema"
 )
 
-// SchemaSource finds the output schema of a component's or plugin's task, as installed.
+// SchemaSource finds the schemas of a component's or plugin's task, as installed. It is
+// called from several runs at once.
 type SchemaSource interface {
-	// OutputSchema is the output schema of the task of the block that uses names in
-	// workflow w (its file locates plugins), or nil when the block is not installed or the
-	// task declares none.
-	OutputSchema(w *lang.Workflow, uses lang.Uses) *schema.Schema
+	// TaskSchemas are the input and output schemas of the task that uses names in workflow w
+	// (its file locates plugins); nil when the block is not installed or the task declares
+	// none. A mocked task's input is checked against the input schema as a real run would,
+	// and its mocked output against the output schema.
+	TaskSchemas(w *lang.Workflow, uses lang.Uses) (input, output *schema.Schema)
 }
