@@ -1,0 +1,87 @@
+// Package diagrender renders hcl.Diagnostics for people and for programs: as text the way HCL
+// and Terraform show them (severity and summary, file and line, the source line with the
+// range underlined, the detail), and as the JSON objects of `validate -json`
+// (docs/reference/cli.md). The CLI and the test reports of engine/fsctest share it, so a
+// diagnostic looks the same wherever it is shown.
+package diagrender
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/mitchellh/go-wordwrap"
+)
+
+// Write renders diags to w, each with the source line its subject points into when files
+// holds that file. The underline is drawn with carets, so it survives without colour (HCL's
+// own writer only highlights with VT100 colours).
+func Write(w io.Writer, files map[string]*hcl.File, diags hcl.Diagnostics) {
+	b := &strings.Builder{}
+	for _, d := range diags {
+		sev := "Error"
+		if d.Severity == hcl.DiagWarning {
+			sev = "Warning"
+		}
+		fmt.Fprintf(b, "%s: %s\n\n", sev, d.Summary)
+		if d.Subject != nil {
+			Snippet(b, files[d.Subject.Filename], *d.Subject)
+		}
+		if d.Detail != "" {
+			b.WriteString(wordwrap.WrapString(d.Detail, 100))
+			b.WriteString("\n\n")
+		}
+	}
+	_, _ = io.WriteString(w, b.String())
+}
+
+// Snippet writes where subject is ("  on FILE line N, in BLOCK:"), then up to five source
+// lines of file it covers, each followed by carets under the covered part, then a blank line.
+// A nil file (or one without bytes) writes the location and says the source is not available.
+func Snippet(b *strings.Builder, file *hcl.File, subject hcl.Range) {
+	if file == nil || file.Bytes == nil {
+		fmt.Fprintf(b, "  on %s line %d:\n  (source code not available)\n\n", subject.Filename, subject.Start.Line)
+		return
+	}
+	context := ""
+	if nav, ok := file.Nav.(interface{ ContextString(int) string }); ok {
+		if c := nav.ContextString(subject.Start.Byte); c != "" {
+			context = ", in " + c
+		}
+	}
+	fmt.Fprintf(b, "  on %s line %d%s:\n", subject.Filename, subject.Start.Line, context)
+	highlight := subject
+	if highlight.Empty() {
+		highlight.End.Byte++
+		highlight.End.Column++
+	}
+	src := file.Bytes
+	sc := hcl.NewRangeScanner(src, subject.Filename, bufio.ScanLines)
+	shown := 0
+	for sc.Scan() && shown < 5 {
+		line := sc.Range()
+		if !line.Overlaps(highlight) {
+			continue
+		}
+		shown++
+		text := sc.Bytes()
+		fmt.Fprintf(b, "%4d: %s\n", line.Start.Line, text)
+		before, hl, _ := line.PartitionAround(highlight)
+		if hl.Empty() {
+			continue
+		}
+		// Keep tabs in the padding so the carets line up under tab-indented code.
+		pad := []byte(strings.Map(func(r rune) rune {
+			if r == '\t' {
+				return r
+			}
+			return ' '
+		}, string(before.SliceBytes(src))))
+		width := utf8.RuneCount(hl.SliceBytes(src))
+		fmt.Fprintf(b, "      %s%s\n", pad, strings.Repeat("^", max(width, 1)))
+	}
+	b.WriteString("\n")
+}
