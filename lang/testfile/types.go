@@ -12,6 +12,8 @@ type File struct {
 	Path string
 	// Variables are the file's `variables` block, evaluated (functions only, no references).
 	Variables map[string]cty.Value
+	// VariableRanges locate each of Variables (the attribute's name), for diagnostics.
+	VariableRanges map[string]hcl.Range
 	// Mocks are the file-level mocks: every run of the file uses them, after its own.
 	Mocks Mocks
 	Runs  []*Run
@@ -103,6 +105,9 @@ type Run struct {
 	Trigger string
 	// Variables are the file's variables overlaid with the run's `variables` attribute.
 	Variables map[string]cty.Value
+	// VariableRanges locate each of Variables: the key in the run's `variables`, or the
+	// attribute of the file's variables block it came from.
+	VariableRanges map[string]hcl.Range
 	// Payload is the trigger payload; cty.NilVal when absent.
 	Payload cty.Value
 	// Mocks are the run's own mocks (they take precedence over the file's).
