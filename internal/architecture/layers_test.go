@@ -30,7 +30,7 @@ var layers = [][]string{
 	{"lang", "hostabi", "plugin", "hostabi/guesttest", "lang/funcs/internal/gendoc",
 		"plugins/internal/execcore", "examples/..."},
 	// Plans: pure (engine/plan); first-party plugins.
-	{"engine/plan", "plugins/shell", "plugins/ssh", "lang/query"},
+	{"engine/plan", "plugins/shell", "plugins/ssh", "lang/query", "lang/testfile"},
 	// The contract between the scheduler and the runtimes; plan-time checks with live plugins.
 	{"engine/task", "engine/planner"},
 	// What the runtimes share.
