@@ -53,11 +53,18 @@ type Config struct {
 	// same set to the logger, the span exporter and the API (telemetry.Config.Redact,
 	// redact.HTTP) so that they scrub the same values. Nil: a set of the engine's own.
 	Redact *redact.Set
+	// Clock is the run's time (Clock); nil is the real clock. When it implements Activity, the
+	// engine reports its work to it.
+	Clock Clock
 }
 
 // Engine runs workflows against one store. It is safe for concurrent use.
 type Engine struct {
-	cfg Config
+	cfg   Config
+	clock Clock    // cfg.Clock or the real clock
+	act   Activity // the clock's Activity, or one that does nothing
+	// tracking is set when the clock implements Activity: posts are then counted exactly.
+	tracking bool
 
 	mu       sync.Mutex
 	signalMu sync.Mutex      // Signal of an inactive run vs Resume
@@ -87,7 +94,13 @@ func New(cfg Config) *Engine {
 	if cfg.Redact == nil {
 		cfg.Redact = redact.NewSet()
 	}
-	e := &Engine{cfg: cfg, runs: map[string]*Run{}}
+	e := &Engine{cfg: cfg, runs: map[string]*Run{}, clock: cfg.Clock, act: noActivity{}}
+	if e.clock == nil {
+		e.clock = realClock{}
+	}
+	if a, ok := e.clock.(Activity); ok {
+		e.act, e.tracking = a, true
+	}
 	e.drainCtx, e.drainStop = context.WithCancel(context.Background())
 	return e
 }
@@ -224,8 +237,10 @@ func (e *Engine) launch(r *Run) {
 	e.runs[r.id] = r
 	e.mu.Unlock()
 	e.wg.Add(1)
+	e.act.Busy() // the loop's first turn; Idle when the run has ended, after its done hooks
 	go func() {
 		defer e.wg.Done()
+		defer e.act.Idle()
 		var release func()
 		if r.opts.Admit != nil {
 			actx, stop := context.WithCancel(r.ctx)
@@ -261,6 +276,7 @@ func (e *Engine) launch(r *Run) {
 		// Done closes only once the run is no longer active here, so that whoever waited for it
 		// finds it in the store, not in this engine (Cancel, Resume).
 		close(r.done)
+		r.runDoneHooks()
 		if e.cfg.OnRunEnd != nil {
 			e.cfg.OnRunEnd(r)
 		}

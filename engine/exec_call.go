@@ -86,8 +86,11 @@ func (r *Run) startCall(ns *nodeState) {
 
 // awaitChild finishes the call node when the child run ends.
 func (r *Run) awaitChild(ns *nodeState, child *Run) {
-	r.goAsync(func() {
-		<-child.Done()
+	// A hook of the child's end rather than a goroutine waiting for it: under a virtual clock
+	// (Activity), a goroutine blocked on the child would count as busy while the child waits
+	// for the clock.
+	r.inflight++
+	child.whenDone(func() {
 		r.back(func() {
 			status, childErr, err := child.Status()
 			if err != nil {

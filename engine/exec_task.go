@@ -144,7 +144,7 @@ func (r *Run) schedule(ti *taskInst) {
 		ti.journaled = journaledInput(in, inVal, ti.sensitive)
 	}
 	if !ti.retryAt.IsZero() {
-		d := time.Until(ti.retryAt)
+		d := r.e.until(ti.retryAt)
 		ti.retryAt = time.Time{}
 		r.requeueAfter(ti, d)
 		return
@@ -206,7 +206,7 @@ func (r *Run) dispatch(ti *taskInst) {
 	if ti.calls == 0 {
 		ti.attempt++
 		if ti.startedAt.IsZero() {
-			ti.startedAt = time.Now()
+			ti.startedAt = r.e.clock.Now()
 		}
 		if !reattach {
 			r.note(journal.Entry{Type: journal.AttemptStarted, Node: ns.addr, Index: ti.index, Key: ti.key, Attempt: ti.attempt, TaskID: ti.taskID, Input: ti.journaled})
@@ -298,7 +298,7 @@ func (j attemptJob) run(ctx context.Context) attemptResult {
 		attribute.String("fuscia.node", j.node), attribute.String("fuscia.kind", j.kind),
 		attribute.Int("fuscia.attempt", j.call.Attempt)))
 	defer span.End()
-	actx, cancel := context.WithTimeout(ctx, j.timeout)
+	actx, cancel := r.e.attemptContext(ctx, j.timeout)
 	began := time.Now()
 	res := r.e.cfg.Tasks.Call(actx, j.binding, j.call)
 	took := time.Since(began)
@@ -396,7 +396,7 @@ func (j attemptJob) contextOutcome(runCtx, attemptCtx context.Context, res outco
 	// A task that reports its own timeout at the attempt's deadline saw that deadline first: a
 	// plugin's gRPC server resets the call a moment before our own timer fires. It is the
 	// attempt's timeout all the same, and says so the same way.
-	if res.Type == outcome.Failure && (attemptCtx.Err() == context.DeadlineExceeded ||
+	if res.Type == outcome.Failure && (errors.Is(context.Cause(attemptCtx), context.DeadlineExceeded) ||
 		res.Kind == outcome.Timeout && atDeadline(attemptCtx)) {
 		return outcome.Result{Type: outcome.Failure, Kind: outcome.Timeout,
 			Message: fmt.Sprintf("the attempt did not finish within its timeout (%s)", j.timeout)}
@@ -434,7 +434,7 @@ func (j attemptJob) entry(res outcome.Result, dec outcome.Decision, out cty.Valu
 			e.Output = redactedJSON
 		}
 	case outcome.Retry:
-		e.Type, e.Error, e.RetryAt = journal.AttemptFailed, dec.Err, time.Now().Add(dec.Delay).UTC()
+		e.Type, e.Error, e.RetryAt = journal.AttemptFailed, dec.Err, j.r.e.now().Add(dec.Delay)
 	case outcome.Failed:
 		e.Type, e.Status, e.Error = journal.NodeFinished, journal.StatusFailed, dec.Err
 		if dec.Err.Kind == outcome.Cancelled {
@@ -491,7 +491,7 @@ func (r *Run) attemptDone(ti *taskInst, ar attemptResult) {
 			ti.calls = 0
 			// Said like a retry (it is one, that does not count): an observer sees why the
 			// attempt ended, as the journal does.
-			now := time.Now().UTC()
+			now := r.e.now()
 			r.emit(Event{Type: EventNodeRetrying, Node: ti.ns.addr, Kind: "task", Index: ti.index, Attempt: ti.attempt, Error: e.Error, RetryAt: &now})
 			r.requeueAfter(ti, 0)
 		}
@@ -523,7 +523,7 @@ func (r *Run) attemptDone(ti *taskInst, ar attemptResult) {
 		r.requeueAfter(ti, dec.Delay)
 	case outcome.Retry:
 		ti.calls, ti.state = 0, nil
-		at := time.Now().Add(dec.Delay).UTC()
+		at := r.e.now().Add(dec.Delay)
 		r.emit(Event{Type: EventNodeRetrying, Node: ti.ns.addr, Kind: "task", Index: ti.index, Attempt: ti.attempt, Error: dec.Err, RetryAt: &at})
 		r.requeueAfter(ti, dec.Delay)
 	case outcome.Failed:
@@ -598,7 +598,7 @@ func (r *Run) instDone(ti *taskInst, status string, out cty.Value, err *outcome.
 func (r *Run) nodeLogger(node string, index []int, attempt int) func(level, msg string) {
 	return func(level, msg string) {
 		msg = r.e.cfg.Redact.String(msg)
-		line := journal.LogLine{Time: time.Now().UTC(), Node: node, Index: index, Attempt: attempt, Level: level, Message: msg}
+		line := journal.LogLine{Time: r.e.now(), Node: node, Index: index, Attempt: attempt, Level: level, Message: msg}
 		if err := r.e.appendLog(r.id, line); err != nil {
 			r.log.Warn("node log line lost", "node", node, "error", err)
 		}

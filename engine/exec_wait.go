@@ -19,7 +19,7 @@ type waitState struct {
 	deadline time.Time // zero: none (an approval or callback without timeout)
 	p        *parked
 	message  string
-	timer    *time.Timer // fires at deadline; nil until armed
+	timer    Timer // fires at deadline; nil until armed
 }
 
 // stopTimer disarms the wait's deadline timer; the loop no longer waits for it.
@@ -37,7 +37,7 @@ func (r *Run) startWait(ns *nodeState) {
 	spec := ns.n.Wait
 	ws := &waitState{}
 	ns.wait = ws
-	now := time.Now().UTC()
+	now := r.e.now()
 	switch spec.Kind {
 	case lang.WaitDuration:
 		ws.deadline = now.Add(spec.Duration)
@@ -94,7 +94,7 @@ func (r *Run) startWait(ns *nodeState) {
 		}
 		r.inflight++
 		r.armedWaits++
-		ws.timer = time.AfterFunc(time.Until(ws.deadline), func() {
+		ws.timer = r.e.clock.AfterFunc(r.e.until(ws.deadline), func() {
 			r.post(func() {
 				r.inflight--
 				r.armedWaits--

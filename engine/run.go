@@ -80,7 +80,15 @@ type Run struct {
 	finishSeq              uint64
 	replay                 *replay // of a resumed run; nil for a new one
 	startedAt              time.Time
-	deadline               *time.Timer
+	// postMu and postClosed order posts with the run's end under an Activity clock
+	// (postTracked, dropPosted).
+	postMu     sync.Mutex
+	postClosed bool
+	// doneMu guards doneHooks and hooksRan (whenDone).
+	doneMu    sync.Mutex
+	doneHooks []func()
+	hooksRan  bool
+	deadline               Timer
 	result                 *journal.Execution
 	childOutputs           cty.Value // a child run's outputs, for its parent's call node
 	// reads names the nodes whose output something reads (an expression, a join, a loop's
@@ -149,9 +157,50 @@ func (r *Run) requestCancel() bool {
 
 // post runs f on the loop goroutine; it is dropped once the run has ended.
 func (r *Run) post(f func()) {
+	if r.e != nil && r.e.tracking {
+		r.postTracked(f)
+		return
+	}
 	select {
 	case r.inbox <- f:
 	case <-r.done:
+	}
+}
+
+// postTracked is post under an Activity clock: f counts as busy until the loop has run it, or
+// until it is dropped. The lock makes the drop exact: nothing lands in the inbox after the
+// run's end drained it (dropPosted), where it would stay busy forever.
+func (r *Run) postTracked(f func()) {
+	r.e.act.Busy()
+	r.postMu.Lock()
+	defer r.postMu.Unlock()
+	if r.postClosed {
+		r.e.act.Idle()
+		return
+	}
+	select {
+	case r.inbox <- f:
+	case <-r.done:
+		r.e.act.Idle()
+	}
+}
+
+// dropPosted ends posting once the run has ended (done is closed): what the loop never ran is
+// dropped, and counted idle.
+func (r *Run) dropPosted() {
+	if r.e == nil || !r.e.tracking {
+		return
+	}
+	r.postMu.Lock()
+	defer r.postMu.Unlock()
+	r.postClosed = true
+	for {
+		select {
+		case <-r.inbox:
+			r.e.act.Idle()
+		default:
+			return
+		}
 	}
 }
 
@@ -159,7 +208,51 @@ func (r *Run) post(f func()) {
 // while it is out.
 func (r *Run) goAsync(f func()) {
 	r.inflight++
-	go f()
+	act := r.activity()
+	act.Busy()
+	go func() {
+		defer act.Idle()
+		f()
+	}()
+}
+
+// activity is the engine's Activity (one that does nothing for a Run built without an engine
+// in tests).
+func (r *Run) activity() Activity {
+	if r.e == nil {
+		return noActivity{}
+	}
+	return r.e.act
+}
+
+// whenDone calls f once the run has ended (after Done is closed), on the goroutine that ended
+// it, before that goroutine counts itself idle (Activity): what f posts is busy without a gap.
+// When the run has already ended, f runs at once on a goroutine of its own.
+func (r *Run) whenDone(f func()) {
+	r.doneMu.Lock()
+	if !r.hooksRan {
+		r.doneHooks = append(r.doneHooks, f)
+		r.doneMu.Unlock()
+		return
+	}
+	r.doneMu.Unlock()
+	r.e.act.Busy()
+	go func() {
+		defer r.e.act.Idle()
+		f()
+	}()
+}
+
+// runDoneHooks runs the whenDone calls once the run has ended.
+func (r *Run) runDoneHooks() {
+	r.dropPosted()
+	r.doneMu.Lock()
+	hooks := r.doneHooks
+	r.doneHooks, r.hooksRan = nil, true
+	r.doneMu.Unlock()
+	for _, f := range hooks {
+		f()
+	}
 }
 
 // back is what an async goroutine posts when it is done.
@@ -283,7 +376,7 @@ func (r *Run) begin(ctx context.Context) error {
 	if err := st.PutPlan(r.prog.Digest, r.prog.Plan); err != nil {
 		return fmt.Errorf("journal the plan: %w", err)
 	}
-	r.startedAt = time.Now().UTC()
+	r.startedAt = r.e.now()
 	err := r.e.append(ctx, r.id, true, journal.Entry{Type: journal.RunStarted, Time: r.startedAt, Run: &r.info, Status: journal.StatusRunning})
 	if err != nil {
 		return fmt.Errorf("journal the start of the run: %w", err)
@@ -373,7 +466,7 @@ func (r *Run) emit(ev Event) {
 		scrubEvent(sc, &ev)
 	}
 	if ev.Timestamp.IsZero() {
-		ev.Timestamp = time.Now().UTC()
+		ev.Timestamp = r.e.now()
 	}
 	r.emitMu.Lock()
 	r.opts.Observer(ev)
@@ -392,8 +485,8 @@ func (r *Run) loop() {
 		attribute.String("fuscia.workflow", r.wf.Name), attribute.String("fuscia.execution_id", r.id)))
 	r.emit(Event{Type: EventExecutionStarted, Workflow: r.wf.Name})
 	if d := r.wf.Settings.MaxDuration; d > 0 {
-		left := time.Until(r.startedAt.Add(d))
-		r.deadline = time.AfterFunc(max(left, 0), func() {
+		left := r.e.until(r.startedAt.Add(d))
+		r.deadline = r.e.clock.AfterFunc(max(left, 0), func() {
 			r.post(func() {
 				r.stop(journal.StatusTimedOut, outcome.Errorf(outcome.Timeout, "the run exceeded max_duration (%s)", d))
 			})
@@ -418,7 +511,8 @@ func (r *Run) loop() {
 			r.detach(why)
 			return
 		}
-		f := <-r.inbox
+		r.activity().Idle() // the turn that ran the last message (or the first turn) ends here
+		f := <-r.inbox // counted busy by post until its turn ends
 		f()
 		r.pump()
 		r.updateStatus()
@@ -491,7 +585,7 @@ const parkMinimum = time.Second
 // dueSoon reports whether a parked wait's deadline is less than parkMinimum away.
 func (r *Run) dueSoon() bool {
 	for ns := range r.waiting {
-		if d := ns.wait.deadline; !d.IsZero() && time.Until(d) < parkMinimum {
+		if d := ns.wait.deadline; !d.IsZero() && r.e.until(d) < parkMinimum {
 			return true
 		}
 	}

@@ -209,7 +209,7 @@ func (r *Run) evaluate(ns *nodeState) {
 		// A shutdown starts no sub-workflow: the call stays pending and starts on resume.
 		return
 	}
-	ns.startedAt = time.Now()
+	ns.startedAt = s.r.e.clock.Now()
 	if (ns.n.Switch != nil || ns.n.Join != nil || ns.n.Wait != nil) && len(ns.s.index) == 0 {
 		// Tasks, loops and calls report their own start (with attempt or item counts).
 		r.emit(Event{Type: EventNodeStarted, Node: ns.addr, Kind: string(ns.n.Addr.Kind)})
@@ -361,7 +361,7 @@ func (r *Run) released(ns *nodeState) {
 	ev := Event{Type: EventNodeFinished, Node: ns.addr, Kind: string(ns.n.Addr.Kind), Index: s.index, Key: s.key,
 		Status: ns.status, Error: ns.err, Reason: ns.reason}
 	if !ns.startedAt.IsZero() {
-		d := Duration(time.Since(ns.startedAt))
+		d := Duration(s.r.e.clock.Now().Sub(ns.startedAt))
 		ev.Duration = &d
 	}
 	if ns.task != nil {
@@ -450,7 +450,7 @@ func (s *scope) unpark(p *parked) bool {
 // returned handle cancels it early: cancelParked.
 func (s *scope) after(d time.Duration, f func(), onCancel func(*outcome.Error)) *parked {
 	r := s.r
-	var t *time.Timer
+	var t Timer
 	var p *parked
 	p = s.park(func(cause *outcome.Error) {
 		if t.Stop() {
@@ -461,7 +461,7 @@ func (s *scope) after(d time.Duration, f func(), onCancel func(*outcome.Error)) 
 	})
 	r.inflight++
 	r.timers++
-	t = time.AfterFunc(d, func() {
+	t = r.e.clock.AfterFunc(d, func() {
 		r.post(func() {
 			r.inflight--
 			r.timers--
