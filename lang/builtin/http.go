@@ -100,7 +100,7 @@ func (r *Runner) http(ctx context.Context, q Request) outcome.Result {
 		return outcome.Fail(outcome.Validation, "builtin.http: %v", err)
 	}
 	client := r.client
-	if len(c.allow) > 0 {
+	if len(c.allow) > 0 && !r.replaced {
 		// Its own transport, closed when done: a connection that allow_hosts let through must
 		// not be reused by a request that does not list the host.
 		t := newTransport(r.guard.with(c.allow))

@@ -57,9 +57,12 @@ func (q Request) logf(level, format string, args ...any) {
 	}
 }
 
-// Options configure a Runner. There is nothing to configure yet; the struct exists so that
-// New keeps its signature when there is.
+// Options configure a Runner.
 type Options struct {
+	// Transport, when set, answers builtin.http's requests instead of the network (`fuscia
+	// test`'s mock_http): no connection is made and the SSRF guard, which guards dials, does
+	// not apply. Redirects, status classification, body limits and decoding are as usual.
+	Transport http.RoundTripper
 	// dial and lookup replace the network for tests. dial is only ever given an "ip:port"
 	// that the SSRF guard has checked, so a test can count connection attempts.
 	dial   func(ctx context.Context, network, address string) (net.Conn, error)
@@ -72,6 +75,7 @@ type Runner struct {
 	guard     *guard
 	transport *http.Transport
 	client    *http.Client
+	replaced  bool // Options.Transport answers requests
 }
 
 // New returns a Runner. Call Close when done with it.
@@ -87,6 +91,9 @@ func New(opts Options) *Runner {
 		g.lookup = net.DefaultResolver.LookupNetIP
 	}
 	t := newTransport(g)
+	if opts.Transport != nil {
+		return &Runner{guard: g, transport: t, client: newClient(opts.Transport), replaced: true}
+	}
 	return &Runner{guard: g, transport: t, client: newClient(t)}
 }
 
