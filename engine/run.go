@@ -85,12 +85,12 @@ type Run struct {
 	postMu     sync.Mutex
 	postClosed bool
 	// doneMu guards doneHooks and hooksRan (whenDone).
-	doneMu    sync.Mutex
-	doneHooks []func()
-	hooksRan  bool
-	deadline               Timer
-	result                 *journal.Execution
-	childOutputs           cty.Value // a child run's outputs, for its parent's call node
+	doneMu       sync.Mutex
+	doneHooks    []func()
+	hooksRan     bool
+	deadline     Timer
+	result       *journal.Execution
+	childOutputs cty.Value // a child run's outputs, for its parent's call node
 	// reads names the nodes whose output something reads (an expression, a join, a loop's
 	// default output); a for_each task nobody reads keeps no item outputs in memory.
 	reads       map[string]bool
@@ -512,7 +512,7 @@ func (r *Run) loop() {
 			return
 		}
 		r.activity().Idle() // the turn that ran the last message (or the first turn) ends here
-		f := <-r.inbox // counted busy by post until its turn ends
+		f := <-r.inbox      // counted busy by post until its turn ends
 		f()
 		r.pump()
 		r.updateStatus()
