@@ -371,8 +371,8 @@ func itemValueCopy(item *badger.Item) ([]byte, error) {
 // when one is found, the store's directory otherwise.
 func (s *Store) readError(err error) error {
 	var lost *valueLostError
-	if !errors.As(err, &lost) {
-		return err
+	if !errors.As(err, &lost) || s.mem {
+		return err // a store in memory has no value-log file to blame
 	}
 	if ce := damagedValueLog(s.dir); ce != nil {
 		ce.Detail = fmt.Sprintf("%s, found reading key %.60q", ce.Detail, lost.key)

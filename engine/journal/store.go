@@ -2,7 +2,8 @@
 // order, to that run's journal in a Badger store, with a Summary per run and index keys for
 // listing. Writes are group-committed through the store's own write-ahead log: entries
 // appended at the same time by concurrent nodes and runs share one WAL record and one
-// fdatasync, and reach Badger (which is synced only at checkpoints) once synced.
+// fdatasync, and reach Badger (which is synced only at checkpoints) once synced. OpenMemory
+// opens a store with neither files nor WAL, for runs nobody keeps (memory.go).
 // docs/state.md describes the keys, the value encodings, the WAL and the Badger options.
 package journal
 
@@ -50,14 +51,19 @@ var (
 	ErrClosed = errors.New("state store closed")
 )
 
-// Store is the run journal in a Badger directory. Its methods are safe for concurrent use.
+// Store is the run journal in a Badger directory (or in memory: OpenMemory). Its methods are
+// safe for concurrent use.
 type Store struct {
 	db     *badger.DB
 	dir    string
 	walDir string
+	// mem is set for a store opened by OpenMemory: no WAL, no file; memWriter alone writes
+	// Badger.
+	mem    bool
 	wc     walConfig
 	logger *slog.Logger
-	// maxValue is the largest value the store takes (its value-log file size).
+	// maxValue is the largest value the store takes (its value-log file size; memMaxValue in
+	// memory).
 	maxValue int64
 
 	// mu orders appends: seqs are assigned and requests appended to pending under it, so
@@ -178,30 +184,9 @@ func open(dir string, opts Options, wc walConfig) (*Store, error) {
 		_ = db.Close()
 		return nil, fmt.Errorf("open state store %s: %w", dir, err)
 	}
-	s := &Store{
-		db:         db,
-		dir:        dir,
-		walDir:     filepath.Join(dir, walDirName),
-		wc:         wc,
-		logger:     opts.Logger,
-		maxValue:   opts.Sizes.maxValue(),
-		runs:       make(map[string]*runState),
-		forgets:    make(map[string]struct{}),
-		wake:       make(chan struct{}, 1),
-		drained:    make(chan struct{}, 1),
-		batches:    make(chan *batch, batchQueueLen),
-		cpReqs:     make(chan *batch, 16),
-		spares:     make(chan spare, 1),
-		needSpare:  make(chan struct{}, 1),
-		failed:     make(map[string]error),
-		writerDone: make(chan struct{}),
-		syncerDone: make(chan struct{}),
-		cpDone:     make(chan struct{}),
-		stopGC:     make(chan struct{}),
-		gcDone:     make(chan struct{}),
-	}
-	s.readsDone = sync.NewCond(&s.readMu)
-	s.applied = sync.NewCond(&s.appliedMu)
+	s := newStore(db, dir, opts.Logger, wc)
+	s.walDir = filepath.Join(dir, walDirName)
+	s.maxValue = opts.Sizes.maxValue()
 	if err := s.recoverWAL(); err != nil {
 		for _, seg := range s.live {
 			_ = seg.f.Close()
@@ -219,6 +204,34 @@ func open(dir string, opts Options, wc walConfig) (*Store, error) {
 		close(s.gcDone)
 	}
 	return s, nil
+}
+
+// newStore returns a Store over db with its channels and maps made and no goroutine started:
+// Open and OpenMemory start theirs.
+func newStore(db *badger.DB, dir string, logger *slog.Logger, wc walConfig) *Store {
+	s := &Store{
+		db:         db,
+		dir:        dir,
+		wc:         wc,
+		logger:     logger,
+		runs:       make(map[string]*runState),
+		forgets:    make(map[string]struct{}),
+		wake:       make(chan struct{}, 1),
+		drained:    make(chan struct{}, 1),
+		batches:    make(chan *batch, batchQueueLen),
+		cpReqs:     make(chan *batch, 16),
+		spares:     make(chan spare, 1),
+		needSpare:  make(chan struct{}, 1),
+		failed:     make(map[string]error),
+		writerDone: make(chan struct{}),
+		syncerDone: make(chan struct{}),
+		cpDone:     make(chan struct{}),
+		stopGC:     make(chan struct{}),
+		gcDone:     make(chan struct{}),
+	}
+	s.readsDone = sync.NewCond(&s.readMu)
+	s.applied = sync.NewCond(&s.appliedMu)
+	return s
 }
 
 // recoverWAL replays the segments left by a crash into Badger, makes Badger durable, removes
