@@ -1,0 +1,3 @@
+run "typo" {
+  mokc "task.charge" {}
+}
