@@ -1,0 +1,198 @@
+package fsctest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+
+	"github.com/fuscia/fuscia/engine"
+	"github.com/fuscia/fuscia/engine/journal"
+	"github.com/fuscia/fuscia/lang"
+	"github.com/fuscia/fuscia/lang/builtin"
+	"github.com/fuscia/fuscia/lang/testfile"
+)
+
+// tester is one Test: what its runs share.
+type tester struct {
+	opts     Options
+	store    *journal.Store  // in memory; every run of the Test journals here
+	builtins *builtin.Runner // builtin.http answers from mock_http (httpTransport)
+	start    time.Time       // where every run's virtual clock starts
+
+	srcMu   sync.Mutex
+	sources map[string]*hcl.File // guarded by srcMu: every file parsed, by name
+}
+
+// runBlock runs one run block of f and reports it. Sources receives the files it parsed.
+func (t *tester) runBlock(ctx context.Context, f *testfile.File, rb *testfile.Run, rep *RunReport, sources func(map[string]*hcl.File)) {
+	began := time.Now()
+	defer func() { rep.Elapsed = time.Since(began) }()
+	rep.Workflow = rb.Workflow
+	parser := lang.NewParser()
+	w, diags := parser.Load(rb.Workflow, lang.Options{Vars: lang.VarInputs{Values: rb.Variables}, Planning: true})
+	sources(parser.Files())
+	if w == nil || diags.HasErrors() {
+		rep.Status, rep.Diags = Error, diags
+		return
+	}
+	if cd := testfile.Check(f, rb, w); cd.HasErrors() {
+		rep.Status, rep.Diags = Error, cd
+		return
+	}
+	trigger, terr := runTrigger(w, rb)
+	if terr != nil {
+		rep.Status, rep.Diags = Error, hcl.Diagnostics{terr}
+		return
+	}
+
+	env := newRunEnv(f, rb)
+	env.schemas = t.opts.Schemas
+	env.builtins = t.builtins
+	env.vars = w.VarValues()
+	env.clock = newVClock(t.start)
+	env.topID = engine.NewExecutionID()
+
+	eng := engine.New(engine.Config{
+		Store: t.store,
+		Tasks: dispatcher{env: env},
+		Clock: env.clock,
+		// Hermetic: a secret comes from the environment when it is set there, else it is a
+		// stand-in naming where it would have come from.
+		Getenv: func(name string) string {
+			if v, ok := os.LookupEnv(name); ok {
+				return v
+			}
+			return "fsctest-secret-" + name
+		},
+		ReadFile: func(path string) ([]byte, error) {
+			if b, err := os.ReadFile(path); err == nil {
+				return b, nil
+			}
+			return []byte("fsctest-secret-file"), nil
+		},
+	})
+	waits := newWaitTracker()
+	run, err := eng.Start(ctx, engine.NewProgram(w, []byte("fuscia test "+rb.Workflow)), engine.StartOptions{
+		ID:      env.topID,
+		Trigger: trigger,
+		Observer: func(ev engine.Event) {
+			if ev.ExecutionID != env.topID || ev.Type != engine.EventNodeWaiting {
+				return
+			}
+			waits.add(ev.Node)
+			env.answerWait(ctx, eng, ev.Node, waits)
+		},
+	})
+	if err != nil {
+		rep.Status, rep.Diags = Error, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "The run could not start",
+			Detail: lang.Sentence(err.Error()), Subject: rb.DeclRange.Ptr()}}
+		return
+	}
+	var stall *hcl.Diagnostic
+wait:
+	for {
+		select {
+		case <-run.Done():
+			break wait
+		case <-env.stopc:
+			run.Cancel()
+			<-run.Done()
+			break wait
+		case <-env.clock.stalls:
+			select {
+			case <-run.Done():
+				break wait
+			default:
+			}
+			if !env.clock.stalled() {
+				continue // something happened since the report
+			}
+			stall = waits.stallDiag(env, rb)
+			run.Cancel()
+			<-run.Done()
+			break wait
+		case <-ctx.Done():
+			run.Cancel()
+			<-run.Done()
+			rep.Status, rep.Diags = Error, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Interrupted",
+				Detail: "The test was interrupted before this run ended.", Subject: rb.DeclRange.Ptr()}}
+			return
+		}
+	}
+	eng.Wait()
+	rep.Virtual = env.clock.Moved()
+	if d := env.stopReason(); d != nil {
+		rep.Status, rep.Diags = Error, hcl.Diagnostics{d}
+		return
+	}
+	if stall != nil {
+		rep.Status, rep.Diags = Error, hcl.Diagnostics{stall}
+		return
+	}
+	res, err := run.Result()
+	if err != nil {
+		rep.Status, rep.Diags = Error, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "The run's record cannot be read",
+			Detail: lang.Sentence(err.Error()), Subject: rb.DeclRange.Ptr()}}
+		return
+	}
+	rep.RunStatus = res.Status
+	rep.Nodes = nodeLines(res)
+	rep.Failures = t.check(env, w, rb, res)
+	rep.Status = Pass
+	if len(rep.Failures) > 0 {
+		rep.Status = Fail
+	}
+	t.forget(run.ID(), res)
+}
+
+// forget drops a finished run (and its sub-workflows) from the in-memory store, so that a long
+// suite holds only the runs under way.
+func (t *tester) forget(id string, res *journal.Execution) {
+	for _, n := range res.Nodes {
+		if n.ChildID != "" {
+			if child, err := t.store.Execution(n.ChildID); err == nil {
+				t.forget(n.ChildID, child)
+			}
+		}
+	}
+	_ = t.store.Delete(id)
+}
+
+// runTrigger is what started the run: the named trigger (or the workflow's manual one) and the
+// run's payload.
+func runTrigger(w *lang.Workflow, rb *testfile.Run) (journal.Trigger, *hcl.Diagnostic) {
+	tr := journal.Trigger{Type: "manual", Payload: json.RawMessage("{}")}
+	if rb.Trigger != "" {
+		found := false
+		for _, x := range w.Triggers {
+			if x.Name == rb.Trigger {
+				tr.Type, tr.Name, found = x.Type, x.Name, true
+			}
+		}
+		if !found {
+			return tr, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Unknown trigger",
+				Detail: fmt.Sprintf("The workflow %s has no trigger %q.", w.Name, rb.Trigger), Subject: rb.DeclRange.Ptr()}
+		}
+	} else {
+		for _, x := range w.Triggers {
+			if x.Type == "manual" {
+				tr.Name = x.Name
+				break
+			}
+		}
+	}
+	if rb.Payload != nilValue() && !rb.Payload.IsNull() {
+		b, err := encodeValue(rb.Payload)
+		if err != nil {
+			return tr, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid payload",
+				Detail: lang.Sentence(err.Error()), Subject: rb.DeclRange.Ptr()}
+		}
+		tr.Payload = b
+	}
+	return tr, nil
+}
