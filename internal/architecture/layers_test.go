@@ -39,7 +39,7 @@ var layers = [][]string{
 	{"engine", "engine/internal/runtime/builtins", "engine/internal/runtime/wasm", "engine/internal/runtime/plugins",
 		"engine/cluster"},
 	// The store's owner and its local API.
-	{"engine/local"},
+	{"engine/local", "engine/fsctest"},
 	// The web UI's assets and sessions, which serve mounts.
 	{"engine/serve/ui"},
 	// fuscia serve.
