@@ -118,7 +118,7 @@ func describeFSError(err error) string {
 // not end in .fsctest.hcl.
 func DefaultWorkflow(filename string) (path string, ok bool) {
 	stem, ok := strings.CutSuffix(filename, Ext)
-	if !ok || filepath.Base(stem) == "" || strings.HasSuffix(stem, string(filepath.Separator)) {
+	if !ok || filepath.Base(filename) == Ext {
 		return "", false
 	}
 	return stem + WorkflowExt, true
@@ -174,6 +174,11 @@ func (d *decoder) file(body hcl.Body) *File {
 // variablesBlock decodes the file's `variables { NAME = VALUE … }`.
 func (d *decoder) variablesBlock(b *hcl.Block, f *File) {
 	attrs, diags := b.Body.JustAttributes()
+	for _, x := range diags {
+		if strings.HasPrefix(x.Summary, "Unexpected ") && strings.HasSuffix(x.Summary, " block") {
+			x.Detail = "The variables block holds NAME = VALUE arguments only: write an object value, such as limits = { max = 3 }, instead of a block."
+		}
+	}
 	d.add(diags...)
 	for _, a := range sortedAttrs(attrs) {
 		v, ok := d.static.value(a.Expr, fmt.Sprintf("variable %q", a.Name))
@@ -206,6 +211,7 @@ func (d *decoder) run(b *hcl.Block, f *File) *Run {
 		Name:              name,
 		DeclRange:         b.DefRange,
 		WorkflowRange:     b.DefRange,
+		TriggerRange:      b.DefRange,
 		Variables:         make(map[string]cty.Value, len(f.Variables)),
 		VariableRanges:    make(map[string]hcl.Range, len(f.Variables)),
 		Payload:           cty.NilVal,
@@ -242,6 +248,7 @@ func (d *decoder) run(b *hcl.Block, f *File) *Run {
 	}
 
 	if attr := a["trigger"]; attr != nil {
+		r.TriggerRange = attr.Expr.Range()
 		if t, ok := d.static.str(attr, "the trigger of a run"); ok {
 			r.Trigger = t
 		}
@@ -272,7 +279,7 @@ func (d *decoder) run(b *hcl.Block, f *File) *Run {
 	}
 	if attr := a["expect_status"]; attr != nil {
 		r.ExpectStatusRange = attr.Expr.Range()
-		if s, ok := d.static.str(attr, "expect_status"); ok {
+		if s, ok := d.static.str(attr, "the expect_status of a run"); ok {
 			if slices.Contains(runStatuses, s) {
 				r.ExpectStatus = s
 			} else {

@@ -115,6 +115,9 @@ func (d *decoder) results(b *hcl.Block, where, what string) []*Result {
 			set++
 		}
 	}
+	if set == 0 && diags.HasErrors() {
+		return nil // an unsupported argument, most likely a misspelt output or error, was reported
+	}
 	if set != 1 {
 		rng := b.DefRange
 		if set > 1 && errAttr != nil {
@@ -139,6 +142,9 @@ func (d *decoder) results(b *hcl.Block, where, what string) []*Result {
 		ac, diags := content(ab.Body, attemptSchema, "an attempt block")
 		d.add(diags...)
 		o, e := ac.Attributes["output"], ac.Attributes["error"]
+		if o == nil && e == nil && diags.HasErrors() {
+			continue // a misspelt output or error was reported
+		}
 		if (o == nil) == (e == nil) {
 			rng := ab.DefRange
 			if e != nil {
@@ -242,10 +248,10 @@ func (d *decoder) waitMock(b *hcl.Block, addr string) *WaitMock {
 		d.checkRoots(attr.Expr, "Mocked wait data", mockRoots)
 	}
 	if attr := a["reject"]; attr != nil {
-		w.Reject, _ = d.static.boolean(attr, "reject")
+		w.Reject, _ = d.static.boolean(attr, "the reject of a wait mock")
 	}
 	if attr := a["timeout"]; attr != nil {
-		w.Timeout, _ = d.static.boolean(attr, "timeout")
+		w.Timeout, _ = d.static.boolean(attr, "the timeout of a wait mock")
 	}
 	switch {
 	case w.Reject && w.Timeout:

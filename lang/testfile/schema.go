@@ -129,15 +129,22 @@ func content(body hcl.Body, schema *hcl.BodySchema, where string) (*hcl.BodyCont
 func allowedList(attrs, blocks []string) string {
 	var parts []string
 	if len(attrs) > 0 {
-		parts = append(parts, "the arguments "+strings.Join(attrs, ", "))
+		parts = append(parts, plural(len(attrs), "the argument ", "the arguments ")+strings.Join(attrs, ", "))
 	}
 	if len(blocks) > 0 {
-		parts = append(parts, "the blocks "+strings.Join(blocks, ", "))
+		parts = append(parts, plural(len(blocks), "the block ", "the blocks ")+strings.Join(blocks, ", "))
 	}
 	if len(parts) == 0 {
 		return "It allows no arguments and no blocks."
 	}
 	return "It allows " + strings.Join(parts, " and ") + "."
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // suggestion is a " Did you mean …?" hint when one of candidates is close to name.
@@ -149,9 +156,10 @@ func suggestion(name string, candidates []string) string {
 }
 
 // closest returns the candidate within two edits of name (the nearest, then the first in
-// sorted order), or "".
+// sorted order), or "". A name must keep at least one of its characters: "sh" does not
+// suggest "db".
 func closest(name string, candidates []string) string {
-	best, bestDist := "", 3
+	best, bestDist := "", min(3, len(name))
 	for _, c := range candidates {
 		if d := levenshtein(name, c); d < bestDist || (d == bestDist && best != "" && c < best) {
 			best, bestDist = c, d

@@ -31,7 +31,7 @@ func (s *staticEval) value(expr hcl.Expression, what string) (cty.Value, bool) {
 	if vars := expr.Variables(); len(vars) > 0 {
 		tr := vars[0]
 		s.add(errorf(tr.SourceRange(), "Reference not allowed",
-			"%s is fixed before the run starts: only literal values and functions are allowed, but this refers to %s. Write the value itself.",
+			"%s may use only literal values and functions, not references: a test fixes it before the run starts. This refers to %s; write the value itself.",
 			upperFirst(what), traversalString(tr)))
 		return cty.NilVal, false
 	}

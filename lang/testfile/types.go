@@ -103,6 +103,8 @@ type Run struct {
 	WorkflowRange hcl.Range
 	// Trigger is the trigger's name; "" means the workflow's manual trigger.
 	Trigger string
+	// TriggerRange locates the trigger attribute's value, or the run block when it is absent.
+	TriggerRange hcl.Range
 	// Variables are the file's variables overlaid with the run's `variables` attribute.
 	Variables map[string]cty.Value
 	// VariableRanges locate each of Variables: the key in the run's `variables`, or the
