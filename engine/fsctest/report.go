@@ -13,11 +13,12 @@ import (
 	"github.com/fuscia/fuscia/internal/diagrender"
 )
 
-// A Renderer shows a test to its reader as it goes: Run with each run block's report, in the
-// order Options.OnRun delivers them, then Finish once with the whole Report. Neither is called
-// concurrently. A renderer writes; it reports no error, as a terminal that went away cannot be
-// told anything either.
+// A Renderer shows a test to its reader as it goes: File with each test file's report and Run
+// with each run block's report, in the order Options.OnFile and Options.OnRun deliver them,
+// then Finish once with the whole Report. None is called concurrently. A renderer writes; it
+// reports no error, as a terminal that went away cannot be told anything either.
 type Renderer interface {
+	File(f *FileReport)
 	Run(r *RunReport)
 	Finish(rep *Report)
 }
@@ -41,14 +42,39 @@ type Human struct {
 	// Verbose adds each run's time, its virtual clock's advance and one line per node.
 	Verbose bool
 
-	// Both owned by the caller of Run and Finish (one goroutine at a time).
+	// Owned by the caller of File, Run and Finish (one goroutine at a time).
 	file    string               // the test file whose header was written last
+	shown   map[*FileReport]bool // files whose diagnostics were written
 	sources map[string]*hcl.File // source files read for snippets, by name
 }
 
 // NewHuman returns a Human writing to out and err.
 func NewHuman(out, err io.Writer, verbose bool) *Human {
 	return &Human{Out: out, Err: err, Verbose: verbose}
+}
+
+// File writes the test file's header line, and its diagnostics (to Err) if it has any. A
+// file with errors runs nothing: its header says "invalid".
+func (h *Human) File(f *FileReport) {
+	h.file = f.Path
+	if f.Diags.HasErrors() {
+		_, _ = fmt.Fprintf(h.Out, "%s... invalid\n", f.Path)
+	} else {
+		_, _ = fmt.Fprintf(h.Out, "%s...\n", f.Path)
+	}
+	h.fileDiags(f)
+}
+
+// fileDiags writes f's diagnostics to Err, once.
+func (h *Human) fileDiags(f *FileReport) {
+	if h.shown == nil {
+		h.shown = map[*FileReport]bool{}
+	}
+	if len(f.Diags) == 0 || h.shown[f] {
+		return
+	}
+	h.shown[f] = true
+	diagrender.Write(h.Err, h.files(f.Diags), f.Diags)
 }
 
 // Run writes the run's line, and under it its failures or the reasons it could not be carried
@@ -83,13 +109,12 @@ func (h *Human) Run(r *RunReport) {
 	_, _ = io.WriteString(h.Out, b.String())
 }
 
-// Finish writes the diagnostics of the test files (to Err), then the summary line (to Out).
+// Finish writes the diagnostics of the test files File did not get (to Err), then the
+// summary line (to Out).
 func (h *Human) Finish(rep *Report) {
 	h.addSources(rep.Sources)
 	for _, f := range rep.Files {
-		if len(f.Diags) > 0 {
-			diagrender.Write(h.Err, h.files(f.Diags), f.Diags)
-		}
+		h.fileDiags(f)
 	}
 	_, _ = fmt.Fprintln(h.Out)
 	_, _ = fmt.Fprintln(h.Out, HumanSummary(rep))

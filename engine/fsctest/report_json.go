@@ -13,9 +13,9 @@ import (
 const JSONFormatVersion = "1.0"
 
 // JSON renders a test as NDJSON events for programs (docs/reference/cli.md, "`test -json`"):
-// first a `version` event, then for each run block `run_start` and `run_end`, then a
-// `diagnostic` event per diagnostic of a test file, and last a `summary`. Every event has
-// `type` and `@timestamp`.
+// first a `version` event, then for each test file a `diagnostic` event per diagnostic it has
+// and for each of its run blocks `run_start` and `run_end`, and last a `summary`. Every event
+// has `type` and `@timestamp`.
 type JSON struct {
 	W io.Writer
 	// Fuscia is the version of fuscia, for the version event.
@@ -25,7 +25,8 @@ type JSON struct {
 
 	// Owned by the caller of Run and Finish (one goroutine at a time).
 	enc     *json.Encoder
-	started map[*RunReport]bool // runs whose run_start went out before their end was known
+	started map[*RunReport]bool  // runs whose run_start went out before their end was known
+	shown   map[*FileReport]bool // files whose diagnostics went out
 }
 
 // NewJSON returns a JSON renderer writing to w.
@@ -134,12 +135,24 @@ func (j *JSON) Run(r *RunReport) {
 	j.emit(ev)
 }
 
-// Finish writes a diagnostic event for each diagnostic of each test file, then the summary.
+// File writes a diagnostic event for each diagnostic of the test file.
+func (j *JSON) File(f *FileReport) {
+	if j.shown == nil {
+		j.shown = map[*FileReport]bool{}
+	}
+	if j.shown[f] {
+		return
+	}
+	j.shown[f] = true
+	for _, d := range diagrender.JSON(f.Diags) {
+		j.emit(&jsonDiagnostic{jsonHead: j.head("diagnostic"), File: f.Path, Diagnostic: d})
+	}
+}
+
+// Finish writes the diagnostics of the test files File did not get, then the summary.
 func (j *JSON) Finish(rep *Report) {
 	for _, f := range rep.Files {
-		for _, d := range diagrender.JSON(f.Diags) {
-			j.emit(&jsonDiagnostic{jsonHead: j.head("diagnostic"), File: f.Path, Diagnostic: d})
-		}
+		j.File(f)
 	}
 	j.emit(&jsonSummary{jsonHead: j.head("summary"), Passed: rep.Passed, Failed: rep.Failed, Errored: rep.Errored,
 		Skipped: rep.Skipped, InvalidFiles: invalidFiles(rep), ElapsedMS: rep.Elapsed.Milliseconds(), OK: rep.OK()})

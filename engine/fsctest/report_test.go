@@ -104,9 +104,11 @@ func sampleReport(t *testing.T) *Report {
 	}
 }
 
-// render streams rep's runs through r, as Test's OnRun would, and finishes.
+// render streams rep's files and runs through r, as Test's OnFile and OnRun would, and
+// finishes.
 func render(r Renderer, rep *Report) {
 	for _, f := range rep.Files {
+		r.File(f)
 		for _, run := range f.Runs {
 			r.Run(run)
 		}
@@ -207,7 +209,7 @@ func TestJSONGolden(t *testing.T) {
 		}
 		types = append(types, ev["type"].(string))
 	}
-	want := "version run_start run_end run_start run_end run_start run_end run_start run_end diagnostic summary"
+	want := "version diagnostic run_start run_end run_start run_end run_start run_end run_start run_end summary"
 	if got := strings.Join(types, " "); got != want {
 		t.Errorf("event types\n got %s\nwant %s", got, want)
 	}
