@@ -56,7 +56,7 @@ func (t *tester) check(env *runEnv, w *lang.Workflow, rb *testfile.Run, res *jou
 	if len(rb.Asserts) == 0 {
 		return fails
 	}
-	ectx, err := t.assertContext(env, w, res)
+	ectx, err := t.assertContext(env, w, res, referencedNodes(rb.Asserts))
 	if err != nil {
 		return append(fails, Failure{Summary: "Assertions cannot be evaluated",
 			Detail: fmt.Sprintf("The run's record cannot be read as values: %v.", err), Range: rb.DeclRange})
@@ -188,7 +188,7 @@ func (t *tester) text(rng hcl.Range) string {
 
 // assertContext is the scope of assertions: output, status, node, var, payload and the
 // functions.
-func (t *tester) assertContext(env *runEnv, w *lang.Workflow, res *journal.Execution) (*hcl.EvalContext, error) {
+func (t *tester) assertContext(env *runEnv, w *lang.Workflow, res *journal.Execution, refs nodeRefs) (*hcl.EvalContext, error) {
 	doc := map[string]any{
 		"status":  res.Status,
 		"output":  rawOr(res.Outputs, "{}"),
@@ -202,6 +202,12 @@ func (t *tester) assertContext(env *runEnv, w *lang.Workflow, res *journal.Execu
 		}
 		if kinds[kind] == nil {
 			kinds[kind] = map[string]any{}
+		}
+		if !refs.all && !refs.kinds[kind] && !refs.nodes[addr] {
+			// Not read by any assertion: present, so that references to it resolve, but
+			// without the cost of its output and items.
+			kinds[kind][name] = map[string]any{"status": n.Status, "attempts": n.Attempts}
+			continue
 		}
 		kinds[kind][name] = nodeDoc(env, addr, n)
 	}
@@ -291,4 +297,57 @@ func nodeLines(res *journal.Execution) []NodeLine {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Addr < out[j].Addr })
 	return out
+}
+
+// nodeRefs are the nodes the assertions read: whole kinds (`node.task`), single nodes
+// (`node.task.x`), or everything (`node` alone).
+type nodeRefs struct {
+	all   bool
+	kinds map[string]bool
+	nodes map[string]bool
+}
+
+// referencedNodes finds the nodes the assertions' expressions read.
+func referencedNodes(asserts []*testfile.Assert) nodeRefs {
+	refs := nodeRefs{kinds: map[string]bool{}, nodes: map[string]bool{}}
+	for _, a := range asserts {
+		exprs := []hcl.Expression{a.Condition}
+		if a.ErrorMessage != nil {
+			exprs = append(exprs, a.ErrorMessage)
+		}
+		for _, e := range exprs {
+			for _, tr := range e.Variables() {
+				if tr.RootName() != "node" {
+					continue
+				}
+				kind, ok1 := traverseName(tr, 1)
+				name, ok2 := traverseName(tr, 2)
+				switch {
+				case !ok1:
+					refs.all = true
+				case !ok2:
+					refs.kinds[kind] = true
+				default:
+					refs.nodes[kind+"."+name] = true
+				}
+			}
+		}
+	}
+	return refs
+}
+
+// traverseName is the attribute name (or string index) of step i of tr.
+func traverseName(tr hcl.Traversal, i int) (string, bool) {
+	if len(tr) <= i {
+		return "", false
+	}
+	switch s := tr[i].(type) {
+	case hcl.TraverseAttr:
+		return s.Name, true
+	case hcl.TraverseIndex:
+		if s.Key.Type() == cty.String && s.Key.IsKnown() && !s.Key.IsNull() {
+			return s.Key.AsString(), true
+		}
+	}
+	return "", false
 }

@@ -326,11 +326,14 @@ func encodeValue(v cty.Value) ([]byte, error) {
 	return ctyjson.Marshal(v, v.Type())
 }
 
-// decodeValue decodes JSON into a value of its implied type.
+// decodeValue decodes JSON into a value of its implied type (objects, tuples, numbers of
+// arbitrary precision), in one pass.
 func decodeValue(b []byte) (cty.Value, error) {
-	ty, err := ctyjson.ImpliedType(b)
-	if err != nil {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var x any
+	if err := dec.Decode(&x); err != nil {
 		return cty.NilVal, err
 	}
-	return ctyjson.Unmarshal(b, ty)
+	return schema.FromJSON(x)
 }

@@ -83,7 +83,7 @@ func Test(ctx context.Context, opts Options) (*Report, error) {
 	runner := builtin.New(builtin.Options{Transport: httpTransport{}})
 	defer runner.Close()
 	t := &tester{opts: opts, store: store, builtins: runner, start: time.Now().UTC().Truncate(time.Second),
-		sources: map[string]*hcl.File{}}
+		sources: map[string]*hcl.File{}, workflows: map[string]*loaded{}}
 
 	rep := &Report{Sources: t.sources}
 	type job struct {
@@ -163,7 +163,7 @@ func Test(ctx context.Context, opts Options) (*Report, error) {
 		go func() {
 			defer wg.Done()
 			for j := range queue {
-				t.runBlock(ctx, j.file, j.run, j.rep, t.addSources)
+				t.runBlock(ctx, j.file, j.run, j.rep)
 				mu.Lock()
 				done[index[j]] = true
 				flush()

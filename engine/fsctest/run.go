@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
 
 	"github.com/fuscia/fuscia/engine"
 	"github.com/fuscia/fuscia/engine/journal"
@@ -24,18 +25,21 @@ type tester struct {
 	builtins *builtin.Runner // builtin.http answers from mock_http (httpTransport)
 	start    time.Time       // where every run's virtual clock starts
 
+	// workflows are the workflows loaded, by file and variable values: runs of one workflow
+	// with the same variables share it (the engine only reads a workflow).
+	wfMu      sync.Mutex
+	workflows map[string]*loaded // guarded by wfMu
+
 	srcMu   sync.Mutex
 	sources map[string]*hcl.File // guarded by srcMu: every file parsed, by name
 }
 
-// runBlock runs one run block of f and reports it. Sources receives the files it parsed.
-func (t *tester) runBlock(ctx context.Context, f *testfile.File, rb *testfile.Run, rep *RunReport, sources func(map[string]*hcl.File)) {
+// runBlock runs one run block of f and reports it.
+func (t *tester) runBlock(ctx context.Context, f *testfile.File, rb *testfile.Run, rep *RunReport) {
 	began := time.Now()
 	defer func() { rep.Elapsed = time.Since(began) }()
 	rep.Workflow = rb.Workflow
-	parser := lang.NewParser()
-	w, diags := parser.Load(rb.Workflow, lang.Options{Vars: lang.VarInputs{Values: rb.Variables}, Planning: true})
-	sources(parser.Files())
+	w, diags := t.load(rb)
 	if w == nil || diags.HasErrors() {
 		rep.Status, rep.Diags = Error, diags
 		return
@@ -195,4 +199,44 @@ func runTrigger(w *lang.Workflow, rb *testfile.Run) (journal.Trigger, *hcl.Diagn
 		tr.Payload = b
 	}
 	return tr, nil
+}
+
+// loaded is one workflow load, made once (ready closes when it is done).
+type loaded struct {
+	ready chan struct{}
+	w     *lang.Workflow
+	diags hcl.Diagnostics
+}
+
+// load loads the run's workflow with its variables, once per file and values.
+func (t *tester) load(rb *testfile.Run) (*lang.Workflow, hcl.Diagnostics) {
+	key := rb.Workflow + "\x00" + varsKey(rb.Variables)
+	t.wfMu.Lock()
+	l, ok := t.workflows[key]
+	if !ok {
+		l = &loaded{ready: make(chan struct{})}
+		t.workflows[key] = l
+	}
+	t.wfMu.Unlock()
+	if ok {
+		<-l.ready
+		return l.w, l.diags
+	}
+	defer close(l.ready)
+	parser := lang.NewParser()
+	l.w, l.diags = parser.Load(rb.Workflow, lang.Options{Vars: lang.VarInputs{Values: rb.Variables}, Planning: true})
+	t.addSources(parser.Files())
+	return l.w, l.diags
+}
+
+// varsKey is a canonical text of variable values.
+func varsKey(vars map[string]cty.Value) string {
+	if len(vars) == 0 {
+		return ""
+	}
+	b, err := encodeValue(cty.ObjectVal(vars))
+	if err != nil {
+		return fmt.Sprintf("%p", vars) // not encodable: never shared
+	}
+	return string(b)
 }
