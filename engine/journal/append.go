@@ -87,8 +87,9 @@ func (s *Store) enqueueEntries(ctx context.Context, runID string, req *request, 
 		}
 		if st == nil && len(entries) > 0 && entries[0].Type == RunStarted {
 			// A run starts under an id minted for it (a new ULID): the store has nothing of it
-			// to read back, and skipping the read matters when thousands start per second.
-			st = &runState{loaded: true}
+			// to read back (no entries, no log lines), and skipping the reads matters when
+			// thousands start per second.
+			st = &runState{loaded: true, logLoaded: true}
 			s.runs[runID] = st
 			break
 		}
