@@ -344,3 +344,65 @@ func TestNoTestFiles(t *testing.T) {
 		t.Errorf("want an error naming %s, got %v", dir, err)
 	}
 }
+
+// TestSubWorkflowsAndItems: a call runs its sub-workflow with the file's mocks (and its sleeps
+// on the same virtual clock); a for_each task's items and a loop's iterations are visible to
+// assertions, each item with the input it was called with.
+func TestSubWorkflowsAndItems(t *testing.T) {
+	dir := write(t, map[string]string{
+		"child.fsc.hcl": `
+workflow "child" {}
+variable "n" { type = number }
+task "pause" {
+  uses   = builtin.sleep
+  inputs = { duration = "50m" }
+}
+task "square" {
+  uses   = builtin.transform
+  after  = [task.pause]
+  inputs = { v = var.n * var.n }
+}
+output "square" { value = task.square.output.v }
+`,
+		"parent.fsc.hcl": `
+workflow "parent" {}
+task "price" {
+  uses     = builtin.http
+  for_each = { a = 1, b = 2, c = 3 }
+  inputs   = { url = "https://prices.example.com/${each.key}" }
+}
+call "sq" {
+  workflow = "./child.fsc.hcl"
+  inputs   = { n = task.price.output["b"].body.p }
+}
+loop "double" {
+  for_each = [1, 2, 3]
+  task "twice" {
+    uses   = builtin.transform
+    inputs = { v = each.value * 2 }
+  }
+}
+output "square" { value = call.sq.output.square }
+`,
+		"parent.fsctest.hcl": `
+mock_http {
+  url  = "https://prices.example.com/*"
+  json = { p = length(input.url) - 25 }
+}
+run "all" {
+  assert { condition = output.square == 9 }
+  assert { condition = length(node.task.price.instances) == 3 }
+  assert { condition = node.task.price.instances[1].input.url == "https://prices.example.com/b" }
+  assert { condition = node.call.sq.status == "succeeded" && length(node.loop.double.iterations) == 3 }
+}
+`,
+	})
+	_, runs := runTest(t, Options{Paths: []string{dir}})
+	r := runs["all"]
+	if r.Status != Pass {
+		t.Fatalf("all: %s", describe(r))
+	}
+	if r.Virtual != 50*time.Minute {
+		t.Errorf("the sub-workflow's 50m sleep moved the clock %s", r.Virtual)
+	}
+}
