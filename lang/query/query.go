@@ -1,8 +1,6 @@
 package query
 
 import (
-	"encoding/json"
-
 	"github.com/hashicorp/hcl/v2"
 )
 
@@ -24,60 +22,6 @@ type Doc struct {
 // goroutines.
 func NewDoc(filename string, src []byte) Doc {
 	return Doc{Filename: filename, Src: src, cache: &cache{}}
-}
-
-// Env tells the analysis what is installed: the tasks and triggers of components and plugins,
-// with their schemas. The language server implements it from the component store and the
-// plugin directory; a nil Env knows nothing installed, and completion and hover then say only
-// what the file itself says. Methods may be called from several goroutines and should answer
-// from memory (they are called while the user types).
-type Env interface {
-	// Component returns the installed component for a `component` block's source ("org/name")
-	// and version constraint ("" for the newest); ok is false when none is installed.
-	Component(source, version string) (p *Package, ok bool)
-	// Plugin returns the plugin for a `plugin` block's source (the plugin's name) and version
-	// constraint; ok is false when none is found.
-	Plugin(source, version string) (p *Package, ok bool)
-}
-
-// EnvFuncs is an [Env] made of two functions; a nil function finds nothing.
-type EnvFuncs struct {
-	ComponentFunc func(source, version string) (*Package, bool)
-	PluginFunc    func(source, version string) (*Package, bool)
-}
-
-// Component calls ComponentFunc.
-func (e EnvFuncs) Component(source, version string) (*Package, bool) {
-	if e.ComponentFunc == nil {
-		return nil, false
-	}
-	return e.ComponentFunc(source, version)
-}
-
-// Plugin calls PluginFunc.
-func (e EnvFuncs) Plugin(source, version string) (*Package, bool) {
-	if e.PluginFunc == nil {
-		return nil, false
-	}
-	return e.PluginFunc(source, version)
-}
-
-// Package is an installed component or plugin as [Env] reports it.
-type Package struct {
-	// Source and Version name what was found ("acme/stripe", "1.2.0"); shown in hover.
-	Source, Version string
-	Description     string
-	Tasks           []TaskInfo
-	Triggers        []TaskInfo
-}
-
-// TaskInfo is one task or trigger of a [Package]. The schemas are JSON Schema documents as the
-// manifest or the plugin's schema gives them; nil when there is none.
-type TaskInfo struct {
-	Name         string
-	Description  string
-	InputSchema  json.RawMessage
-	OutputSchema json.RawMessage
 }
 
 // CompletionKind says what a completion item is, so that an editor can pick an icon.
@@ -149,28 +93,3 @@ type Symbol struct {
 	Range, SelectionRange hcl.Range
 	Children              []Symbol
 }
-
-// Complete returns the completion items at offset, sorted by label.
-func Complete(d Doc, offset int, env Env) []Completion { return nil }
-
-// Hover describes the thing at offset, or returns nil when there is nothing to say.
-func Hover(d Doc, offset int, env Env) *HoverResult { return nil }
-
-// Definition returns where the thing at offset is declared: a node, variable, secret,
-// component, plugin or output.
-func Definition(d Doc, offset int) []hcl.Range { return nil }
-
-// References returns every reference to the thing at offset, in file order, with its
-// declaration's label first when includeDecl is set.
-func References(d Doc, offset int, includeDecl bool) []hcl.Range { return nil }
-
-// PrepareRename reports whether the thing at offset can be renamed, and the range of its name.
-func PrepareRename(d Doc, offset int) (hcl.Range, bool) { return hcl.Range{}, false }
-
-// Rename returns the edits that rename the thing at offset to newName: the declaring label and
-// every reference. An error says why it cannot (not a renameable name, an invalid identifier,
-// a name already taken).
-func Rename(d Doc, offset int, newName string) ([]Edit, error) { return nil, nil }
-
-// Symbols returns the document outline.
-func Symbols(d Doc) []Symbol { return nil }

@@ -1,0 +1,82 @@
+package query
+
+import (
+	"strings"
+	"testing"
+)
+
+func labels(items []Completion) string {
+	out := make([]string, len(items))
+	for i, it := range items {
+		out[i] = it.Label
+	}
+	return strings.Join(out, " ")
+}
+
+func TestComplete(t *testing.T) {
+	src, marks := fixture(t, "orders.fsc.hcl")
+	tests := []struct {
+		name, mark, typed string
+		want              string // labels, space-separated
+	}{
+		{"top-level blocks", "top", "", "call component join loop output plugin secret switch task trigger variable wait workflow"},
+		{"top-level prefix", "top", "s", "secret switch"},
+		{"trigger types", "top", `trigger "`, "manual poll schedule webhook"},
+		{"trigger type prefix", "top", `trigger "we`, "webhook"},
+		{"workflow attributes", "wf_body", "", "data description durability max_concurrent_runs max_duration max_parallel on_overlap retry timeout"},
+		{"task attributes", "fetch_body", "", "after concurrency depends_on fail_workflow for_each inputs max_iterations pool retry timeout uses when"},
+		{"task attribute prefix", "fetch_body", "ma", "max_iterations"},
+		{"loop body level", "loop_level", "", "after concurrency depends_on fail_workflow for_each join mode on_failure output retry switch task timeout when"},
+		{"http input keys", "inputs_key", "", "allow_hosts body headers max_response_bytes method timeout url"},
+		{"component input keys", "charge_body", "inputs = {\n    ", "amount currency"},
+		{"uses roots", "fetch_body", "uses = ", "builtin component plugin"},
+		{"builtins", "fetch_body", "uses = builtin.", "fail http sleep transform"},
+		{"components", "fetch_body", "uses = component.", "stripe"},
+		{"component tasks", "fetch_body", "uses = component.stripe.", "charge refund"},
+		{"component task prefix", "fetch_body", "uses = component.stripe.re", "refund"},
+		{"plugin tasks", "fetch_body", "uses = plugin.sh.", "exec"},
+		{"tasks from a task", "shape_body", "when = task.", "charge fetch"},
+		{"tasks in an interpolation", "shape_body", `when = "${task.`, "charge fetch"},
+		{"switches", "shape_body", "when = switch.", "tier"},
+		{"loops", "shape_body", "when = loop.", "ship"},
+		{"waits", "shape_body", "when = wait.", "approve"},
+		{"node steps", "shape_body", "when = task.fetch.", "output"},
+		{"builtin.http output", "shape_body", "when = task.fetch.output.", "body headers status"},
+		{"component output schema", "shape_body", "when = task.charge.output.", "amount id"},
+		{"switch output", "shape_body", "when = switch.tier.output.", "selected"},
+		{"keyed join output", "shape_body", "when = join.done.output.", "charge shape"},
+		{"keyed join branch", "shape_body", "when = join.done.output.charge.", "error output status"},
+		{"loop output: the last body nodes", "shape_body", "when = loop.ship.output[0].", "notify"},
+		{"loop output item fields", "shape_body", "when = loop.ship.output[0].notify.", "body headers status"},
+		{"transform output: its inputs", "charge_body", "when = task.shape.output.", "id rows"},
+		{"variables", "shape_body", "when = var.", "limits shop"},
+		{"variable object type", "shape_body", "when = var.limits.", "rows timeout"},
+		{"secrets", "shape_body", "when = secret.", "token"},
+		{"trigger", "shape_body", "when = trigger.", "name payload type"},
+		{"webhook payload", "shape_body", "when = trigger.payload.", "body body_base64 headers method path query"},
+		{"no each outside an iteration", "shape_body", "when = each.", ""},
+		{"functions and roots", "shape_body", "when = upp", "upper"},
+		{"roots", "shape_body", "when = tr", "transpose trigger trim trimprefix trimspace trimsuffix try"},
+		{"each in a loop body", "label_body", "when = each.", "index key value"},
+		{"body siblings and top-level nodes", "label_body", "when = task.", "charge fetch notify shape"},
+		{"a body node cannot read its loop", "label_body", "when = loop.", ""},
+		{"plugin output schema", "label_body", "when = task.label.output.", "exit_code stderr stdout"},
+		{"after: node kinds only", "charge_body", "depends_on = [", "call join loop switch task wait"},
+		{"after: switch branches", "charge_body", "depends_on = [switch.tier.", "big small"},
+		{"after: task branch", "charge_body", "depends_on = [task.fetch.", "branch"},
+		{"open bracket: nodes after the cursor", "fetch_body", "depends_on = [task.", "charge shape"},
+		{"settings read var only", "fetch_body", "timeout = v", "values var"},
+		{"in a comment", "shape_body", "# task.", ""},
+		{"in a string", "shape_body", `when = "task.`, ""},
+		{"after a number", "shape_body", "when = 1.", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			text, off := typeAt(t, src, marks, tt.mark, tt.typed)
+			got := Complete(NewDoc("orders.fsc.hcl", text), off, testEnv)
+			if l := labels(got); l != tt.want {
+				t.Errorf("typed %q at %s: got %q, want %q", tt.typed, tt.mark, l, tt.want)
+			}
+		})
+	}
+}
