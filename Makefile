@@ -20,6 +20,7 @@ build:
 test: fmt-check vet ui-syntax build js-deps
 	$(GO) test -race -count=1 -timeout 30m ./...
 	./$(BIN) validate examples/
+	./$(BIN) test examples/
 	./$(BIN) fmt -check examples/
 	$(GO) test ./lang -run '^$$' -fuzz FuzzLoad -fuzztime $(FUZZTIME)
 

@@ -52,6 +52,7 @@ func commands() map[string]command {
 		"validate": {"Check workflows: syntax, references, cycles, limits, types", runValidate, true},
 		"fmt":      {"Rewrite workflow files in canonical format", runFmt, true},
 		"graph":    {"Print the workflow's DAG in DOT or Mermaid", runGraph, true},
+		"test":     {"Run the test files of workflows (*.fsctest.hcl): mocked tasks, virtual time, assertions", runTest, true},
 		"plan":     {"Show what apply would run, and optionally save it", runPlan, true},
 		"apply":    {"Run a workflow or a saved plan", runApply, false},
 		"resume":   {"Continue a run interrupted by a crash or parked at a wait", runResume, false},

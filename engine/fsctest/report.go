@@ -44,6 +44,7 @@ type Human struct {
 
 	// Owned by the caller of File, Run and Finish (one goroutine at a time).
 	file    string               // the test file whose header was written last
+	blank   bool                 // the last thing written to Out ended with a blank line
 	shown   map[*FileReport]bool // files whose diagnostics were written
 	sources map[string]*hcl.File // source files read for snippets, by name
 }
@@ -56,7 +57,7 @@ func NewHuman(out, err io.Writer, verbose bool) *Human {
 // File writes the test file's header line, and its diagnostics (to Err) if it has any. A
 // file with errors runs nothing: its header says "invalid".
 func (h *Human) File(f *FileReport) {
-	h.file = f.Path
+	h.file, h.blank = f.Path, false
 	if f.Diags.HasErrors() {
 		_, _ = fmt.Fprintf(h.Out, "%s... invalid\n", f.Path)
 	} else {
@@ -89,7 +90,7 @@ func (h *Human) Run(r *RunReport) {
 	if h.Verbose && r.Status != Skip {
 		fmt.Fprintf(b, " (%s", seconds(r.Elapsed))
 		if r.Virtual > 0 {
-			fmt.Fprintf(b, "; virtual clock +%s", r.Virtual)
+			fmt.Fprintf(b, "; virtual clock +%s", r.Virtual.Round(time.Millisecond))
 		}
 		b.WriteString(")")
 	}
@@ -106,6 +107,7 @@ func (h *Human) Run(r *RunReport) {
 		diagrender.Write(detail, h.files(r.Diags), r.Diags)
 		indent(b, "    ", detail.String())
 	}
+	h.blank = strings.HasSuffix(b.String(), "\n\n")
 	_, _ = io.WriteString(h.Out, b.String())
 }
 
@@ -116,7 +118,9 @@ func (h *Human) Finish(rep *Report) {
 	for _, f := range rep.Files {
 		h.fileDiags(f)
 	}
-	_, _ = fmt.Fprintln(h.Out)
+	if !h.blank {
+		_, _ = fmt.Fprintln(h.Out)
+	}
 	_, _ = fmt.Fprintln(h.Out, HumanSummary(rep))
 }
 

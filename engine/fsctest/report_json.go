@@ -104,6 +104,7 @@ type jsonValue struct {
 // run that started but has not ended) gets its run_start only; its run_end follows when Run
 // is called again with the same report.
 func (j *JSON) Run(r *RunReport) {
+	j.begin()
 	if j.started == nil {
 		j.started = map[*RunReport]bool{}
 	}
@@ -137,6 +138,7 @@ func (j *JSON) Run(r *RunReport) {
 
 // File writes a diagnostic event for each diagnostic of the test file.
 func (j *JSON) File(f *FileReport) {
+	j.begin()
 	if j.shown == nil {
 		j.shown = map[*FileReport]bool{}
 	}
@@ -151,6 +153,7 @@ func (j *JSON) File(f *FileReport) {
 
 // Finish writes the diagnostics of the test files File did not get, then the summary.
 func (j *JSON) Finish(rep *Report) {
+	j.begin()
 	for _, f := range rep.Files {
 		j.File(f)
 	}
@@ -158,13 +161,19 @@ func (j *JSON) Finish(rep *Report) {
 		Skipped: rep.Skipped, InvalidFiles: invalidFiles(rep), ElapsedMS: rep.Elapsed.Milliseconds(), OK: rep.OK()})
 }
 
-// emit writes one event on its own line, after the version event if none went out yet.
-func (j *JSON) emit(ev any) {
-	if j.enc == nil {
-		j.enc = json.NewEncoder(j.W)
-		j.enc.SetEscapeHTML(false)
-		_ = j.enc.Encode(&jsonVersion{jsonHead: j.head("version"), Fuscia: j.Fuscia, FormatVersion: JSONFormatVersion})
+// begin writes the version event, once, before anything else: every method calls it first,
+// so that the version's timestamp is not later than the next event's.
+func (j *JSON) begin() {
+	if j.enc != nil {
+		return
 	}
+	j.enc = json.NewEncoder(j.W)
+	j.enc.SetEscapeHTML(false)
+	_ = j.enc.Encode(&jsonVersion{jsonHead: j.head("version"), Fuscia: j.Fuscia, FormatVersion: JSONFormatVersion})
+}
+
+// emit writes one event on its own line.
+func (j *JSON) emit(ev any) {
 	_ = j.enc.Encode(ev)
 }
 

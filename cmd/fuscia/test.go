@@ -1,0 +1,94 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"regexp"
+
+	"github.com/fuscia/fuscia/engine/fsctest"
+	"github.com/fuscia/fuscia/engine/plan"
+	"github.com/fuscia/fuscia/internal/version"
+	"github.com/fuscia/fuscia/plugin"
+)
+
+// runTest is `fuscia test`: it runs the test files (docs/testing.md) with engine/fsctest and
+// renders the report as it comes. Exit 0 when every run passed, 1 when one failed or errored,
+// 2 for bad flags, a test file with errors, or no test file at all.
+func runTest(ctx context.Context, c *cli, args []string) int {
+	fs := newFlagSet(c, "test", "test [PATH…] [-run REGEX] [-json] [-junit FILE] [-v] [-plugin-dir DIR]… [-parallel N]")
+	filter := fs.String("run", "", "run only the run blocks whose name matches `REGEX` (the others are skipped)")
+	asJSON := fs.Bool("json", false, "print the report as NDJSON events")
+	junit := fs.String("junit", "", "also write the report as JUnit XML to `FILE`")
+	verbose := fs.Bool("v", false, "show each run's time and nodes")
+	parallel := fs.Int("parallel", 0, "run at most `N` run blocks at once (default: the number of CPUs)")
+	var pluginDirs multiFlag
+	fs.Var(&pluginDirs, "plugin-dir", "also look for plugins in `DIR` (repeatable)")
+	paths, code, ok := fs.parse(args)
+	if !ok {
+		return code
+	}
+	opts := fsctest.Options{Paths: paths, Parallel: *parallel}
+	if *filter != "" {
+		re, err := regexp.Compile(*filter)
+		if err != nil {
+			return c.fail(*asJSON, "Invalid -run", fmt.Sprintf("-run %q is not a regular expression: %s.", *filter, err))
+		}
+		opts.Filter = re
+	}
+	if *parallel < 0 {
+		return c.fail(*asJSON, "Invalid -parallel", fmt.Sprintf("-parallel must be 0 (one per CPU) or more; got %d.", *parallel))
+	}
+	var junitFile *os.File
+	if *junit != "" {
+		// Created before the runs, so that a path that cannot be written fails fast.
+		f, err := os.Create(*junit)
+		if err != nil {
+			return c.operationFailed("Cannot write the JUnit report", err)
+		}
+		defer f.Close()
+		junitFile = f
+	}
+
+	// Plugins are only asked for their schemas; without a CacheDir nothing is written to the
+	// home: a test leaves $FUSCIA_HOME as it found it.
+	po := c.pluginOptions(fs.homeDir())
+	po.CacheDir = ""
+	po.Logger = c.logger("")
+	plugins := plugin.NewManager(po)
+	defer plugins.Close()
+	opts.Schemas = fsctest.InstalledSchemas(ctx, plan.Env{Home: fs.homeDir(), PluginDirs: pluginDirs}, plugins)
+
+	var r fsctest.Renderer = fsctest.NewHuman(c.stdout, c.stderr, *verbose)
+	if *asJSON {
+		r = fsctest.NewJSON(c.stdout, version.Fuscia)
+	}
+	opts.OnFile, opts.OnRun = r.File, r.Run
+	rep, err := fsctest.Test(ctx, opts)
+	if err != nil {
+		if junitFile != nil {
+			_ = junitFile.Close()
+			_ = os.Remove(*junit) // no report rather than an empty one
+		}
+		return c.fail(*asJSON, "No test files to run", sentenceOf(err))
+	}
+	r.Finish(rep)
+
+	if junitFile != nil {
+		if err := fsctest.WriteJUnit(junitFile, rep); err != nil {
+			return c.operationFailed("Cannot write the JUnit report", err)
+		}
+		if err := junitFile.Close(); err != nil {
+			return c.operationFailed("Cannot write the JUnit report", err)
+		}
+	}
+	for _, f := range rep.Files {
+		if f.Diags.HasErrors() {
+			return exitInvalid
+		}
+	}
+	if !rep.OK() {
+		return exitFailed
+	}
+	return exitOK
+}
