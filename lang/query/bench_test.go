@@ -67,3 +67,16 @@ func BenchmarkCompleteOutput1000(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkHover1000 hovers a node of a 1,000-node file on a new Doc: a whole parse, and a
+// load for the plan facts.
+func BenchmarkHover1000(b *testing.B) {
+	src := []byte(generated(1000))
+	off := strings.Index(string(src), "task \"t498\"") + len("task \"t4")
+	b.ReportAllocs()
+	for b.Loop() {
+		if h := Hover(NewDoc("big.fsc.hcl", src), off, nil); h == nil || !strings.Contains(h.Markdown, "Timeout") {
+			b.Fatalf("got %v, want the node's plan facts", h)
+		}
+	}
+}

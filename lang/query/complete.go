@@ -345,7 +345,7 @@ func (a *analysis) completeExpr(c cursor, env Env) []Completion {
 		case len(c.path) == 0:
 			return fieldItems(triggerShape.fields)
 		case c.path[0].name == "payload" && !c.path[0].index:
-			if s := a.payloadShape().at(c.path[1:]); s != nil {
+			if s := a.payloadShape(env).at(c.path[1:]); s != nil {
 				return fieldItems(s.fields)
 			}
 		}
@@ -488,7 +488,7 @@ func (a *analysis) varType(d *decl) string {
 		return "any"
 	}
 	if attr := body.Attributes["type"]; attr != nil {
-		return a.text(attr.Expr.Range())
+		return strings.Join(strings.Fields(a.text(attr.Expr.Range())), " ")
 	}
 	return "any"
 }
@@ -585,13 +585,23 @@ var payloadShapes = map[string]*shape{
 	),
 }
 
-// payloadShape is trigger.payload's shape when every trigger of the file has the same fixed
-// payload (a webhook's, a schedule's); nil otherwise.
-func (a *analysis) payloadShape() *shape {
+// payloadShape is trigger.payload's shape when the file says what it is: every trigger gives
+// the same fixed payload (a webhook's, a schedule's), or the file has one trigger and it runs
+// a component or plugin trigger whose payload schema env knows. nil otherwise.
+func (a *analysis) payloadShape(env Env) *shape {
+	trigs := a.declsIn(spaceTrigger)
+	if len(trigs) == 1 {
+		if body := a.bodyOf(trigs[0]); body != nil && body.Attributes["uses"] != nil {
+			if t := a.usesTarget(body, env, true); t.info != nil {
+				return jsonShape(t.info.OutputSchema)
+			}
+			return nil
+		}
+	}
 	var typ string
-	for _, d := range a.declsIn(spaceTrigger) {
+	for _, d := range trigs {
 		b := a.blockOf(d)
-		if b == nil || len(b.Labels) < 2 {
+		if b == nil || len(b.Labels) < 2 || b.Body.Attributes["uses"] != nil {
 			return nil
 		}
 		t := b.Labels[0]

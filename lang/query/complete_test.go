@@ -1,6 +1,7 @@
 package query
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -79,4 +80,55 @@ func TestComplete(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestCompletePayload completes trigger.payload from a component trigger's payload schema.
+func TestCompletePayload(t *testing.T) {
+	src := "workflow \"w\" {}\n\ncomponent \"stripe\" {\n  source = \"acme/stripe\"\n}\n\ntrigger \"poll\" \"charges\" {\n  interval = \"1m\"\n  uses     = component.stripe.events\n}\n\ntask \"a\" {\n  uses   = builtin.transform\n  inputs = { x = trigger.payload. }\n}\n"
+	off := strings.Index(src, "trigger.payload.") + len("trigger.payload.")
+	env := EnvFuncs{ComponentFunc: func(source, version string) (*Package, bool) {
+		return &Package{Source: source, Triggers: []TaskInfo{{Name: "events",
+			OutputSchema: []byte(`{"type":"object","properties":{"event_id":{"type":"string"},"kind":{"type":"string"}}}`)}}}, true
+	}}
+	if got := labels(Complete(NewDoc("w.fsc.hcl", []byte(src)), off, env)); got != "event_id kind" {
+		t.Errorf("got %q, want the trigger's payload fields", got)
+	}
+	// A trigger's uses completes the triggers of the component, not its tasks.
+	src2 := strings.Replace(src, "component.stripe.events", "component.stripe.", 1)
+	off2 := strings.Index(src2, "component.stripe.") + len("component.stripe.")
+	if got := labels(Complete(NewDoc("w.fsc.hcl", []byte(src2)), off2, env)); got != "events" {
+		t.Errorf("got %q, want the component's triggers", got)
+	}
+}
+
+// TestCompletionItems pins what items say besides their labels: kind, detail and
+// documentation.
+func TestCompletionItems(t *testing.T) {
+	src, marks := fixture(t, "orders.fsc.hcl")
+	kinds := map[CompletionKind]string{KindBlock: "block", KindAttribute: "attribute", KindNode: "node", KindVariable: "variable",
+		KindSecret: "secret", KindField: "field", KindFunction: "function", KindModule: "module", KindKeyword: "keyword"}
+	cases := []struct{ mark, typed string }{
+		{"fetch_body", "re"},
+		{"fetch_body", "uses = builtin."},
+		{"fetch_body", "uses = component.stripe."},
+		{"shape_body", "when = task."},
+		{"shape_body", "when = task.fetch.output."},
+		{"shape_body", "when = var."},
+		{"shape_body", "when = secret."},
+		{"shape_body", "when = lookup"},
+		{"inputs_key", "hea"},
+		{"top", `trigger "`},
+	}
+	var b strings.Builder
+	for _, c := range cases {
+		text, off := typeAt(t, src, marks, c.mark, c.typed)
+		items := Complete(NewDoc("orders.fsc.hcl", text), off, testEnv)
+		fmt.Fprintf(&b, "## %q at %s\n\n", c.typed, c.mark)
+		for _, it := range items {
+			fmt.Fprintf(&b, "- %s (%s) %q, replaces %q\n  %s\n", it.Label, kinds[it.Kind], it.Detail,
+				text[it.Range.Start.Byte:it.Range.End.Byte], strings.ReplaceAll(it.Documentation, "\n", "\n  "))
+		}
+		b.WriteString("\n")
+	}
+	golden(t, "completion-items.md", b.String())
 }

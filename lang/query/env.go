@@ -50,8 +50,10 @@ type Package struct {
 // TaskInfo is one task or trigger of a [Package]. The schemas are JSON Schema documents as the
 // manifest or the plugin's schema gives them; nil when there is none.
 type TaskInfo struct {
-	Name         string
-	Description  string
-	InputSchema  json.RawMessage
+	Name        string
+	Description string
+	InputSchema json.RawMessage
+	// OutputSchema is a task's output; for a trigger, the payload of the runs it starts
+	// (trigger.payload completes from it).
 	OutputSchema json.RawMessage
 }

@@ -336,7 +336,7 @@ func (a *analysis) refMarkdown(tr hcl.Traversal, i int, attr string, env Env) st
 	case "trigger":
 		s := triggerShape.at(st[:1])
 		if i > 1 && name == "payload" {
-			s = a.payloadShape().at(st[1:i])
+			s = a.payloadShape(env).at(st[1:i])
 		}
 		return typed(ref, s)
 	case "builtin":

@@ -1,6 +1,9 @@
 package query
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestCompleteTestFile(t *testing.T) {
 	src, marks := fixture(t, "orders.fsctest.hcl")
@@ -24,5 +27,24 @@ func TestCompleteTestFile(t *testing.T) {
 				t.Errorf("typed %q at %s: got %q, want %q", tt.typed, tt.mark, l, tt.want)
 			}
 		})
+	}
+}
+
+func TestHoverTestFile(t *testing.T) {
+	src, _ := fixture(t, "orders.fsctest.hcl")
+	d := NewDoc("orders.fsctest.hcl", src)
+	tests := []struct{ needle, want string }{
+		{`mo|ck "task.charge"`, "Mocks a task of the workflow"},
+		{`mo|ck "wait.approve"`, "Mocks a wait of the workflow"},
+		{`att|empt { output`, "What one attempt of the mocked task answers"},
+		{`cond|ition = output.charged`, "**condition** (bool, required)"},
+		{`url  = "https://shop.test/orders"`[:1] + "|" + `rl  = "https://shop.test/orders"`, "A glob over the request URL"},
+		{`da|ta = { approved = true }`, "**data** (any, default `{}`)"},
+	}
+	for _, tt := range tests {
+		h := Hover(d, at(t, src, tt.needle), nil)
+		if h == nil || !strings.Contains(h.Markdown, tt.want) {
+			t.Errorf("hover at %q: got %+v, want it to contain %q", tt.needle, h, tt.want)
+		}
 	}
 }
