@@ -36,6 +36,9 @@ func TestComplete(t *testing.T) {
 		{"component tasks", "fetch_body", "uses = component.stripe.", "charge refund"},
 		{"component task prefix", "fetch_body", "uses = component.stripe.re", "refund"},
 		{"plugin tasks", "fetch_body", "uses = plugin.sh.", "exec"},
+		{"quoted uses", "fetch_body", `uses = "component.stripe.`, "charge refund"},
+		{"quoted uses root", "fetch_body", `uses = "bu`, "builtin"},
+		{"other strings", "fetch_body", `pool = "component.stripe.`, ""},
 		{"tasks from a task", "shape_body", "when = task.", "charge fetch"},
 		{"tasks in an interpolation", "shape_body", `when = "${task.`, "charge fetch"},
 		{"switches", "shape_body", "when = switch.", "tier"},
@@ -131,4 +134,19 @@ func TestCompletionItems(t *testing.T) {
 		b.WriteString("\n")
 	}
 	golden(t, "completion-items.md", b.String())
+}
+
+// TestCompleteEachInForEach offers each in a for_each task's inputs, not in its for_each.
+func TestCompleteEachInForEach(t *testing.T) {
+	src := "workflow \"w\" {}\n\ntask \"a\" {\n  uses     = builtin.http\n  for_each = [\"x\", \"y\"]\n  inputs   = { url = each. }\n}\n"
+	off := strings.Index(src, "each.") + len("each.")
+	if got := labels(Complete(NewDoc("w.fsc.hcl", []byte(src)), off, nil)); got != "index key value" {
+		t.Errorf("in inputs: got %q, want each's attributes", got)
+	}
+	src2 := strings.Replace(src, `for_each = ["x", "y"]`, "for_each = each.", 1)
+	src2 = strings.Replace(src2, "url = each. ", "url = \"u\" ", 1)
+	off2 := strings.Index(src2, "each.") + len("each.")
+	if got := labels(Complete(NewDoc("w.fsc.hcl", []byte(src2)), off2, nil)); got != "" {
+		t.Errorf("in for_each: got %q, want nothing", got)
+	}
 }

@@ -181,6 +181,12 @@ func cursorAt(src []byte, filename string, from, off int, start hcl.Pos) cursor 
 	}
 	switch f.kind {
 	case fQuote:
+		if !f.header && f.attr == "uses" && len(f.keys) == 0 {
+			// `uses = "component.x.` is an error the decoder explains (a reference is not
+			// quoted), but what follows the dot is still worth offering.
+			c.kind, c.attr = ctxExpr, f.attr
+			break
+		}
 		if !f.header {
 			return cursor{}
 		}

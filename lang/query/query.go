@@ -45,12 +45,12 @@ type Completion struct {
 	// Label is what is shown and, unless InsertText is set, inserted.
 	Label string
 	Kind  CompletionKind
-	// Detail is a one-line type or signature: "string", "upper(str string) string".
+	// Detail is a one-line type or signature: "string", "upper(str string) → string".
 	Detail string
 	// Documentation is Markdown.
 	Documentation string
-	// InsertText, when set, replaces Label on insertion (e.g. `task "" {}` snippets are not
-	// used: it is plain text).
+	// InsertText, when set, is inserted instead of Label, as plain text (not a snippet). The
+	// items of this package insert their labels and leave it empty.
 	InsertText string
 	// Range is the text the item replaces: the partial word before the cursor.
 	Range hcl.Range

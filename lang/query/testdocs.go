@@ -4,8 +4,9 @@ import "strings"
 
 // The blocks and attributes of a test file (*.fsctest.hcl), as lang/testfile decodes them,
 // with their documentation (docs/testing.md). lang/testfile sits beside this package in the
-// layers, so its schemas are restated here; TestTestDocs checks this table against the
-// blocks of a test file that exercises every one.
+// layers, so its schemas are restated here. TestTestDocs decodes, with lang/testfile, a file
+// that uses every entry of the table: the decoder must accept each of them, and refuse an
+// attribute the table does not list in each block.
 
 // testBlock is one block type of a test file.
 type testBlock struct {

@@ -3,6 +3,11 @@ package query
 import (
 	"strings"
 	"testing"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+
+	"github.com/fuscia/fuscia/lang/testfile"
 )
 
 func TestCompleteTestFile(t *testing.T) {
@@ -46,5 +51,70 @@ func TestHoverTestFile(t *testing.T) {
 		if h == nil || !strings.Contains(h.Markdown, tt.want) {
 			t.Errorf("hover at %q: got %+v, want it to contain %q", tt.needle, h, tt.want)
 		}
+	}
+}
+
+// TestTestDocs checks the test-file table against lang/testfile's decoder: a file that uses
+// every block and attribute the table lists decodes without "Unsupported" errors, the file
+// covers the whole table, and an attribute the table does not list is refused in each block
+// (so the decoder does check the blocks the file has).
+func TestTestDocs(t *testing.T) {
+	src, _ := fixture(t, "every.fsctest.hcl")
+	_, diags := testfile.Decode("every.fsctest.hcl", src)
+	for _, d := range diags {
+		if strings.HasPrefix(d.Summary, "Unsupported") {
+			t.Errorf("the decoder refuses what the table documents: %s", d.Error())
+		}
+	}
+	// Every entry of the table is used by the file.
+	a := newAnalysis("every.fsctest.hcl", src)
+	seen := map[string]bool{}
+	var walk func(b *hclsyntax.Block, parent string)
+	walk = func(b *hclsyntax.Block, parent string) {
+		key := testBlockKey(parent, b.Type, b.Labels)
+		seen[key] = true
+		if _, ok := testBlocks[key]; !ok {
+			t.Errorf("the fixture has a block %q the table does not know", key)
+		}
+		for name := range b.Body.Attributes {
+			seen[key+"."+name] = true
+		}
+		for _, bb := range b.Body.Blocks {
+			walk(bb, key)
+		}
+	}
+	for _, b := range a.body.Blocks {
+		walk(b, "")
+	}
+	for key, tb := range testBlocks {
+		if key != "" && !seen[key] {
+			t.Errorf("the fixture has no %q block", key)
+		}
+		for name := range tb.attrs {
+			if !seen[key+"."+name] {
+				t.Errorf("the fixture does not set %s in a %q block", name, key)
+			}
+		}
+	}
+	// An attribute the table does not list is refused in each block of the file.
+	for _, b := range a.body.Blocks {
+		hclsyntax.VisitAll(b, func(n hclsyntax.Node) hcl.Diagnostics {
+			bb, ok := n.(*hclsyntax.Block)
+			if !ok || bb.Type == "variables" {
+				return nil
+			}
+			at := bb.OpenBraceRange.End.Byte
+			at += strings.IndexByte(string(src[at:]), '\n') + 1
+			text := string(src[:at]) + "bogus = 1\n" + string(src[at:])
+			_, diags := testfile.Decode("every.fsctest.hcl", []byte(text))
+			refused := false
+			for _, d := range diags {
+				refused = refused || d.Summary == "Unsupported argument"
+			}
+			if !refused {
+				t.Errorf("the decoder accepts an undocumented attribute in %s %v", bb.Type, bb.Labels)
+			}
+			return nil
+		})
 	}
 }
