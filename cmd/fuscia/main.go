@@ -72,6 +72,8 @@ func commands() map[string]command {
 
 		"component": {"Manage installed Wasm components: pack, install, list, remove", runComponent, true},
 		"plugin":    {"List the plugin binaries found, with their versions, tasks, triggers and checksums", runPlugin, true},
+
+		"lsp": {"Run the language server for editors (LSP over stdin and stdout)", runLSP, false},
 	}
 }
 

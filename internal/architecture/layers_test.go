@@ -33,6 +33,8 @@ var layers = [][]string{
 	{"engine/plan", "plugins/shell", "plugins/ssh", "lang/query", "lang/testfile"},
 	// The contract between the scheduler and the runtimes; plan-time checks with live plugins.
 	{"engine/task", "engine/planner"},
+	// The language server: validate's checks and lang/query on the editor's text.
+	{"lang/lsp"},
 	// What the runtimes share.
 	{"engine/internal/runtime/internal/..."},
 	// The scheduler, and the runtimes behind task.Dispatcher (neither knows the other).

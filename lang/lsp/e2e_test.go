@@ -1,0 +1,360 @@
+package lsp
+
+// End-to-end tests: they build the fuscia binary, start `fuscia lsp` as a subprocess and speak
+// the protocol over its stdin and stdout, as an editor does. The answers are compared with
+// golden files under testdata/e2e (go test -run TestE2E -update rewrites them), and the
+// diagnostics with what `fuscia validate -json` reports for the same file.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+	"unicode/utf16"
+
+	protocol "github.com/tliron/glsp/protocol_3_16"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden answers under testdata/e2e")
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	code := m.Run()
+	if binDir != "" {
+		_ = os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
+
+var (
+	buildOnce sync.Once
+	binDir    string
+	binPath   string
+	buildErr  error
+)
+
+// fusciaBinary builds ./cmd/fuscia once per test binary.
+func fusciaBinary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		binDir, buildErr = os.MkdirTemp("", "fuscia-lsp-e2e-")
+		if buildErr != nil {
+			return
+		}
+		binPath = filepath.Join(binDir, "fuscia")
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+		defer cancel()
+		out, err := exec.CommandContext(ctx, "go", "build", "-o", binPath, "github.com/fuscia/fuscia/cmd/fuscia").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return binPath
+}
+
+// subprocess is `fuscia lsp` running, with the client connected to its stdin and stdout.
+type subprocess struct {
+	*client
+	cmd    *exec.Cmd
+	stderr *bytes.Buffer
+	done   chan error
+}
+
+func startLSP(t *testing.T, home string, args ...string) *subprocess {
+	t.Helper()
+	cmd := exec.Command(fusciaBinary(t), append([]string{"lsp", "-home", home}, args...)...)
+	cmd.Env = append(envWithoutFuscia(), "FUSCIA_HOME="+home)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := &subprocess{cmd: cmd, stderr: &stderr, done: make(chan error, 1)}
+	p.client = newClient(t, duplex{r: stdout, w: stdin})
+	go func() { p.done <- cmd.Wait() }()
+	t.Cleanup(func() {
+		_ = p.conn.Close() // closes its stdin: the server ends
+		if _, err := p.wait(); err != nil {
+			t.Error(err)
+		}
+	})
+	return p
+}
+
+// wait returns the process's exit code once it has ended; after waitFor it kills it.
+func (p *subprocess) wait() (int, error) {
+	select {
+	case err := <-p.done:
+		p.done <- err // for the next wait
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return ee.ExitCode(), nil
+		}
+		return 0, err
+	case <-time.After(waitFor):
+		_ = p.cmd.Process.Kill()
+		<-p.done
+		return -1, fmt.Errorf("fuscia lsp did not end within %s; killed", waitFor)
+	}
+}
+
+func envWithoutFuscia() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "FUSCIA_") {
+			env = append(env, kv)
+		}
+	}
+	return env
+}
+
+// e2eBroken has errors and a warning, on lines with non-ASCII text before them.
+const e2eBroken = `workflow "orders" {
+  description = "Commandes — l'éditeur les vérifie"
+}
+
+variable "region" {
+  type    = string
+  default = "eu"
+}
+
+component "stripe" {
+  source = "acme/stripe"
+}
+
+task "fetch" {
+  uses = builtin.http
+  inputs = {
+    url = "https://api.example.com/orders/${var.region}"
+  }
+}
+
+task "shape" {
+  uses = builtin.transform
+  inputs = {
+    note  = "café ☕ ${task.fetch.output.status} ${task.missing.output.total}"
+    label = "☕☕ ${var.nope}"
+  }
+}
+`
+
+// e2eValid is e2eBroken fixed.
+const e2eValid = `workflow "orders" {
+  description = "Commandes — l'éditeur les vérifie"
+}
+
+variable "region" {
+  type    = string
+  default = "eu"
+}
+
+task "fetch" {
+  uses = builtin.http
+  inputs = {
+    url = "https://api.example.com/orders/${var.region}"
+  }
+}
+
+task "shape" {
+  uses = builtin.transform
+  inputs = {
+    note  = "café ☕ ${task.fetch.output.status}"
+    label = upper(var.region)
+  }
+}
+
+output "label" {
+  value = task.shape.output.label
+}
+`
+
+// TestE2E drives `fuscia lsp` through an editing session: the diagnostics of a broken file are
+// those of `fuscia validate -json`, a fix clears them, then every language feature answers as
+// its golden file says, and shutdown and exit end the process with code 0.
+func TestE2E(t *testing.T) {
+	dir, home := t.TempDir(), t.TempDir()
+	path := writeFile(t, filepath.Join(dir, "orders.fsc.hcl"), e2eBroken)
+	uri := uriOf(path)
+	g := golden{t: t, dir: dir}
+
+	p := startLSP(t, home)
+	var init protocol.InitializeResult
+	p.mustCall(protocol.MethodInitialize, protocol.InitializeParams{}, &init)
+	g.check("initialize", init)
+	p.notify(protocol.MethodInitialized, protocol.InitializedParams{})
+
+	// didOpen: the diagnostics are validate's.
+	p.open(uri, e2eBroken)
+	diags, n := p.waitDiagnostics(uri, 0, versionAtLeast(1))
+	compareWithValidate(t, home, path, e2eBroken, diags.Diagnostics)
+	g.check("diagnostics", diags)
+
+	// didChange to a valid text: an empty list.
+	p.change(uri, 2, e2eValid)
+	if diags, n = p.waitDiagnostics(uri, n, versionAtLeast(2)); len(diags.Diagnostics) != 0 {
+		t.Fatalf("diagnostics of the valid text: %+v", diags.Diagnostics)
+	}
+
+	at := func(text, before string, shift int) protocol.TextDocumentPositionParams {
+		t.Helper()
+		i := strings.Index(text, before)
+		if i < 0 {
+			t.Fatalf("%q is not in the text", before)
+		}
+		return protocol.TextDocumentPositionParams{TextDocument: protocol.TextDocumentIdentifier{URI: uri}, Position: newText([]byte(text)).position(i + shift)}
+	}
+	request := func(name, method string, params any) {
+		t.Helper()
+		var res json.RawMessage
+		p.mustCall(method, params, &res)
+		g.check(name, res)
+	}
+
+	// Completion after `task.`, typed on a new line of the shape task's inputs.
+	typing := strings.Replace(e2eValid, "    label = upper(var.region)\n", "    label = upper(var.region)\n    other = task.\n", 1)
+	p.change(uri, 3, typing)
+	request("completion", protocol.MethodTextDocumentCompletion, protocol.CompletionParams{
+		TextDocumentPositionParams: at(typing, "other = task.", len("other = task.")),
+	})
+	p.change(uri, 4, e2eValid)
+
+	request("hover_function", protocol.MethodTextDocumentHover, protocol.HoverParams{TextDocumentPositionParams: at(e2eValid, "upper(", 1)})
+	request("hover_reference", protocol.MethodTextDocumentHover, protocol.HoverParams{TextDocumentPositionParams: at(e2eValid, "task.fetch.output", len("task.f"))})
+	request("definition", protocol.MethodTextDocumentDefinition, protocol.DefinitionParams{TextDocumentPositionParams: at(e2eValid, "task.fetch.output", len("task.f"))})
+	request("references", protocol.MethodTextDocumentReferences, protocol.ReferenceParams{
+		TextDocumentPositionParams: at(e2eValid, `task "fetch"`, len(`task "f`)),
+		Context:                    protocol.ReferenceContext{IncludeDeclaration: true},
+	})
+	request("prepare_rename", protocol.MethodTextDocumentPrepareRename, protocol.PrepareRenameParams{TextDocumentPositionParams: at(e2eValid, `task "fetch"`, len(`task "f`))})
+	request("rename", protocol.MethodTextDocumentRename, protocol.RenameParams{
+		TextDocumentPositionParams: at(e2eValid, "task.fetch.output", len("task.f")),
+		NewName:                    "load",
+	})
+	request("document_symbol", protocol.MethodTextDocumentDocumentSymbol, protocol.DocumentSymbolParams{TextDocument: protocol.TextDocumentIdentifier{URI: uri}})
+
+	messy := strings.ReplaceAll(e2eValid, "  uses = builtin.http", "uses     =    builtin.http")
+	p.change(uri, 5, messy)
+	request("formatting", protocol.MethodTextDocumentFormatting, protocol.DocumentFormattingParams{TextDocument: protocol.TextDocumentIdentifier{URI: uri}})
+
+	p.mustCall(protocol.MethodShutdown, nil, nil)
+	p.notify(protocol.MethodExit, nil)
+	code, err := p.wait()
+	if err != nil || code != 0 {
+		t.Fatalf("after shutdown and exit: exit code %d, %v; want 0\nstderr:\n%s", code, err, p.stderr)
+	}
+	if p.stderr.Len() > 0 {
+		t.Errorf("fuscia lsp wrote to stderr without -v:\n%s", p.stderr)
+	}
+}
+
+// compareWithValidate checks that the published diagnostics are those `fuscia validate -json`
+// reports for the file: the same summaries, details, severities and ranges, in the same order.
+// The ranges are converted from validate's byte offsets here, independently of the server.
+func compareWithValidate(t *testing.T, home, path, text string, got []protocol.Diagnostic) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), waitFor)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, fusciaBinary(t), "validate", "-json", "-home", home, path)
+	cmd.Env = append(envWithoutFuscia(), "FUSCIA_HOME="+home)
+	out, _ := cmd.Output() // exit code 2: the file is invalid
+	var v struct {
+		Diagnostics []struct {
+			Severity, Summary, Detail string
+			Range                     *struct{ Start, End struct{ Byte int } }
+		}
+	}
+	if err := json.Unmarshal(out, &v); err != nil {
+		t.Fatalf("fuscia validate -json: %v\n%s", err, out)
+	}
+	if len(v.Diagnostics) < 3 {
+		t.Fatalf("validate reported %d diagnostics; the test wants several (errors and a warning)", len(v.Diagnostics))
+	}
+	if len(got) != len(v.Diagnostics) {
+		t.Fatalf("published %d diagnostics; validate reports %d:\n%+v\n%s", len(got), len(v.Diagnostics), got, out)
+	}
+	for i, want := range v.Diagnostics {
+		g := got[i]
+		data, _ := json.Marshal(g.Data)
+		var gd diagnosticData
+		_ = json.Unmarshal(data, &gd)
+		sev := map[string]protocol.DiagnosticSeverity{"error": protocol.DiagnosticSeverityError, "warning": protocol.DiagnosticSeverityWarning}[want.Severity]
+		if gd.Summary != want.Summary || gd.Detail != want.Detail || g.Severity == nil || *g.Severity != sev {
+			t.Errorf("diagnostic %d: %q / %q (severity %v); validate says %q / %q (%s)", i, gd.Summary, gd.Detail, g.Severity, want.Summary, want.Detail, want.Severity)
+		}
+		if g.Message != want.Summary+": "+want.Detail {
+			t.Errorf("diagnostic %d: message %q; want the summary and the detail", i, g.Message)
+		}
+		if want.Range == nil {
+			t.Errorf("diagnostic %d of validate has no range", i)
+			continue
+		}
+		wr := protocol.Range{Start: utf16Position(text, want.Range.Start.Byte), End: utf16Position(text, want.Range.End.Byte)}
+		if g.Range != wr {
+			t.Errorf("diagnostic %d (%s): range %v; validate's bytes %d-%d are %v", i, want.Summary, g.Range, want.Range.Start.Byte, want.Range.End.Byte, wr)
+		}
+	}
+}
+
+// utf16Position is the LSP position of a byte offset: the lines before it, and the UTF-16
+// units of its line up to it.
+func utf16Position(text string, off int) protocol.Position {
+	before := text[:off]
+	line := strings.Count(before, "\n")
+	col := before[strings.LastIndex(before, "\n")+1:]
+	return protocol.Position{Line: protocol.UInteger(line), Character: protocol.UInteger(len(utf16.Encode([]rune(col))))}
+}
+
+// golden compares answers with testdata/e2e/NAME.json, where the test's directory is written
+// $DIR.
+type golden struct {
+	t   *testing.T
+	dir string
+}
+
+func (g golden) check(name string, v any) {
+	g.t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		g.t.Fatal(err)
+	}
+	b = bytes.ReplaceAll(b, []byte(uriOf(g.dir)), []byte("file:///$DIR"))
+	var buf bytes.Buffer
+	if err := json.Indent(&buf, b, "", "  "); err != nil {
+		g.t.Fatal(err)
+	}
+	buf.WriteByte('\n')
+	file := filepath.Join("testdata", "e2e", name+".json")
+	if *update {
+		if err := os.WriteFile(file, buf.Bytes(), 0o644); err != nil {
+			g.t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(file)
+	if err != nil {
+		g.t.Fatalf("%v (run go test -run TestE2E -update to write it)", err)
+	}
+	if !bytes.Equal(buf.Bytes(), want) {
+		g.t.Errorf("%s differs from %s (go test -run TestE2E -update rewrites it):\n--- got\n%s\n--- want\n%s", name, file, buf.Bytes(), want)
+	}
+}

@@ -1,0 +1,209 @@
+package lsp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"runtime/debug"
+	"strings"
+	"sync/atomic"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/sourcegraph/jsonrpc2"
+	"github.com/tliron/glsp"
+	protocol "github.com/tliron/glsp/protocol_3_16"
+
+	"github.com/fuscia/fuscia/engine/plan"
+	"github.com/fuscia/fuscia/plugin"
+)
+
+// Config is what a Server needs.
+type Config struct {
+	// Env says where components and plugins are installed: -home and -plugin-dir, as for
+	// `fuscia validate`.
+	Env plan.Env
+	// Plugins asks plugins for their schemas. The caller owns it and closes it after Serve;
+	// nil means a manager without a schema cache, which Serve closes.
+	Plugins *plugin.Manager
+	// Logger receives the server's own messages; nil discards them. It must not write to the
+	// Serve's out, which carries nothing but protocol messages.
+	Logger *slog.Logger
+	// Trace logs every message received and sent, at debug level.
+	Trace bool
+	// Version is the server's version, which the client is told at initialize.
+	Version string
+}
+
+// Server is a language server for one client. Its lifecycle:
+//
+//  1. New makes it;
+//  2. Serve reads requests and notifications from in, in order, on one goroutine, and writes
+//     the answers and notifications to out;
+//  3. Serve returns when the client sends exit, when in ends, or when its context ends, after
+//     the checks in flight have returned.
+//
+// A Server serves once.
+type Server struct {
+	cfg     Config
+	log     *slog.Logger
+	plugins *plugin.Manager
+	handler protocol.Handler
+	docs    documents
+	digests digests
+	// checks is made by Serve, before the first message is read.
+	checks *checks
+	// stopChecks cancels the context of every check (Serve's).
+	stopChecks context.CancelFunc
+	// shutdown is set when the client has sent shutdown: exit then ends with code 0.
+	shutdown atomic.Bool
+	// checkFn returns a document's diagnostics: check, which tests wrap to hold a check in
+	// flight. Set by New, read by Serve.
+	checkFn func(context.Context, *document) hcl.Diagnostics
+}
+
+// New returns a Server for cfg.
+func New(cfg Config) *Server {
+	s := &Server{cfg: cfg, log: cfg.Logger, plugins: cfg.Plugins}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	s.handler = protocol.Handler{
+		Initialize:  s.initialize,
+		Initialized: func(*glsp.Context, *protocol.InitializedParams) error { return nil },
+		Shutdown:    s.shutdownRequest,
+		SetTrace:    func(*glsp.Context, *protocol.SetTraceParams) error { return nil },
+		// Requests are answered in order, each before the next is read: by the time a
+		// cancellation arrives, its request has been answered.
+		CancelRequest:                   func(*glsp.Context, *protocol.CancelParams) error { return nil },
+		WorkspaceDidChangeConfiguration: func(*glsp.Context, *protocol.DidChangeConfigurationParams) error { return nil },
+
+		TextDocumentDidOpen:   s.didOpen,
+		TextDocumentDidChange: s.didChange,
+		TextDocumentDidSave:   s.didSave,
+		TextDocumentDidClose:  s.didClose,
+
+		TextDocumentCompletion:     s.completion,
+		TextDocumentHover:          s.hover,
+		TextDocumentDefinition:     s.definition,
+		TextDocumentReferences:     s.references,
+		TextDocumentPrepareRename:  s.prepareRename,
+		TextDocumentRename:         s.rename,
+		TextDocumentDocumentSymbol: s.documentSymbol,
+		TextDocumentFormatting:     s.formatting,
+	}
+	s.checkFn = s.check
+	return s
+}
+
+// Serve speaks the protocol over in and out (Content-Length framing, JSON-RPC 2.0) until the
+// client sends exit, in ends or ctx ends. It returns the exit code the protocol asks of a
+// server process: 0 when the client sent shutdown first, 1 otherwise.
+func (s *Server) Serve(ctx context.Context, in io.ReadCloser, out io.Writer) int {
+	if s.plugins == nil {
+		s.plugins = plugin.NewManager(plugin.Options{Logger: s.log})
+		defer s.plugins.Close()
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	checkCtx, stopChecks := context.WithCancel(ctx)
+	s.checks, s.stopChecks = newChecks(checkCtx, s.safely(s.checkFn)), stopChecks
+
+	rpcLog := rpcLogger{s.log}
+	opts := []jsonrpc2.ConnOpt{jsonrpc2.SetLogger(rpcLog)}
+	if s.cfg.Trace {
+		opts = append(opts, jsonrpc2.LogMessages(rpcLog))
+	}
+	stream := jsonrpc2.NewBufferedStream(&pipe{in: in, out: out}, jsonrpc2.VSCodeObjectCodec{})
+	conn := jsonrpc2.NewConn(ctx, stream, jsonrpc2.HandlerWithError(s.handle).SuppressErrClosed(), opts...)
+	select {
+	case <-conn.DisconnectNotify():
+	case <-ctx.Done():
+		_ = conn.Close()
+	}
+	s.checks.stop(stopChecks)
+	if s.shutdown.Load() {
+		return 0
+	}
+	return 1
+}
+
+// handle answers one message through glsp's protocol handler, which decodes the parameters
+// and calls the Server's method for it. It runs on the connection's read goroutine, so
+// messages are handled one at a time, in order.
+func (s *Server) handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) (result any, err error) {
+	defer func() {
+		// A bug in answering one request must not end the editor's session.
+		if r := recover(); r != nil {
+			s.log.Error("internal error; please report it", "method", req.Method, "panic", r)
+			s.log.Debug("internal error", "stack", string(debug.Stack()))
+			result, err = nil, &jsonrpc2.Error{Code: jsonrpc2.CodeInternalError, Message: fmt.Sprintf("internal error in fuscia (%v); please report it with the file and what you did", r)}
+		}
+	}()
+	if req.Method == protocol.MethodExit {
+		// glsp's handler refuses every method but initialize after shutdown, exit included;
+		// exit is the connection's to handle.
+		s.log.Debug("exit", "after_shutdown", s.shutdown.Load())
+		_ = conn.Close()
+		return nil, nil
+	}
+	gctx := &glsp.Context{
+		Method: req.Method,
+		Notify: func(method string, params any) {
+			if err := conn.Notify(ctx, method, params); err != nil && !errors.Is(err, jsonrpc2.ErrClosed) {
+				s.log.Warn("cannot send a notification", "method", method, "error", err)
+			}
+		},
+		Call: func(method string, params, result any) {
+			if err := conn.Call(ctx, method, params, result); err != nil {
+				s.log.Warn("cannot call the client", "method", method, "error", err)
+			}
+		},
+	}
+	if req.Params != nil {
+		gctx.Params = *req.Params
+	}
+	r, validMethod, validParams, err := s.handler.Handle(gctx)
+	switch {
+	case !validMethod:
+		return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeMethodNotFound, Message: fmt.Sprintf("method not supported: %s", req.Method)}
+	case !validParams:
+		msg := "invalid parameters"
+		if err != nil {
+			msg += ": " + err.Error()
+		}
+		return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeInvalidParams, Message: msg}
+	case err != nil && !s.handler.IsInitialized() && req.Method != protocol.MethodInitialize:
+		return nil, &jsonrpc2.Error{Code: codeServerNotInitialized, Message: err.Error()}
+	case err != nil:
+		s.log.Debug("request failed", "method", req.Method, "error", err)
+		return nil, &jsonrpc2.Error{Code: codeRequestFailed, Message: err.Error()}
+	}
+	return r, nil
+}
+
+// Error codes of the protocol that JSON-RPC does not define.
+const (
+	codeServerNotInitialized = -32002
+	codeRequestFailed        = -32803
+)
+
+// pipe is the connection's stream: the client's messages come from in, the answers go to out.
+// Closing it closes in, so that the read loop stops.
+type pipe struct {
+	in  io.ReadCloser
+	out io.Writer
+}
+
+func (p *pipe) Read(b []byte) (int, error)  { return p.in.Read(b) }
+func (p *pipe) Write(b []byte) (int, error) { return p.out.Write(b) }
+func (p *pipe) Close() error                { return p.in.Close() }
+
+// rpcLogger sends the JSON-RPC layer's messages (protocol errors; every message with Trace)
+// to the server's logger at debug level.
+type rpcLogger struct{ log *slog.Logger }
+
+func (l rpcLogger) Printf(format string, v ...any) {
+	l.log.Debug(strings.TrimSuffix(fmt.Sprintf(format, v...), "\n"))
+}
