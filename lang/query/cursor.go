@@ -1,6 +1,7 @@
 package query
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -26,7 +27,6 @@ const (
 type blockFrame struct {
 	typ    string
 	labels []string
-	start  int // byte offset of the block's type
 }
 
 // cursor is the context at an offset.
@@ -70,27 +70,40 @@ type frame struct {
 // cursorAt reads the context at off from the tokens of src[from:off]; from is a place where no
 // block, bracket or string is open (the start of a top-level block, or 0).
 func cursorAt(src []byte, filename string, from, off int, start hcl.Pos) cursor {
-	toks, _ := hclsyntax.LexConfig(src[from:off], filename, start)
 	stack := []*frame{{kind: fBlock}}
 	top := func() *frame { return stack[len(stack)-1] }
 	push := func(f *frame) { stack = append(stack, f) }
+	// pop closes the innermost open frame of one of kinds, and any left open inside it (a
+	// bracket not closed before its object's brace); it never closes the file, nor crosses a
+	// block unless a block is what closes.
 	pop := func(kinds ...frameKind) {
-		if len(stack) == 1 {
-			return
-		}
-		for _, k := range kinds {
-			if top().kind == k {
-				stack = stack[:len(stack)-1]
+		for i := len(stack) - 1; i > 0; i-- {
+			if slices.Contains(kinds, stack[i].kind) {
+				stack = stack[:i]
+				return
+			}
+			if stack[i].kind == fBlock {
 				return
 			}
 		}
 	}
-	for _, t := range toks {
+	toks, _ := hclsyntax.LexConfig(src[from:off], filename, start)
+	for k := 0; k < len(toks); k++ {
+		t := toks[k]
 		if t.Type == hclsyntax.TokenEOF {
 			break
 		}
 		f := top()
 		switch t.Type {
+		case hclsyntax.TokenQuotedNewline:
+			// A quoted string ends at its line: one left open is an error the parser reports.
+			// The lexer reads on as if the string went on; read the next line afresh.
+			pop(fQuote)
+			top().line = nil
+			next := t.Range.End
+			toks, _ = hclsyntax.LexConfig(src[next.Byte:off], filename, next)
+			k = -1
+			continue
 		case hclsyntax.TokenComment:
 			text := string(t.Bytes)
 			switch {
@@ -102,12 +115,6 @@ func cursorAt(src []byte, filename string, from, off int, start hcl.Pos) cursor 
 			}
 			continue
 		case hclsyntax.TokenNewline:
-			if f.kind == fQuote {
-				// A quoted string ends at its line: one left open is an error the parser
-				// reports; the next line is read as if it was closed.
-				pop(fQuote)
-				f = top()
-			}
 			if f.kind != fHeredoc {
 				f.line = nil
 			}
@@ -123,9 +130,8 @@ func cursorAt(src []byte, filename string, from, off int, start hcl.Pos) cursor 
 		case hclsyntax.TokenOBrace:
 			if f.kind == fBlock {
 				if typ, labels, ok := headerLine(f.line[:len(f.line)-1]); ok {
-					start := f.lineStart()
 					f.line = nil
-					push(&frame{kind: fBlock, block: blockFrame{typ: typ, labels: labels, start: start}})
+					push(&frame{kind: fBlock, block: blockFrame{typ: typ, labels: labels}})
 					continue
 				}
 			}
@@ -235,14 +241,6 @@ func cursorAt(src []byte, filename string, from, off int, start hcl.Pos) cursor 
 		return cursor{}
 	}
 	return c
-}
-
-// lineStart is the offset of the first token of the frame's line.
-func (f *frame) lineStart() int {
-	if len(f.line) == 0 {
-		return 0
-	}
-	return f.line[0].Range.Start.Byte
 }
 
 // valueOf returns the attribute (and object keys) whose value the frame's current line is in.
