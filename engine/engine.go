@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"os"
 	"sync"
 
@@ -56,6 +57,10 @@ type Config struct {
 	// Clock is the run's time (Clock); nil is the real clock. When it implements Activity, the
 	// engine reports its work to it.
 	Clock Clock
+	// Jitter is the factor a retry's backoff is multiplied by, drawn per retry; nil is a random
+	// factor in [0.8, 1.2], so that retries of many runs spread out. `fuscia test` makes it 1,
+	// so that a test's timeline is the same every time.
+	Jitter func() float64
 }
 
 // Engine runs workflows against one store. It is safe for concurrent use.
@@ -65,6 +70,7 @@ type Engine struct {
 	act   Activity // the clock's Activity, or one that does nothing
 	// tracking is set when the clock implements Activity: posts are then counted exactly.
 	tracking bool
+	jitter   func() float64 // cfg.Jitter or the random default
 
 	mu       sync.Mutex
 	signalMu sync.Mutex      // Signal of an inactive run vs Resume
@@ -94,7 +100,10 @@ func New(cfg Config) *Engine {
 	if cfg.Redact == nil {
 		cfg.Redact = redact.NewSet()
 	}
-	e := &Engine{cfg: cfg, runs: map[string]*Run{}, clock: cfg.Clock, act: noActivity{}}
+	e := &Engine{cfg: cfg, runs: map[string]*Run{}, clock: cfg.Clock, act: noActivity{}, jitter: cfg.Jitter}
+	if e.jitter == nil {
+		e.jitter = func() float64 { return 0.8 + 0.4*rand.Float64() }
+	}
 	if e.clock == nil {
 		e.clock = realClock{}
 	}

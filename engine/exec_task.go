@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"github.com/fuscia/fuscia/engine/task"
 	"github.com/fuscia/fuscia/lang/builtin"
-	"math/rand/v2"
 	"sync/atomic"
 	"time"
 
@@ -94,7 +93,7 @@ func (r *Run) policy(n *lang.Node) outcome.Policy {
 	return outcome.Policy{
 		Attempts: rp.Attempts, Backoff: rp.Backoff, InitialDelay: rp.InitialDelay, MaxDelay: rp.MaxDelay,
 		MaxIterations: maxIter,
-		Jitter:        func() float64 { return 0.8 + 0.4*rand.Float64() },
+		Jitter:        r.e.jitter,
 	}
 }
 

@@ -87,9 +87,14 @@ func (r *Run) startWait(ns *nodeState) {
 		d := ws.deadline
 		ev.Deadline = &d
 	}
-	r.emit(ev)
 	r.commit(func() {
-		if ws.deadline.IsZero() || ns.status != journal.StatusWaiting {
+		if ns.status != journal.StatusWaiting {
+			return
+		}
+		// Announced once journaled: whoever answers the wait on this event (fuscia test's
+		// mocks, a client of the event stream) is journaled after it.
+		r.emit(ev)
+		if ws.deadline.IsZero() {
 			return
 		}
 		r.inflight++
