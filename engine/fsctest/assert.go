@@ -169,8 +169,8 @@ func renderValue(v cty.Value) string {
 	if !v.IsWhollyKnown() {
 		return "(known after the run)"
 	}
-	s := strings.TrimSpace(string(hclwrite.TokensForValue(v).Bytes()))
-	s = strings.Join(strings.Fields(s), " ")
+	// hclwrite writes objects over several lines; the renderers indent them.
+	s := strings.TrimSpace(string(hclwrite.Format(hclwrite.TokensForValue(v).Bytes())))
 	if len(s) > maxValueText {
 		s = s[:maxValueText] + "…"
 	}

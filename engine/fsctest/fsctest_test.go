@@ -67,8 +67,8 @@ func TestMockKinds(t *testing.T) {
 		t.Errorf("report: ok=%v passed=%d failed=%d errored=%d", rep.OK(), rep.Passed, rep.Failed, rep.Errored)
 	}
 	// Two backoffs of an hour and a sleep of ten minutes passed on the virtual clock.
-	if v := runs["retried_charge"].Virtual; v < 2*time.Hour {
-		t.Errorf("retried_charge: the virtual clock moved %s; want at least the two 1h backoffs", v)
+	if v := runs["retried_charge"].Virtual; v != 2*time.Hour+10*time.Minute {
+		t.Errorf("retried_charge: the virtual clock moved %s; want the two 1h backoffs and the 10m sleep exactly", v)
 	}
 	// The approval's 48h timeout passed on the virtual clock.
 	if v := runs["nobody_answers"].Virtual; v < 48*time.Hour {

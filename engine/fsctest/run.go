@@ -65,6 +65,8 @@ func (t *tester) runBlock(ctx context.Context, f *testfile.File, rb *testfile.Ru
 		Store: t.store,
 		Tasks: dispatcher{env: env},
 		Clock: env.clock,
+		// No jitter: a backoff of 1h takes exactly 1h of the virtual clock, every time.
+		Jitter: func() float64 { return 1 },
 		// Hermetic: a secret comes from the environment when it is set there, else it is a
 		// stand-in naming where it would have come from.
 		Getenv: func(name string) string {

@@ -33,6 +33,10 @@ run "happy_path" {
   assert {
     condition = node.task.lookup.output.status == 200 && node.task.cool_down.status == "succeeded"
   }
+  assert {
+    condition     = node.wait.approve.status == "succeeded"
+    error_message = "the answered wait is journaled as succeeded, after its waiting"
+  }
 }
 
 run "retried_charge" {
