@@ -5,7 +5,7 @@ BIN      := bin/fuscia
 LOAD     := bin/fuscia-load
 FUZZTIME ?= 20s
 
-.PHONY: build test vet fmt-check fuzz demo bench soak crash load-tool examples c-guest js-guest js-deps proto clean ui ui-syntax screenshots
+.PHONY: build test vet fmt-check fuzz demo bench soak crash load-tool examples c-guest js-guest js-deps proto clean ui ui-syntax screenshots editors editors-test
 
 # build builds the CLI and the first-party plugins (bin/plugins/fuscia-plugin-shell, -ssh).
 build:
@@ -16,8 +16,9 @@ build:
 # test is what CI runs (.ci/run): formatting, vet, every test with the race detector (32 kills
 # of the crash matrix among them), the examples through the real binary, and a short fuzz run
 # of the workflow loader. -timeout is a hang guard, not a speed target: cmd/fuscia's end-to-end
-# tests take 4-10 minutes on a busy 2-core machine, at go test's default limit.
-test: fmt-check vet ui-syntax build js-deps
+# tests take 4-10 minutes on a busy 2-core machine, at go test's default limit. editors-test
+# checks the VS Code extension's grammar when node is installed.
+test: fmt-check vet ui-syntax build js-deps editors-test
 	$(GO) test -race -count=1 -timeout 30m ./...
 	./$(BIN) validate examples/
 	./$(BIN) test examples/
@@ -198,6 +199,31 @@ js-deps:
 	@if [ "$(FUSCIA_SKIP_JS_GUEST)" != 1 ] && command -v node >/dev/null && command -v npm >/dev/null; then \
 		$(MAKE) --no-print-directory $(JS_GUEST)/node_modules/.package-lock.json; \
 	fi
+
+# editors builds the VS Code extension (docs/editors.md) into bin/editors/fuscia-VERSION.vsix:
+# the npm packages its package-lock.json pins, the TypeScript, the tests of editors-test, then
+# vsce. It needs node and npm.
+EDITOR := editors/vscode
+editors:
+	@command -v node >/dev/null && command -v npm >/dev/null || \
+		{ echo "make editors needs node and npm (apt-get install nodejs npm)"; exit 1; }
+	@$(MAKE) --no-print-directory editors-test
+	cd $(EDITOR) && npm run package
+
+# editors-test compiles the extension and runs its tests: the grammar's cases in
+# $(EDITOR)/test/grammar (vscode-tmgrammar-test), the grammar over every example workflow and the
+# language reference's workflows, and the unit tests of the server's command line. Without node
+# and npm it says so and does nothing.
+editors-test:
+	@if command -v node >/dev/null && command -v npm >/dev/null; then \
+		$(MAKE) --no-print-directory $(EDITOR)/node_modules/.package-lock.json && \
+		cd $(EDITOR) && npm run -s compile && npm test -s; \
+	else \
+		echo "node and npm are not installed: the VS Code extension is not tested (apt-get install nodejs npm)"; \
+	fi
+
+$(EDITOR)/node_modules/.package-lock.json: $(EDITOR)/package.json $(EDITOR)/package-lock.json
+	cd $(EDITOR) && npm ci --no-audit --no-fund
 
 $(JS_GUEST)/node_modules/.package-lock.json: $(JS_GUEST)/package.json $(JS_GUEST)/package-lock.json
 	cd $(JS_GUEST) && npm ci --no-audit --no-fund
