@@ -38,7 +38,7 @@ func (s *Server) completion(_ *glsp.Context, p *protocol.CompletionParams) (any,
 	}
 	items := query.Complete(d.q, off, s.env(d))
 	out := make([]protocol.CompletionItem, 0, len(items))
-	for i, c := range items {
+	for _, c := range items {
 		kind := completionKinds[c.Kind]
 		item := protocol.CompletionItem{Label: c.Label, Kind: &kind}
 		if c.Detail != "" {
@@ -51,9 +51,6 @@ func (s *Server) completion(_ *glsp.Context, p *protocol.CompletionParams) (any,
 		if c.InsertText != "" {
 			insert = c.InsertText
 		}
-		// Keep lang/query's order (sorted by label) whatever the client sorts by.
-		sort := fmt.Sprintf("%05d", i)
-		item.SortText = &sort
 		if c.Range.Filename != "" || c.Range.End.Byte > 0 {
 			item.TextEdit = protocol.TextEdit{Range: d.text.rangeOf(c.Range), NewText: insert}
 		} else {
