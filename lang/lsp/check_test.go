@@ -42,11 +42,12 @@ run "expects_nonsense" {
 		t.Errorf("missing workflow: %q", s)
 	}
 
-	// The workflow, open with a task "nope" that is not saved: the mock is now fine.
+	// The workflow, open with a task "nope" that is not saved: once it changes, the test
+	// file is checked again, and the mock is fine.
 	wuri := uriOf(filepath.Join(dir, "w.fsc.hcl"))
-	c.open(wuri, validWorkflow+"\ntask \"nope\" {\n  uses = builtin.transform\n}\n")
-	c.change(uri, 2, test+"\n")
-	p, _ = c.waitDiagnostics(uri, n, versionAtLeast(2))
+	c.open(wuri, validWorkflow)
+	c.change(wuri, 2, validWorkflow+"\ntask \"nope\" {\n  uses = builtin.transform\n}\n")
+	p, _ = c.waitDiagnostics(uri, n, func(p protocol.PublishDiagnosticsParams) bool { return len(p.Diagnostics) == 2 })
 	if got := lines(p.Diagnostics); !slices.Equal(got, []int{6, 11}) {
 		t.Fatalf("with the workflow's open text, diagnostics on lines %v; want 6 and 11:\n%+v", got, p.Diagnostics)
 	}

@@ -50,6 +50,14 @@ func (s *Server) didChange(ctx *glsp.Context, p *protocol.DidChangeTextDocumentP
 		return err
 	}
 	s.checks.schedule(d, ctx.Notify)
+	if d.kind() == kindWorkflow {
+		// Open test files are checked against the open text of the workflows they test.
+		for _, other := range s.docs.all() {
+			if other.kind() == kindTest {
+				s.checks.schedule(other, ctx.Notify)
+			}
+		}
+	}
 	return nil
 }
 
