@@ -708,6 +708,19 @@ func TestFmt(t *testing.T) {
 		}
 	})
 
+	t.Run("test files", func(t *testing.T) {
+		t.Parallel()
+		h := newHarness(t)
+		h.write("flows/ok.fsc.hcl", formatted)
+		f := h.write("flows/ok.fsctest.hcl", "run \"r\" {\nexpect_status=\"succeeded\"\n}\n")
+		r := h.run("fmt", "flows")
+		wantCode(t, r, 0)
+		wantContains(t, "stdout", r.stdout, "ok.fsctest.hcl")
+		if got, want := h.read(f), "run \"r\" {\n  expect_status = \"succeeded\"\n}\n"; got != want {
+			t.Errorf("formatted test file:\n%s\nwant:\n%s", got, want)
+		}
+	})
+
 	t.Run("diff", func(t *testing.T) {
 		t.Parallel()
 		h := newHarness(t)

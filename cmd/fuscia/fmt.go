@@ -19,7 +19,7 @@ func runFmt(ctx context.Context, c *cli, args []string) int {
 	if !ok {
 		return code
 	}
-	files, err := collectWorkflows(paths)
+	files, err := collectFiles(paths, workflowExt, testFileExt)
 	if err != nil {
 		return c.fail(false, "No workflows to format", sentenceOf(err))
 	}

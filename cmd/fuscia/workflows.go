@@ -15,6 +15,15 @@ const workflowExt = ".fsc.hcl"
 // collectWorkflows expands paths: a file is itself, a directory every *.fsc.hcl below it
 // (hidden directories skipped). The result is sorted and without duplicates.
 func collectWorkflows(paths []string) ([]string, error) {
+	return collectFiles(paths, workflowExt)
+}
+
+// testFileExt is the extension of test files (docs/testing.md).
+const testFileExt = ".fsctest.hcl"
+
+// collectFiles is collectWorkflows for files ending in any of exts (fmt formats workflows and
+// test files alike).
+func collectFiles(paths []string, exts ...string) ([]string, error) {
 	if len(paths) == 0 {
 		paths = []string{"."}
 	}
@@ -40,7 +49,7 @@ func collectWorkflows(paths []string) ([]string, error) {
 			if d.IsDir() && path != p && strings.HasPrefix(d.Name(), ".") {
 				return filepath.SkipDir
 			}
-			if !d.IsDir() && strings.HasSuffix(d.Name(), workflowExt) {
+			if !d.IsDir() && hasAnySuffix(d.Name(), exts) {
 				found++
 				if !seen[path] {
 					seen[path] = true
@@ -53,7 +62,7 @@ func collectWorkflows(paths []string) ([]string, error) {
 			return nil, fmt.Errorf("cannot list %s: %s", p, describeErr(err))
 		}
 		if found == 0 {
-			return nil, fmt.Errorf("no %s files in %s", workflowExt, p)
+			return nil, fmt.Errorf("no %s files in %s", strings.Join(exts, " or "), p)
 		}
 	}
 	sort.Strings(out)
@@ -96,4 +105,13 @@ func describeErr(err error) string {
 		return "permission denied"
 	}
 	return err.Error()
+}
+
+func hasAnySuffix(name string, suffixes []string) bool {
+	for _, x := range suffixes {
+		if strings.HasSuffix(name, x) {
+			return true
+		}
+	}
+	return false
 }
