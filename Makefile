@@ -60,12 +60,13 @@ fuzz:
 	$(GO) test ./lang -run '^$$' -fuzz FuzzLoad -fuzztime 5m
 
 # demo builds fuscia and runs an example workflow end to end in a fresh home (.demo-home):
-# validate, plan, apply, then show the execution it journaled; then the Wasm components (the
+# validate, the examples' tests (fuscia test), plan, apply, then show the execution it journaled; then the Wasm components (the
 # JavaScript one when node is installed) and the plugins.
 DEMO_HOME := $(CURDIR)/.demo-home
 demo: build
 	rm -rf $(DEMO_HOME)
 	./$(BIN) validate examples/
+	./$(BIN) test examples/
 	./$(BIN) plan examples/hello.fsc.hcl -var name=Ada
 	FUSCIA_HOME=$(DEMO_HOME) ./$(BIN) apply examples/hello.fsc.hcl -var name=Ada
 	FUSCIA_HOME=$(DEMO_HOME) ./$(BIN) executions list
