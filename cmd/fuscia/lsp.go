@@ -13,10 +13,13 @@ import (
 )
 
 func runLSP(ctx context.Context, c *cli, args []string) int {
-	fs := newFlagSet(c, "lsp", "lsp [-plugin-dir DIR]… [-v]")
+	fs := newFlagSet(c, "lsp", "lsp [-plugin-dir DIR]… [-v] [-stdio]")
 	var pluginDirs multiFlag
 	fs.Var(&pluginDirs, "plugin-dir", "also look for plugins in `DIR` (repeatable), as validate does")
 	verbose := fs.Bool("v", false, "log what the server does, and every message, to stderr")
+	// Clients such as vscode-languageclient with TransportKind.stdio pass --stdio; stdio is the
+	// only transport, so the flag is accepted and changes nothing.
+	_ = fs.Bool("stdio", true, "speak LSP over stdin and stdout (the only transport; accepted for clients that pass it)")
 	paths, code, ok := fs.parse(args)
 	if !ok {
 		return code

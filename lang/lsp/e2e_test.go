@@ -197,7 +197,7 @@ func TestE2E(t *testing.T) {
 	uri := uriOf(path)
 	g := golden{t: t, dir: dir}
 
-	p := startLSP(t, home)
+	p := startLSP(t, home, "--stdio") // as vscode-languageclient starts it
 	var init protocol.InitializeResult
 	p.mustCall(protocol.MethodInitialize, protocol.InitializeParams{}, &init)
 	g.check("initialize", init)
