@@ -128,6 +128,9 @@ bench: build load-tool
 	$(GO) test ./plugin -run '^$$' -bench 'PluginExecute' -benchtime 5000x
 	$(GO) test ./engine -run '^$$' -bench 'ShellForEach1000|SpawnTrue1000' -benchtime 3x
 	$(GO) test ./engine/cluster -run '^$$' -bench 'DispatchOverhead' -benchtime 3000x
+	$(GO) test ./engine/fsctest -run '^$$' -bench 'Suite100x50' -benchtime 5x -count 5
+	$(GO) test ./lang/lsp -run '^$$' -bench 'DiagnosticsAfterChange1000Nodes|Completion1000Nodes' -count 5
+	$(GO) test ./lang/query -run '^$$' -bench 'Complete1000|CompleteOutput1000|Hover1000' -count 3
 	$(GO) test ./cmd/fuscia -run '^$$' -bench 'ClusterScaling' -benchtime 2000x -timeout 30m
 	$(GO) test ./cmd/fuscia -run '^$$' -bench 'ClusterWasmCPU' -benchtime 200x -timeout 30m
 	$(GO) test ./cmd/fuscia -run '^$$' -bench 'ClusterRedelivery' -benchtime 10x -timeout 30m

@@ -75,11 +75,23 @@ func BenchmarkCompletion1000Nodes(b *testing.B) {
 	typing := strings.Replace(text, "value = task.t999.output.value", "value = task.", 1)
 	offset := strings.Index(typing, "value = task.\n") + len("value = task.")
 	position := newText([]byte(typing)).position(offset)
+	c.change(uri, 2, typing)
+	end := newText([]byte(typing)).position(len(typing))
 	var times []time.Duration
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		// A space at the end makes each text new, so nothing is answered from a cache.
-		c.change(uri, i+2, typing+strings.Repeat(" ", i%2))
+		// As an editor types: an incremental change (a space at the end, then not), which
+		// makes each text new, so nothing is answered from a cache.
+		edit := protocol.TextDocumentContentChangeEvent{Range: &protocol.Range{Start: end, End: end}, Text: " "}
+		if i%2 == 1 {
+			after := end
+			after.Character++
+			edit = protocol.TextDocumentContentChangeEvent{Range: &protocol.Range{Start: end, End: after}, Text: ""}
+		}
+		c.notify(protocol.MethodTextDocumentDidChange, protocol.DidChangeTextDocumentParams{
+			TextDocument:   protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: uri}, Version: protocol.Integer(i + 3)},
+			ContentChanges: []any{edit},
+		})
 		start := time.Now()
 		// The answer is kept as JSON: decoding it is the editor's work, not the server's.
 		var items json.RawMessage

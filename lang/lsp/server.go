@@ -9,6 +9,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/sourcegraph/jsonrpc2"
@@ -34,7 +35,15 @@ type Config struct {
 	Trace bool
 	// Version is the server's version, which the client is told at initialize.
 	Version string
+	// CheckDelay is how long the diagnostics of a changed document wait for the typing to
+	// pause before the check starts: 0 means DefaultCheckDelay, a negative value none.
+	CheckDelay time.Duration
 }
+
+// DefaultCheckDelay is Config.CheckDelay's default: short against the 300 ms in which
+// diagnostics should follow a change, long enough that a completion typed right after a change
+// is not slowed by a check of the text it makes stale.
+const DefaultCheckDelay = 75 * time.Millisecond
 
 // Server is a language server for one client. Its lifecycle:
 //
@@ -108,7 +117,7 @@ func (s *Server) Serve(ctx context.Context, in io.ReadCloser, out io.Writer) int
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	checkCtx, stopChecks := context.WithCancel(ctx)
-	s.checks, s.stopChecks = newChecks(checkCtx, s.safely(s.checkFn)), stopChecks
+	s.checks, s.stopChecks = newChecks(checkCtx, s.safely(s.checkFn), checkDelay(s.cfg.CheckDelay)), stopChecks
 
 	rpcLog := rpcLogger{s.log}
 	opts := []jsonrpc2.ConnOpt{jsonrpc2.SetLogger(rpcLog)}
@@ -206,4 +215,11 @@ type rpcLogger struct{ log *slog.Logger }
 
 func (l rpcLogger) Printf(format string, v ...any) {
 	l.log.Debug(strings.TrimSuffix(fmt.Sprintf(format, v...), "\n"))
+}
+
+func checkDelay(d time.Duration) time.Duration {
+	if d == 0 {
+		return DefaultCheckDelay
+	}
+	return d
 }
