@@ -34,11 +34,15 @@ type runEnv struct {
 	builtins *builtin.Runner // its Transport answers from the mock_http blocks (httpTransport)
 	topID    string          // the run's execution id: node mocks apply to it, not to sub-workflows
 	vars     cty.Value       // the workflow's variables, for `var.NAME` in mocks
+	wf       *lang.Workflow  // the run's workflow (shared with other runs: read only)
 
 	mu      sync.Mutex
 	inputs  map[inputKey]json.RawMessage // guarded by mu: the last input of each node (instance)
 	stopped *hcl.Diagnostic              // guarded by mu: why the run was stopped
 	stopc   chan struct{}                // closed when stopped is set
+	// answers are the goroutines answering waits (answerWait); the runner waits for them
+	// before it reads the run's record and drops it from the store.
+	answers sync.WaitGroup
 }
 
 // inputKey is a node of the top run, and an item's index for a for_each task (-1 otherwise).

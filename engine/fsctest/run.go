@@ -58,6 +58,7 @@ func (t *tester) runBlock(ctx context.Context, f *testfile.File, rb *testfile.Ru
 	env.schemas = t.opts.Schemas
 	env.builtins = t.builtins
 	env.vars = w.VarValues()
+	env.wf = w
 	env.clock = newVClock(t.start)
 	env.topID = engine.NewExecutionID()
 
@@ -125,12 +126,15 @@ wait:
 		case <-ctx.Done():
 			run.Cancel()
 			<-run.Done()
+			eng.Wait()
+			env.answers.Wait()
 			rep.Status, rep.Diags = Error, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Interrupted",
 				Detail: "The test was interrupted before this run ended.", Subject: rb.DeclRange.Ptr()}}
 			return
 		}
 	}
 	eng.Wait()
+	env.answers.Wait()
 	rep.Virtual = env.clock.Moved()
 	if d := env.stopReason(); d != nil {
 		rep.Status, rep.Diags = Error, hcl.Diagnostics{d}

@@ -3,6 +3,7 @@ package fsctest
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/fuscia/fuscia/engine"
+	"github.com/fuscia/fuscia/lang"
 	"github.com/fuscia/fuscia/lang/funcs"
 	"github.com/fuscia/fuscia/lang/testfile"
 )
@@ -59,6 +61,12 @@ func (env *runEnv) answerWait(ctx context.Context, eng *engine.Engine, node stri
 	if m == nil || m.Wait == nil || m.Wait.Timeout {
 		return
 	}
+	if !answerable(env.wf, node) {
+		env.stop(&hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Timed wait mocked with an answer",
+			Detail:  fmt.Sprintf("%s waits for a duration or until a time and ends on its own (on the virtual clock); nobody can answer or reject it. Remove its mock.", node),
+			Subject: m.DeclRange.Ptr()})
+		return
+	}
 	data := json.RawMessage(nil)
 	if m.Wait.Data != nil {
 		vars := env.vars
@@ -79,13 +87,32 @@ func (env *runEnv) answerWait(ctx context.Context, eng *engine.Engine, node stri
 		data = b
 	}
 	env.clock.Busy()
+	env.answers.Add(1)
 	go func() {
+		defer env.answers.Done()
 		defer env.clock.Idle()
-		if _, err := eng.Signal(ctx, env.topID, node, data, m.Wait.Reject); err != nil {
-			env.stop(&hcl.Diagnostic{Severity: hcl.DiagError, Summary: "The wait cannot be answered",
-				Detail: fmt.Sprintf("%s could not be answered from its mock: %v.", node, err), Subject: m.DeclRange.Ptr()})
+		_, err := eng.Signal(ctx, env.topID, node, data, m.Wait.Reject)
+		if err == nil || ctx.Err() != nil {
+			return
 		}
+		if errors.Is(err, engine.ErrFinished) || errors.Is(err, engine.ErrNotWaiting) {
+			// The run ended, or stopped waiting (a failure cancelled the wait), at the same
+			// virtual instant, before the answer reached it: nothing is left to answer.
+			return
+		}
+		env.stop(&hcl.Diagnostic{Severity: hcl.DiagError, Summary: "The wait cannot be answered",
+			Detail: fmt.Sprintf("%s could not be answered from its mock: %v.", node, err), Subject: m.DeclRange.Ptr()})
 	}()
+}
+
+// answerable reports whether node is a wait a signal answers (an approval or a callback).
+func answerable(w *lang.Workflow, node string) bool {
+	a, ok := lang.ParseAddr(node)
+	if !ok || w == nil {
+		return false
+	}
+	n := w.Node(a)
+	return n != nil && n.Wait != nil && (n.Wait.Kind == lang.WaitApproval || n.Wait.Kind == lang.WaitCallback)
 }
 
 // stalled reports whether nothing is under way and no timer is left.
