@@ -20,6 +20,11 @@ type waitState struct {
 	p        *parked
 	message  string
 	timer    Timer // fires at deadline; nil until armed
+	// journaling is set while the node_waiting entry is on its way to the journal; an end
+	// that comes meanwhile (a cancellation) waits in ended for it, so that its node_finished
+	// entry follows the node_waiting one and the record does not read back as waiting.
+	journaling bool
+	ended      func()
 }
 
 // stopTimer disarms the wait's deadline timer; the loop no longer waits for it.
@@ -87,7 +92,13 @@ func (r *Run) startWait(ns *nodeState) {
 		d := ws.deadline
 		ev.Deadline = &d
 	}
+	ws.journaling = true
 	r.commit(func() {
+		ws.journaling = false
+		if ws.ended != nil {
+			ws.ended()
+			return
+		}
 		if ns.status != journal.StatusWaiting {
 			return
 		}
@@ -121,6 +132,12 @@ func (r *Run) startWait(ns *nodeState) {
 // is stopped so that the run does not wait for it.
 func (r *Run) endWait(ns *nodeState, status string, out cty.Value, err *outcome.Error) {
 	if ns.status != journal.StatusWaiting {
+		return
+	}
+	if ns.wait.journaling {
+		if ns.wait.ended == nil {
+			ns.wait.ended = func() { r.endWait(ns, status, out, err) }
+		}
 		return
 	}
 	if ns.wait.p != nil {
@@ -182,7 +199,7 @@ func (r *Run) signal(node string, data json.RawMessage, reject bool, who string)
 	if ns == nil || ns.n.Wait == nil {
 		return fmt.Errorf("%w: %s has no wait node %q", ErrInvalidSignal, r.wf.Name, node)
 	}
-	if ns.status != journal.StatusWaiting || (ns.n.Wait.Kind != lang.WaitApproval && ns.n.Wait.Kind != lang.WaitCallback) {
+	if ns.status != journal.StatusWaiting || ns.wait.ended != nil || (ns.n.Wait.Kind != lang.WaitApproval && ns.n.Wait.Kind != lang.WaitCallback) {
 		return fmt.Errorf("%s: %w", ns.addr, ErrNotWaiting)
 	}
 	out := cty.EmptyObjectVal
