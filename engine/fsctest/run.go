@@ -88,11 +88,18 @@ func (t *tester) runBlock(ctx context.Context, f *testfile.File, rb *testfile.Ru
 		ID:      env.topID,
 		Trigger: trigger,
 		Observer: func(ev engine.Event) {
-			if ev.ExecutionID != env.topID || ev.Type != engine.EventNodeWaiting {
+			if ev.ExecutionID != env.topID {
 				return
 			}
-			waits.add(ev.Node)
-			env.answerWait(ctx, eng, ev.Node, waits)
+			switch ev.Type {
+			case engine.EventNodeWaiting:
+				if ev.Deadline == nil {
+					waits.add(ev.Node) // one that can stall the run
+				}
+				env.answerWait(ctx, eng, ev.Node, waits)
+			case engine.EventNodeFinished:
+				waits.remove(ev.Node)
+			}
 		},
 	})
 	if err != nil {

@@ -16,8 +16,8 @@ import (
 	"github.com/fuscia/fuscia/lang/testfile"
 )
 
-// waitTracker remembers the waits of the top run that began waiting, in order, to name them
-// when the run stalls.
+// waitTracker remembers the waits of the top run that wait without a deadline, in the order
+// they began, until they end: the ones that can stall the run, to name them when it does.
 type waitTracker struct {
 	mu    sync.Mutex
 	nodes []string // guarded by mu
@@ -29,6 +29,17 @@ func (w *waitTracker) add(node string) {
 	w.mu.Lock()
 	w.nodes = append(w.nodes, node)
 	w.mu.Unlock()
+}
+
+func (w *waitTracker) remove(node string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for i, n := range w.nodes {
+		if n == node {
+			w.nodes = append(w.nodes[:i], w.nodes[i+1:]...)
+			return
+		}
+	}
 }
 
 // stallDiag says why a run that cannot move on is stuck: the waits nobody answers.
