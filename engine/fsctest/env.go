@@ -15,6 +15,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 	ctyjson "github.com/zclconf/go-cty/cty/json"
 
+	"github.com/fuscia/fuscia/engine/redact"
 	"github.com/fuscia/fuscia/engine/task"
 	"github.com/fuscia/fuscia/internal/outcome"
 	"github.com/fuscia/fuscia/lang"
@@ -35,6 +36,9 @@ type runEnv struct {
 	topID    string          // the run's execution id: node mocks apply to it, not to sub-workflows
 	vars     cty.Value       // the workflow's variables, for `var.NAME` in mocks
 	wf       *lang.Workflow  // the run's workflow (shared with other runs: read only)
+	// redact holds the real secrets the run read (from the environment or a file; not the
+	// stand-ins): what the runner reports is scrubbed of them.
+	redact *redact.Set
 
 	mu      sync.Mutex
 	inputs  map[inputKey]json.RawMessage // guarded by mu: the last input of each node (instance)
@@ -65,10 +69,13 @@ func (env *runEnv) recordInput(call task.Call) {
 	env.mu.Unlock()
 }
 
+// input is the last input of a node (instance), scrubbed of real secrets: an assertion on it
+// may print it.
 func (env *runEnv) input(node string, index int) json.RawMessage {
 	env.mu.Lock()
-	defer env.mu.Unlock()
-	return env.inputs[inputKey{node, index}]
+	in := env.inputs[inputKey{node, index}]
+	env.mu.Unlock()
+	return env.redact.JSON(in)
 }
 
 // stop records why the run cannot go on (the first reason wins) and answers the call that
@@ -203,6 +210,7 @@ func (httpTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		body = b
 	}
 	url := req.URL.String()
+	shown := env.redact.String(url) // what the error may quote
 	for _, ms := range []*testfile.Mocks{&env.block.Mocks, &env.file.Mocks} {
 		for _, m := range ms.HTTP {
 			if m.Method != "" && m.Method != req.Method {
@@ -218,10 +226,10 @@ func (httpTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		Severity: hcl.DiagError,
 		Summary:  "HTTP request not mocked",
 		Detail: fmt.Sprintf("%s sends %s %s, which no mock_http block matches. Tests are hermetic: add a mock_http block with this url (a * matches any run of characters), or mock %q.",
-			ec.node, req.Method, url, ec.node),
+			ec.node, req.Method, shown, ec.node),
 		Subject: env.block.DeclRange.Ptr(),
 	})
-	return nil, fmt.Errorf("fuscia test: %s %s is not mocked", req.Method, url)
+	return nil, fmt.Errorf("fuscia test: %s %s is not mocked", req.Method, shown)
 }
 
 func (env *runEnv) httpAnswer(m *testfile.HTTPMock, req *http.Request, url string, body []byte) (*http.Response, error) {

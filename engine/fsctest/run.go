@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 
 	"github.com/fuscia/fuscia/engine"
 	"github.com/fuscia/fuscia/engine/journal"
+	"github.com/fuscia/fuscia/engine/redact"
 	"github.com/fuscia/fuscia/lang"
 	"github.com/fuscia/fuscia/lang/builtin"
 	"github.com/fuscia/fuscia/lang/testfile"
@@ -61,6 +63,7 @@ func (t *tester) runBlock(ctx context.Context, f *testfile.File, rb *testfile.Ru
 	env.wf = w
 	env.clock = newVClock(t.start)
 	env.topID = engine.NewExecutionID()
+	env.redact = redact.NewSet()
 
 	eng := engine.New(engine.Config{
 		Store: t.store,
@@ -72,12 +75,14 @@ func (t *tester) runBlock(ctx context.Context, f *testfile.File, rb *testfile.Ru
 		// stand-in naming where it would have come from.
 		Getenv: func(name string) string {
 			if v, ok := os.LookupEnv(name); ok {
+				env.redact.Add(v)
 				return v
 			}
 			return "fsctest-secret-" + name
 		},
 		ReadFile: func(path string) ([]byte, error) {
 			if b, err := os.ReadFile(path); err == nil {
+				env.redact.Add(strings.TrimSuffix(string(b), "\n")) // as the engine reads it
 				return b, nil
 			}
 			return []byte("fsctest-secret-file"), nil
