@@ -24,6 +24,12 @@ type Builtin struct {
 	// (builtin.transform). The engine then keeps the input's value, sensitivity marks
 	// included, as the output instead of decoding the answer.
 	Identity bool
+	// Pure says that the builtin has no effect and that its result depends on its input alone:
+	// a strict run does not wait for its result to be durable before its successors start,
+	// because after a crash it is computed again (docs/engine.md, "Durability"). builtin.sleep
+	// is not pure: its result stands for time that has passed, which resume must not spend
+	// again; builtin.http reaches other systems.
+	Pure bool
 	// Worker says where the builtin's attempts run in a cluster: on a worker of the task's
 	// pool (builtin.http, which reaches other systems like components and plugins do), or,
 	// when false, in the coordinator, where a task's `pool` has no effect.
@@ -40,10 +46,10 @@ var schemaDocs embed.FS
 
 // table is the builtins, sorted by name. It is never modified.
 var table = [...]Builtin{
-	{Name: "fail", Schema: compiled("fail"), run: func(_ *Runner, _ context.Context, req Request) outcome.Result { return fail(req) }},
+	{Name: "fail", Schema: compiled("fail"), Pure: true, run: func(_ *Runner, _ context.Context, req Request) outcome.Result { return fail(req) }},
 	{Name: "http", Schema: compiled("http"), Worker: true, run: func(r *Runner, ctx context.Context, req Request) outcome.Result { return r.http(ctx, req) }},
 	{Name: "sleep", Schema: compiled("sleep"), run: func(_ *Runner, ctx context.Context, req Request) outcome.Result { return sleep(ctx, req) }},
-	{Name: "transform", Schema: compiled("transform"), Identity: true, run: func(_ *Runner, _ context.Context, req Request) outcome.Result { return transform(req) }},
+	{Name: "transform", Schema: compiled("transform"), Identity: true, Pure: true, run: func(_ *Runner, _ context.Context, req Request) outcome.Result { return transform(req) }},
 }
 
 // Lookup finds a builtin by its short name ("http") or its full one ("builtin.http").
@@ -77,6 +83,12 @@ func RunsOnWorker(name string) bool {
 func IsIdentity(name string) bool {
 	b, ok := Lookup(name)
 	return ok && b.Identity
+}
+
+// IsPure reports whether the builtin named name is pure (see Builtin.Pure).
+func IsPure(name string) bool {
+	b, ok := Lookup(name)
+	return ok && b.Pure
 }
 
 // Names returns the short names of the builtins, sorted. The caller owns the slice.

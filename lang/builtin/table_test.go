@@ -267,3 +267,24 @@ func TestTable(t *testing.T) {
 		t.Errorf(`Lookup("builtin.transform") = %+v, %v`, b, ok)
 	}
 }
+
+// TestIsPure: only the builtins without an effect are pure; an unknown name is not.
+func TestIsPure(t *testing.T) {
+	want := map[string]bool{
+		"transform": true, "builtin.transform": true,
+		"fail":  true,
+		"http":  false,
+		"sleep": false,
+		"nope":  false,
+	}
+	for name, w := range want {
+		if got := IsPure(name); got != w {
+			t.Errorf("IsPure(%q) = %v, want %v", name, got, w)
+		}
+	}
+	for _, name := range Names() {
+		if _, ok := want[name]; !ok {
+			t.Errorf("builtin %s: its purity is not checked here; add it to the table", name)
+		}
+	}
+}
