@@ -67,6 +67,52 @@ func (s *Store) Append(ctx context.Context, runID string, durable bool, entries 
 	}
 }
 
+// Sync returns once everything appended to run runID so far (entries and log lines) is synced
+// in the write-ahead log: the barrier a strict run passes before an effect, which makes the
+// relaxed entries before it durable with one fdatasync, shared with whatever else is queued. It
+// returns at once, without a sync, when they already are (or failed). It returns the failure of
+// an earlier relaxed write of the run that is known by then (the run's next Append then no
+// longer reports it; one that failed a moment before Sync looked is reported by that Append),
+// or ctx's error when ctx ends first.
+func (s *Store) Sync(ctx context.Context, runID string) error {
+	if err := checkID(runID); err != nil {
+		return fmt.Errorf("journal: %w", err)
+	}
+	s.mu.Lock()
+	st := s.runs[runID]
+	if st == nil || st.lastReq <= s.acked.Load() {
+		s.mu.Unlock()
+		return s.syncFailure(runID)
+	}
+	if err := s.waitRoom(ctx); err != nil {
+		s.mu.Unlock()
+		return fmt.Errorf("journal run %s: sync: %w", runID, err)
+	}
+	// A request without ops: its batch is urgent, so the syncer syncs the segments of every
+	// batch before it that is not synced yet, and answers it once they are.
+	req := &request{done: make(chan error, 1)}
+	s.enqueue(req)
+	s.mu.Unlock()
+	select {
+	case <-req.done:
+	case <-ctx.Done():
+		return fmt.Errorf("journal run %s: sync: %w", runID, ctx.Err())
+	}
+	return s.syncFailure(runID)
+}
+
+// syncFailure is Sync's report of an earlier relaxed write of run that failed.
+func (s *Store) syncFailure(runID string) error {
+	if err := s.takeFailure(runID); err != nil {
+		return fmt.Errorf("journal run %s: an earlier relaxed write failed: %w", runID, err)
+	}
+	return nil
+}
+
+// Syncs is the number of write-ahead log fdatasyncs the store has made since it opened (0 for a
+// store in memory), for tests and benchmarks.
+func (s *Store) Syncs() uint64 { return s.syncs.Load() }
+
 // enqueueEntries assigns seqs, builds the request's ops from the encoded entries and appends
 // it to the pending list, under s.mu (released while it waits for room or reads the run's
 // counters, before taking any seq).

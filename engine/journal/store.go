@@ -34,6 +34,12 @@ type Options struct {
 	// Sizes replaces the sizes of the store's files (the zero value keeps the defaults; tests
 	// shrink them, see Sizes).
 	Sizes Sizes
+	// HoldRelaxed is for crash tests, never for real stores: relaxed writes (and log lines)
+	// stay in the process's memory until a write someone waits for (a durable Append, Sync)
+	// comes, instead of going to the write-ahead log at once. A process killed meanwhile loses
+	// them, as a machine that loses power loses what was written and not synced: a kill then
+	// leaves the journal a power loss would.
+	HoldRelaxed bool
 }
 
 var (
@@ -161,6 +167,7 @@ type Store struct {
 func Open(dir string, opts Options) (*Store, error) {
 	wc := defaultWALConfig()
 	opts.Sizes.applyWAL(&wc)
+	wc.holdRelaxed = opts.HoldRelaxed
 	return open(dir, opts, wc)
 }
 

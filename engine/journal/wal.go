@@ -63,6 +63,9 @@ type walConfig struct {
 	skipApply bool
 	// keepSegments (tests) makes checkpoints remove no segment.
 	keepSegments bool
+	// holdRelaxed (Options.HoldRelaxed) keeps relaxed requests in the writer's memory until a
+	// request someone waits for comes, and writes them then, before it.
+	holdRelaxed bool
 }
 
 func defaultWALConfig() walConfig {

@@ -181,6 +181,7 @@ func (s *Store) writer() {
 		cpC   <-chan time.Time
 		timed *segment // the segment cp runs for
 		buf   []byte
+		held  []*request // walConfig.holdRelaxed: relaxed requests not written yet
 	)
 	for {
 		select {
@@ -192,6 +193,15 @@ func (s *Store) writer() {
 			}
 		}
 		reqs, closed := s.takePending()
+		if s.wc.holdRelaxed && !closed {
+			held = append(held, reqs...)
+			if !slices.ContainsFunc(held, func(r *request) bool { return r.done != nil }) {
+				continue
+			}
+			reqs, held = held, nil
+		} else if len(held) > 0 {
+			reqs, held = append(held, reqs...), nil
+		}
 		for len(reqs) > 0 {
 			n, size, keys := 1, reqs[0].size, len(reqs[0].ops)
 			for n < len(reqs) && size+reqs[n].size <= maxBatchBytes && keys+len(reqs[n].ops) <= maxBatchKeys {

@@ -1,0 +1,191 @@
+package journal
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestSync: Sync makes the relaxed entries before it durable with one sync, costs no sync when
+// there is nothing to sync, and knows nothing of runs it never saw. The store holds relaxed
+// writes (HoldRelaxed), so that they are readable only once something synced them.
+func TestSync(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(t.TempDir(), Options{HoldRelaxed: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeStore(t, s)
+	id := testID(1)
+	if err := s.Append(ctx, id, true, started("wf", "", "task.a")); err != nil {
+		t.Fatal(err)
+	}
+	syncs := s.Syncs()
+	if err := s.Sync(ctx, id); err != nil {
+		t.Fatalf("Sync with nothing to sync: %v", err)
+	}
+	if s.Syncs() != syncs {
+		t.Errorf("Sync with nothing to sync made %d syncs", s.Syncs()-syncs)
+	}
+
+	relaxed := []Entry{
+		{Type: AttemptStarted, Node: "task.a", Attempt: 1},
+		{Type: NodeFinished, Node: "task.a", Status: StatusSucceeded, Output: json.RawMessage(`{"v":1}`)},
+	}
+	if err := s.Append(ctx, id, false, relaxed...); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Log(id, LogLine{Node: "task.a", Attempt: 1, Level: "info", Message: "hello"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := collectEntries(t, s, id, 0); len(got) != 1 {
+		t.Fatalf("%d entries readable before Sync; want 1 (relaxed ones are held)", len(got))
+	}
+	if err := s.Sync(ctx, id); err != nil {
+		t.Fatalf("Sync: %v", err)
+	}
+	if got := s.Syncs() - syncs; got != 1 {
+		t.Errorf("Sync made %d syncs, want 1", got)
+	}
+	if got := collectEntries(t, s, id, 0); len(got) != 3 {
+		t.Errorf("%d entries readable after Sync, want 3", len(got))
+	}
+	var lines int
+	if err := s.Logs(id, 0, func(LogLine) error { lines++; return nil }); err != nil || lines != 1 {
+		t.Errorf("log lines after Sync: %d (%v), want 1", lines, err)
+	}
+
+	syncs = s.Syncs()
+	if err := s.Sync(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Sync(ctx, testID(2)); err != nil {
+		t.Errorf("Sync of a run the store never saw: %v", err)
+	}
+	if s.Syncs() != syncs {
+		t.Errorf("Sync after Sync made %d syncs", s.Syncs()-syncs)
+	}
+	if err := s.Sync(ctx, "a/b"); err == nil {
+		t.Error("Sync of an invalid id: no error")
+	}
+}
+
+// TestSyncReportsFailedRelaxedWrite: a relaxed write that failed is returned by the Sync after
+// it, once; the run's next Append then goes through.
+func TestSyncReportsFailedRelaxedWrite(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(t.TempDir(), Options{HoldRelaxed: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeStore(t, s)
+	id := testID(1)
+	if err := s.Append(ctx, id, true, started("wf", "", "task.a")); err != nil {
+		t.Fatal(err)
+	}
+	diskFull := errors.New("no space left on device")
+	s.failWrites.Store(&diskFull)
+	if err := s.Append(ctx, id, false, Entry{Type: AttemptStarted, Node: "task.a", Attempt: 1}); err != nil {
+		t.Fatalf("a relaxed Append returns before its write: %v", err)
+	}
+	err = s.Sync(ctx, id)
+	s.failWrites.Store(nil)
+	if err == nil || !strings.Contains(err.Error(), "no space left on device") {
+		t.Fatalf("Sync after a failed relaxed write: %v; want its failure", err)
+	}
+	if err := s.Append(ctx, id, true, Entry{Type: AttemptStarted, Node: "task.a", Attempt: 2}); err != nil {
+		t.Errorf("the next Append reports the failure again: %v", err)
+	}
+}
+
+const (
+	holdChildEnv = "JOURNAL_TEST_HOLD_CHILD"
+	holdDirEnv   = "JOURNAL_TEST_HOLD_DIR"
+)
+
+// TestHoldRelaxedKill kills a process whose store holds relaxed writes: what it appended
+// relaxed after its last sync is lost, as a power loss would lose it, and what Sync covered is
+// kept.
+func TestHoldRelaxedKill(t *testing.T) {
+	if mode := os.Getenv(holdChildEnv); mode != "" {
+		holdChild(os.Getenv(holdDirEnv), mode == "sync")
+		os.Exit(0)
+	}
+	for _, sync := range []bool{false, true} {
+		t.Run(fmt.Sprintf("sync=%v", sync), func(t *testing.T) {
+			dir := t.TempDir()
+			exe, err := os.Executable()
+			if err != nil {
+				t.Skip(err)
+			}
+			mode := "hold"
+			if sync {
+				mode = "sync"
+			}
+			cmd := exec.Command(exe, "-test.run=^TestHoldRelaxedKill$")
+			cmd.Env = append(os.Environ(), holdChildEnv+"="+mode, holdDirEnv+"="+dir)
+			cmd.Stderr = os.Stderr
+			out, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			line, err := bufio.NewReader(out).ReadString('\n')
+			_ = cmd.Process.Signal(syscall.SIGKILL)
+			_ = cmd.Wait()
+			if err != nil || line != "appended\n" {
+				t.Fatalf("child said %q (%v)", line, err)
+			}
+			s := openStore(t, dir)
+			defer closeStore(t, s)
+			got := collectEntries(t, s, testID(1), 0)
+			want := 1 // run_started, durable
+			if sync {
+				want = 3
+			}
+			if len(got) != want {
+				t.Errorf("%d entries after the kill, want %d: %+v", len(got), want, got)
+			}
+		})
+	}
+}
+
+// holdChild appends a durable entry, then two relaxed ones (and syncs them with sync), says so
+// and waits to be killed.
+func holdChild(dir string, sync bool) {
+	ctx := context.Background()
+	s, err := Open(dir, Options{HoldRelaxed: true})
+	if err != nil {
+		fmt.Println("open:", err)
+		os.Exit(2)
+	}
+	id := testID(1)
+	if err := s.Append(ctx, id, true, started("wf", "", "task.a")); err != nil {
+		fmt.Println("append:", err)
+		os.Exit(2)
+	}
+	if err := s.Append(ctx, id, false, Entry{Type: AttemptStarted, Node: "task.a", Attempt: 1},
+		Entry{Type: NodeFinished, Node: "task.a", Status: StatusSucceeded}); err != nil {
+		fmt.Println("append:", err)
+		os.Exit(2)
+	}
+	if sync {
+		if err := s.Sync(ctx, id); err != nil {
+			fmt.Println("sync:", err)
+			os.Exit(2)
+		}
+	}
+	fmt.Println("appended")
+	time.Sleep(time.Minute) // killed long before: the store is never closed
+	os.Exit(3)
+}
