@@ -57,6 +57,12 @@ type Config struct {
 	// Clock is the run's time (Clock); nil is the real clock. When it implements Activity, the
 	// engine reports its work to it.
 	Clock Clock
+	// BeforeEffect, when set, is called in a strict run just before an attempt of a task that
+	// is not pure passes its barrier (docs/engine.md, "Durability"): the pure results before
+	// it are appended and not yet synced. It gets the execution id and the task's instance
+	// ("task.send", "task.fan[2]"), on the attempt's goroutine. The crash tests kill the
+	// process here (FUSCIA_TEST_CRASH); nil does nothing.
+	BeforeEffect func(executionID, instance string)
 	// Jitter is the factor a retry's backoff is multiplied by, drawn per retry; nil is a random
 	// factor in [0.8, 1.2], so that retries of many runs spread out. `fuscia test` makes it 1,
 	// so that a test's timeline is the same every time.

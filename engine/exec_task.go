@@ -202,13 +202,22 @@ func (r *Run) dispatch(ti *taskInst) {
 	}
 	reattach := ti.reattach
 	ti.reattach = false
+	// An effect waits for the barrier, which journals its start (durability.go).
+	pure := r.pureNode(ns.n)
+	barrier := r.durable && !pure
+	var started *journal.Entry
 	if ti.calls == 0 {
 		ti.attempt++
 		if ti.startedAt.IsZero() {
 			ti.startedAt = r.e.clock.Now()
 		}
 		if !reattach {
-			r.note(journal.Entry{Type: journal.AttemptStarted, Node: ns.addr, Index: ti.index, Key: ti.key, Attempt: ti.attempt, TaskID: ti.taskID, Input: ti.journaled})
+			e := startedEntry(ti)
+			if barrier {
+				started = &e
+			} else {
+				r.note(e)
+			}
 		}
 		if ti.item < 0 && len(ti.index) == 0 {
 			r.emit(Event{Type: EventNodeStarted, Node: ns.addr, Kind: "task", Attempt: ti.attempt})
@@ -232,6 +241,8 @@ func (r *Run) dispatch(ti *taskInst) {
 		transform:   isIdentity(ns.n.Task.Uses),
 		inVal:       ti.inVal, kind: string(ns.n.Addr.Kind),
 		sensitive: len(ti.sensitive) > 0,
+		pure:      pure, barrier: barrier, started: started,
+		inst: ns.instance(ti.index).String(),
 	}
 	r.goAsync(func() {
 		res := job.run(ctx)
@@ -274,6 +285,13 @@ type attemptJob struct {
 	sensitive bool
 	// interrupted attempts of this instance do not count against retry.attempts.
 	interrupted int
+	// pure: the task is pure (pureNode), and its result is appended without waiting in a
+	// strict run. barrier: it is an effect in a strict run, which passes the barrier before
+	// its call; started is then the attempt_started entry the barrier appends (nil when none
+	// is due). inst is the instance's address.
+	pure, barrier bool
+	started       *journal.Entry
+	inst          string
 }
 
 // attemptResult is what a worker reports to the loop.
@@ -297,6 +315,11 @@ func (j attemptJob) run(ctx context.Context) attemptResult {
 		attribute.String("fuscia.node", j.node), attribute.String("fuscia.kind", j.kind),
 		attribute.Int("fuscia.attempt", j.call.Attempt)))
 	defer span.End()
+	if j.barrier {
+		if err := j.passBarrier(ctx); err != nil {
+			return attemptResult{journal: err}
+		}
+	}
 	actx, cancel := r.e.attemptContext(ctx, j.timeout)
 	began := time.Now()
 	res := r.e.cfg.Tasks.Call(actx, j.binding, j.call)
@@ -358,7 +381,7 @@ func (j attemptJob) run(ctx context.Context) attemptResult {
 	entry := j.entry(res, dec, out)
 	var err error
 	if entry.Type != "" {
-		durable := r.durable && (dec.Verdict != outcome.Done || res.Type != outcome.Skip)
+		durable := r.durable && !j.pure && (dec.Verdict != outcome.Done || res.Type != outcome.Skip)
 		err = r.e.append(context.WithoutCancel(ctx), r.id, durable, entry)
 	}
 	return attemptResult{res: res, decision: dec, output: out, journal: err}

@@ -31,18 +31,29 @@ type testEnv struct {
 
 func newTestEnv(t *testing.T) *testEnv {
 	t.Helper()
+	return newTestEnvWith(t, journal.Options{}, nil)
+}
+
+// newTestEnvWith is newTestEnv with the store's options and, when config is not nil, a
+// change to the engine's configuration.
+func newTestEnvWith(t *testing.T, opts journal.Options, config func(*Config)) *testEnv {
+	t.Helper()
 	dir := t.TempDir()
-	st, err := journal.Open(filepath.Join(dir, "state"), journal.Options{})
+	st, err := journal.Open(filepath.Join(dir, "state"), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	te := &testEnv{t: t, dir: dir, store: st, env: map[string]string{}}
 	runner := builtin.New(builtin.Options{})
-	te.engine = New(Config{
+	cfg := Config{
 		Store: st, Tasks: task.ByKind{lang.UsesBuiltin: builtins.New(runner)},
 		Artifacts: artifact.Dir{Root: filepath.Join(dir, "artifacts")},
 		Getenv:    func(k string) string { return te.env[k] },
-	})
+	}
+	if config != nil {
+		config(&cfg)
+	}
+	te.engine = New(cfg)
 	t.Cleanup(func() {
 		runner.Close()
 		te.closeStore()

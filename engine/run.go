@@ -93,7 +93,9 @@ type Run struct {
 	childOutputs cty.Value // a child run's outputs, for its parent's call node
 	// reads names the nodes whose output something reads (an expression, a join, a loop's
 	// default output); a for_each task nobody reads keeps no item outputs in memory.
-	reads       map[string]bool
+	reads map[string]bool
+	// pure caches pureNode's answers.
+	pure        map[*lang.Node]bool
 	finalErr    error
 	finalStatus string
 	finalRunErr *outcome.Error

@@ -1,0 +1,101 @@
+package engine
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Benchmarks of issue 20's item 1 (durability where it matters): the cost of one more node in
+// a strict chain, measured as (chain100 − chain10) / 90 so that what a run costs once (its
+// start, its end, its plan) cancels out. Each uses a real journal on disk; `make bench` runs
+// them and docs/performance.md records the figures.
+
+// transformChain is a strict chain of n builtin.transform nodes, each reading the one before.
+func transformChain(n int) string {
+	var b strings.Builder
+	b.WriteString("workflow \"chain\" {\n  durability = \"strict\"\n}\n")
+	b.WriteString("task \"t0\" {\n  uses = builtin.transform\n  inputs = { n = 0 }\n}\n")
+	for i := 1; i < n; i++ {
+		fmt.Fprintf(&b, "task \"t%d\" {\n  uses = builtin.transform\n  inputs = { n = task.t%d.output.n + 1 }\n}\n", i, i-1)
+	}
+	fmt.Fprintf(&b, "output \"n\" { value = task.t%d.output.n }\n", n-1)
+	return b.String()
+}
+
+// httpChain is a strict chain of n builtin.http nodes against base, each reading the one
+// before: the cheapest effect there is, a request to a server on this machine.
+func httpChain(n int, base string) string {
+	var b strings.Builder
+	b.WriteString("workflow \"chain\" {\n  durability = \"strict\"\n}\n")
+	fmt.Fprintf(&b, "task \"t0\" {\n  uses = builtin.http\n  inputs = { url = \"%s/0\" }\n}\n", base)
+	for i := 1; i < n; i++ {
+		fmt.Fprintf(&b, "task \"t%d\" {\n  uses = builtin.http\n  inputs = { url = \"%s/%d?after=${task.t%d.output.status}\" }\n}\n", i, base, i, i-1)
+	}
+	fmt.Fprintf(&b, "output \"status\" { value = task.t%d.output.status }\n", n-1)
+	return b.String()
+}
+
+// mixedChain alternates a pure node and an effect: transform, http, transform, http…, so that
+// every effect has a barrier to pass.
+func mixedChain(n int, base string) string {
+	var b strings.Builder
+	b.WriteString("workflow \"chain\" {\n  durability = \"strict\"\n}\n")
+	b.WriteString("task \"t0\" {\n  uses = builtin.transform\n  inputs = { n = 0 }\n}\n")
+	for i := 1; i < n; i++ {
+		if i%2 == 1 {
+			fmt.Fprintf(&b, "task \"t%d\" {\n  uses = builtin.http\n  inputs = { url = \"%s/%d?n=${task.t%d.output.n}\" }\n}\n", i, base, i, i-1)
+		} else {
+			fmt.Fprintf(&b, "task \"t%d\" {\n  uses = builtin.transform\n  inputs = { n = task.t%d.output.status + %d }\n}\n", i, i-1, i)
+		}
+	}
+	fmt.Fprintf(&b, "output \"last\" { value = task.t%d.output }\n", n-1)
+	return b.String()
+}
+
+// BenchmarkStrictChainPerNode reports what one more node costs a strict chain, in µs, and the
+// WAL syncs it costs: transform (pure), http (effects) and mixed (a pure node before each
+// effect).
+func BenchmarkStrictChainPerNode(b *testing.B) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"ok":true}`))
+	}))
+	defer srv.Close()
+	for _, c := range []struct {
+		name  string
+		chain func(n int) string
+	}{
+		{"transform", transformChain},
+		{"http", func(n int) string { return httpChain(n, srv.URL) }},
+		{"mixed", func(n int) string { return mixedChain(n, srv.URL) }},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			te := newBenchEnv(b)
+			short := te.program(b, "short.fsc.hcl", c.chain(10))
+			long := te.program(b, "long.fsc.hcl", c.chain(100))
+			runOnce(b, te, short) // warm the HTTP connection and the store
+			var shortTook, longTook time.Duration
+			var shortSyncs, longSyncs uint64
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				s0, t0 := te.store.Syncs(), time.Now()
+				runOnce(b, te, short)
+				s1, t1 := te.store.Syncs(), time.Now()
+				runOnce(b, te, long)
+				s2, t2 := te.store.Syncs(), time.Now()
+				shortTook += t1.Sub(t0)
+				longTook += t2.Sub(t1)
+				shortSyncs += s1 - s0
+				longSyncs += s2 - s1
+			}
+			b.StopTimer()
+			n := float64(b.N * 90)
+			b.ReportMetric(float64((longTook-shortTook).Microseconds())/n, "µs/node")
+			b.ReportMetric((float64(longSyncs)-float64(shortSyncs))/n, "syncs/node")
+		})
+	}
+}
