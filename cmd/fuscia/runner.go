@@ -18,10 +18,14 @@ import (
 
 // hostOptions completes o with what every command that hosts the engine (apply, resume,
 // serve) takes from the process: its streams, environment and secrets, the store's sizes
-// (FUSCIA_TEST_STORE), the plugins' timeouts, and the messages shown while the store is held
-// by another process. It fails only on an invalid FUSCIA_TEST_STORE, having closed o.Plugins.
+// (FUSCIA_TEST_STORE), the crash tests' hook (FUSCIA_TEST_CRASH), the plugins' timeouts, and
+// the messages shown while the store is held by another process. It fails only on an invalid
+// FUSCIA_TEST_STORE or FUSCIA_TEST_CRASH, having closed o.Plugins.
 func (c *cli) hostOptions(o host.Options) (host.Options, error) {
-	sizes, err := c.storeSizes()
+	ts, err := c.testStore()
+	if err == nil {
+		o.BeforeEffect, err = c.testCrash()
+	}
 	if err != nil {
 		if o.Plugins != nil {
 			_ = o.Plugins.Close()
@@ -29,7 +33,7 @@ func (c *cli) hostOptions(o host.Options) (host.Options, error) {
 		return o, err
 	}
 	home := o.Home
-	o.Getenv, o.Stderr, o.Redact, o.StoreSizes = c.getenv, c.stderr, c.secrets, sizes
+	o.Getenv, o.Stderr, o.Redact, o.StoreSizes, o.StoreHoldRelaxed = c.getenv, c.stderr, c.secrets, ts.sizes, ts.hold
 	o.PluginOptions = c.pluginOptions(home)
 	o.OnWait = func(by string) {
 		fmt.Fprintf(c.stderr, "Waiting for the state store in %s: %s holds it. Press Ctrl-C to give up.\n", home, by)
@@ -123,7 +127,7 @@ func isNotFound(err error) bool { return errors.Is(err, journal.ErrNotFound) }
 // safe to do: not to move the store aside first, which would lose every run in it.
 func (c *cli) storeFailed(summary, home string, err error) int {
 	fmt.Fprintf(c.stderr, "Error: %s\n\n%s\n", summary, sentenceOf(err))
-	if !errors.Is(err, journal.ErrLocked) && !errors.Is(err, local.ErrBusy) && !errors.Is(err, local.ErrOwned) && !errors.Is(err, journal.ErrFormat) && !errors.Is(err, journal.ErrCorrupt) && !errors.Is(err, errTestStore) {
+	if !errors.Is(err, journal.ErrLocked) && !errors.Is(err, local.ErrBusy) && !errors.Is(err, local.ErrOwned) && !errors.Is(err, journal.ErrFormat) && !errors.Is(err, journal.ErrCorrupt) && !errors.Is(err, errTestStore) && !errors.Is(err, errTestCrash) {
 		fmt.Fprintf(c.stderr, "\nNothing in the state store was changed. If it is damaged, stop the fuscia processes using %s and keep a copy of it as it is before anything else; "+
 			"docs/state.md (\"Damaged files\") says what is safe to do. Moving it aside starts an empty store without any run, unfinished ones included: do that only as a last resort.\n",
 			filepath.Join(home, "state"))

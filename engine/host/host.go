@@ -124,7 +124,7 @@ func (h *Host) Open(ctx context.Context) error {
 
 	ocfg := local.OwnerConfig{
 		Home: o.Home, Command: o.Command, Logger: tel.Logger, StoreSizes: o.StoreSizes,
-		OnWait: o.OnWait, NewEngine: h.newEngine,
+		StoreHoldRelaxed: o.StoreHoldRelaxed, OnWait: o.OnWait, NewEngine: h.newEngine,
 	}
 	if o.Cluster != nil {
 		if err := h.openCluster(ctx); err != nil {
@@ -165,6 +165,7 @@ func (h *Host) newEngine(st *journal.Store, arts artifact.Store) *engine.Engine 
 		Store: st, Artifacts: arts,
 		Tasks:  tasks,
 		Tracer: h.tel.Tracer, Logger: h.tel.Logger, Getenv: h.opts.Getenv, Redact: h.opts.Redact,
+		BeforeEffect: h.opts.BeforeEffect,
 	}
 	if h.server != nil {
 		return h.server.NewEngine(cfg)

@@ -45,6 +45,11 @@ type Options struct {
 	// StoreSizes replaces the sizes of the store's files (journal.Sizes; the zero value keeps
 	// the defaults).
 	StoreSizes journal.Sizes
+	// StoreHoldRelaxed opens the store with journal.Options.HoldRelaxed, and BeforeEffect is
+	// engine.Config.BeforeEffect: both for crash tests only (FUSCIA_TEST_STORE,
+	// FUSCIA_TEST_CRASH).
+	StoreHoldRelaxed bool
+	BeforeEffect     func(executionID, instance string)
 	// OnWait is told, once, that Open waits for the store because another process holds its
 	// lock without answering on its socket; lockedBy names it (local.OwnerConfig.OnWait).
 	OnWait func(lockedBy string)

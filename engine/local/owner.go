@@ -52,6 +52,8 @@ type OwnerConfig struct {
 	// StoreSizes replaces the sizes of the store's files (the zero value keeps the defaults;
 	// the crash matrix shrinks them, see journal.Sizes).
 	StoreSizes journal.Sizes
+	// StoreHoldRelaxed opens the store with journal.Options.HoldRelaxed: crash tests only.
+	StoreHoldRelaxed bool
 }
 
 // Owner is the process's ownership of the store under a home directory: the open store, the
@@ -159,7 +161,7 @@ func lock(ctx context.Context, cfg OwnerConfig, logger *slog.Logger, sock string
 	start := time.Now()
 	waited := false
 	for {
-		st, err := openJournal(stateDir, journal.Options{Logger: logger, GCInterval: 10 * time.Minute, Sizes: cfg.StoreSizes})
+		st, err := openJournal(stateDir, journal.Options{Logger: logger, GCInterval: 10 * time.Minute, Sizes: cfg.StoreSizes, HoldRelaxed: cfg.StoreHoldRelaxed})
 		if err == nil {
 			return st, nil
 		}
