@@ -112,6 +112,16 @@ func (t *tester) runBlock(ctx context.Context, f *testfile.File, rb *testfile.Ru
 			Detail: lang.Sentence(err.Error()), Subject: rb.DeclRange.Ptr()}}
 		return
 	}
+	// Whatever the block's outcome, its runs leave the store once it is reported (forget).
+	var res *journal.Execution
+	defer func() {
+		if res == nil {
+			res, _ = t.store.Execution(run.ID())
+		}
+		if res != nil {
+			t.forget(run.ID(), res)
+		}
+	}()
 	var stall *hcl.Diagnostic
 wait:
 	for {
@@ -156,7 +166,7 @@ wait:
 		rep.Status, rep.Diags = Error, hcl.Diagnostics{stall}
 		return
 	}
-	res, err := run.Result()
+	res, err = run.Result()
 	if err != nil {
 		rep.Status, rep.Diags = Error, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "The run's record cannot be read",
 			Detail: lang.Sentence(err.Error()), Subject: rb.DeclRange.Ptr()}}
@@ -169,7 +179,6 @@ wait:
 	if len(rep.Failures) > 0 {
 		rep.Status = Fail
 	}
-	t.forget(run.ID(), res)
 }
 
 // forget drops a finished run (and its sub-workflows) from the in-memory store, so that a long
