@@ -2,11 +2,13 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	pluginrt "github.com/fuscia/fuscia/engine/internal/runtime/plugins"
 	"github.com/fuscia/fuscia/engine/task"
 	"github.com/fuscia/fuscia/lang"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -77,4 +79,63 @@ func BenchmarkSpawnTrue1000(b *testing.B) {
 		wg.Wait()
 	}
 	b.ReportMetric(float64(1000*b.N)/b.Elapsed().Seconds(), "spawns/s")
+}
+
+// shellChain is n `shell exec /bin/true` tasks, each after the previous one: a sequential
+// chain, so that a node's cost (spawn, plugin round trip, journal) is not hidden by overlap.
+func shellChain(n int, durability string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "workflow \"shellchain\" { durability = %q }\nplugin \"shell\" { source = \"shell\" }\n", durability)
+	for i := range n {
+		fmt.Fprintf(&b, "task \"t%d\" {\n  uses = plugin.shell.exec\n  inputs = { command = \"/bin/true\", args = [] }\n", i)
+		if i > 0 {
+			fmt.Fprintf(&b, "  after = [task.t%d]\n", i-1)
+		}
+		b.WriteString("}\n")
+	}
+	return b.String()
+}
+
+// BenchmarkShellChain100 runs a chain of 100 sequential `shell exec /bin/true` nodes through
+// the engine, the plugin host and the shell plugin; compare its ms/node with
+// BenchmarkSpawnTrueSeq100's ms/spawn measured in the same `go test` run. strict waits for
+// the journal's fsync around each node (a shell node has effects); relaxed does not, which
+// isolates what the plugin path itself costs.
+func BenchmarkShellChain100(b *testing.B) {
+	for _, d := range []string{"strict", "relaxed"} {
+		b.Run(d, func(b *testing.B) { benchShellChain(b, d) })
+	}
+}
+
+func benchShellChain(b *testing.B, durability string) {
+	be := newBenchEnv(b)
+	bin := plugintest.Build(b, "plugins/shell", "shell")
+	plugintest.Install(b, bin, filepath.Join(be.dir, "plugins"), "fuscia-plugin-shell")
+	m := plugin.NewManager(plugin.Options{})
+	pl := &pluginrt.Dispatcher{Manager: m, Env: plan.Env{Home: be.dir}, Store: be.store}
+	be.engine.cfg.Tasks.(task.ByKind)[lang.UsesPlugin] = pl
+	b.Cleanup(func() {
+		be.engine.Wait()
+		m.Close()
+	})
+	prog := be.program(b, "shellchain.fsc.hcl", shellChain(100, durability))
+	pl.Preload(context.Background(), prog.Workflow, prog.Locks().Plugins)
+	b.ResetTimer()
+	for range b.N {
+		runOnce(b, be, prog)
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(100*b.N)/1000, "ms/node")
+}
+
+// BenchmarkSpawnTrueSeq100 is the sequential baseline: 100 fork/exec/wait of /bin/true from
+// Go, one after another, with nothing else.
+func BenchmarkSpawnTrueSeq100(b *testing.B) {
+	for range b.N {
+		for range 100 {
+			if err := exec.Command("/bin/true").Run(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(100*b.N)/1000, "ms/spawn")
 }
