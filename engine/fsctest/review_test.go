@@ -85,3 +85,24 @@ run "answered" {
 		t.Errorf("diagnostic: %s at %v", d.Error(), d.Subject)
 	}
 }
+
+// TestMissingWorkflowIsLocated: a run block whose workflow file does not exist gets an error
+// on its workflow attribute, not one without a place.
+func TestMissingWorkflowIsLocated(t *testing.T) {
+	dir := write(t, map[string]string{
+		"gone.fsctest.hcl": `
+run "missing" {
+  workflow = "nope.fsc.hcl"
+}
+`})
+	_, got := runTest(t, Options{Paths: []string{dir}})
+	r := got["missing"]
+	if r == nil || r.Status != Error || len(r.Diags) == 0 {
+		t.Fatalf("want an error; got %+v", r)
+	}
+	d := r.Diags[0]
+	if !strings.Contains(d.Detail, "nope.fsc.hcl") || d.Subject == nil ||
+		!strings.HasSuffix(d.Subject.Filename, "gone.fsctest.hcl") || d.Subject.Start.Line != 3 {
+		t.Errorf("diagnostic %q at %v; want it on the workflow attribute (line 3)", d.Error(), d.Subject)
+	}
+}

@@ -43,7 +43,7 @@ func (t *tester) runBlock(ctx context.Context, f *testfile.File, rb *testfile.Ru
 	rep.Workflow = rb.Workflow
 	w, diags := t.load(rb)
 	if w == nil || diags.HasErrors() {
-		rep.Status, rep.Diags = Error, diags
+		rep.Status, rep.Diags = Error, located(diags, rb.WorkflowRange)
 		return
 	}
 	if cd := testfile.Check(f, rb, w); cd.HasErrors() {
@@ -179,6 +179,22 @@ wait:
 	if len(rep.Failures) > 0 {
 		rep.Status = Fail
 	}
+}
+
+// located is diags with the ones that have no place (a workflow file that cannot be read)
+// put at rng: the run block's workflow attribute. The loaded diagnostics are shared by the
+// runs of a workflow, so they are copied, not changed.
+func located(diags hcl.Diagnostics, rng hcl.Range) hcl.Diagnostics {
+	out := make(hcl.Diagnostics, len(diags))
+	for i, d := range diags {
+		if d.Subject == nil {
+			c := *d
+			c.Subject = rng.Ptr()
+			d = &c
+		}
+		out[i] = d
+	}
+	return out
 }
 
 // forget drops a finished run (and its sub-workflows) from the in-memory store, so that a long
