@@ -18,6 +18,7 @@ import (
 	goplugin "github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
 
+	"github.com/fuscia/fuscia/plugin/internal/transport"
 	"github.com/fuscia/fuscia/plugin/sdk"
 	pluginv1 "github.com/fuscia/fuscia/proto/fuscia/plugin/v1"
 )
@@ -170,7 +171,7 @@ func (p *process) hostBrokerID() uint32 {
 		p.hostID = p.broker.NextId()
 		// AcceptAndServe returns when the broker closes, that is when the client is killed.
 		go p.broker.AcceptAndServe(p.hostID, func(opts []grpc.ServerOption) *grpc.Server {
-			s := grpc.NewServer(append(opts, grpc.MaxRecvMsgSize(sdk.MaxMessageSize), grpc.MaxSendMsgSize(sdk.MaxMessageSize))...)
+			s := grpc.NewServer(append(opts, transport.ServerOptions()...)...)
 			pluginv1.RegisterHostServer(s, p.host)
 			return s
 		})
@@ -270,10 +271,9 @@ func (m *Manager) start(t Target) (*process, error) {
 		SyncStdout: &lineLogger{log: func(line string) {
 			logger.Warn("plugin wrote to stdout, which is reserved for go-plugin", "line", line)
 		}},
-		SyncStderr: io.MultiWriter(tail, logger.StandardWriter(nil)),
-		Stderr:     tail,
-		GRPCDialOptions: []grpc.DialOption{grpc.WithDefaultCallOptions(
-			grpc.MaxCallRecvMsgSize(sdk.MaxMessageSize), grpc.MaxCallSendMsgSize(sdk.MaxMessageSize))},
+		SyncStderr:      io.MultiWriter(tail, logger.StandardWriter(nil)),
+		Stderr:          tail,
+		GRPCDialOptions: transport.DialOptions(),
 	})
 	rpc, err := client.Client()
 	if err != nil {

@@ -6,8 +6,8 @@ import (
 	"sync"
 
 	goplugin "github.com/hashicorp/go-plugin"
-	"google.golang.org/grpc"
 
+	"github.com/fuscia/fuscia/plugin/internal/transport"
 	pluginv1 "github.com/fuscia/fuscia/proto/fuscia/plugin/v1"
 )
 
@@ -69,8 +69,7 @@ func (h *hosts) client(brokerID uint32) (pluginv1.HostClient, error) {
 	if l.client != nil {
 		return l.client, nil
 	}
-	conn, err := h.broker.DialWithOptions(brokerID, grpc.WithDefaultCallOptions(
-		grpc.MaxCallRecvMsgSize(MaxMessageSize), grpc.MaxCallSendMsgSize(MaxMessageSize)))
+	conn, err := h.broker.DialWithOptions(brokerID, transport.DialOptions()...)
 	if err != nil {
 		return nil, fmt.Errorf("sdk: connect to Fuscia's host service (broker id %d): %w", brokerID, err)
 	}

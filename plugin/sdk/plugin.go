@@ -8,6 +8,8 @@ import (
 	"strconv"
 
 	goplugin "github.com/hashicorp/go-plugin"
+
+	"github.com/fuscia/fuscia/plugin/internal/transport"
 )
 
 // ProtocolVersion is the version of the plugin protocol (proto/fuscia/plugin/v1) this SDK speaks,
@@ -29,7 +31,7 @@ const PluginKey = "provider"
 // artifacts travel in one message each. It is far above the 10 MiB output caps of the
 // first-party plugins because JSON can escape a byte into six (\u0000): 2 x 10 MiB of raw
 // output may become 120 MiB of JSON.
-const MaxMessageSize = 256 << 20
+const MaxMessageSize = transport.MaxMessageSize
 
 // Plugin describes a plugin: what it is called, what it serves and how its config is checked.
 type Plugin struct {

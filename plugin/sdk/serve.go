@@ -9,6 +9,7 @@ import (
 	goplugin "github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
 
+	"github.com/fuscia/fuscia/plugin/internal/transport"
 	pluginv1 "github.com/fuscia/fuscia/proto/fuscia/plugin/v1"
 )
 
@@ -32,9 +33,10 @@ func Serve(p Plugin) {
 	os.Exit(0)
 }
 
-// newGRPCServer raises gRPC's 4 MiB default message limit to MaxMessageSize, as the host does.
+// newGRPCServer adds the protocol's options (MaxMessageSize, fixed flow-control windows) to
+// go-plugin's, as the host does.
 func newGRPCServer(opts []grpc.ServerOption) *grpc.Server {
-	return grpc.NewServer(append(opts, grpc.MaxRecvMsgSize(MaxMessageSize), grpc.MaxSendMsgSize(MaxMessageSize))...)
+	return grpc.NewServer(append(opts, transport.ServerOptions()...)...)
 }
 
 // grpcPlugin is the go-plugin side of the plugin: it registers the Provider service.
