@@ -20,6 +20,7 @@ build:
 # checks the VS Code extension's grammar when node is installed.
 test: fmt-check vet ui-syntax build js-deps editors-test
 	$(GO) test -race -count=1 -timeout 30m ./...
+	cd third_party/jsonschema && $(GO) test -race -count=1 ./...
 	./$(BIN) validate examples/
 	./$(BIN) test examples/
 	./$(BIN) fmt -check examples/
