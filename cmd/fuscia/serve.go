@@ -117,15 +117,6 @@ func runServe(ctx context.Context, c *cli, args []string) int {
 		return c.operationFailed("Cannot set up metrics", err)
 	}
 	defer func() { _ = h.Close() }()
-	// Bound the garbage between collections unless the user tuned the collector (docs/serve.md,
-	// "Memory").
-	heapCtx, stopHeap := context.WithCancel(ctx)
-	heapDone := make(chan struct{})
-	go func() {
-		defer close(heapDone)
-		serve.KeepHeapSmall(heapCtx, serve.DefaultHeapFloor, c.getenv("GOMEMLIMIT") != "" || c.getenv("GOGC") != "")
-	}()
-	defer func() { stopHeap(); <-heapDone }()
 	srv := h.Server()
 	tcp, err := srv.TCPHandler(serve.TCPConfig{Guard: guard, UI: *webUI})
 	if err != nil {
