@@ -10,9 +10,11 @@
 // Each run has one scheduler goroutine, its loop, which owns every piece of run state. Work that
 // blocks (task attempts, sub-workflows, timers) happens on other goroutines that report back to
 // the loop through one channel; nothing else touches run state. A task attempt journals its own
-// result before it reports it, so a dependent never starts before its upstream's output is
-// durable (write-ahead), and attempts of concurrent nodes and runs share the journal's group
-// commits.
+// result before it reports it, so a dependent never starts before its upstream's output is in
+// the journal (write-ahead), and attempts of concurrent nodes and runs share the journal's group
+// commits. In a strict run that entry is synced first when the task has an effect; a pure
+// node's result is not waited for, and a barrier syncs it before the next effect starts
+// (durability.go).
 //
 // A graph instance is a scope: the top level of a run, or one iteration of a loop. A node of a
 // scope starts when every upstream node has finished; the grouped-edge rule of docs/reference/language.md then
@@ -23,7 +25,8 @@
 // # Files
 //
 // engine.go (Engine, Program, Start), run.go (the loop), scope.go (readiness and skip
-// propagation), exec_task.go, exec_foreach.go, exec_switch.go, exec_join.go, exec_loop.go,
+// propagation), durability.go (which nodes wait for a sync, the barrier before an effect),
+// exec_task.go, exec_foreach.go, exec_switch.go, exec_join.go, exec_loop.go,
 // exec_wait.go, exec_call.go (one per node kind), answered_by.go (who answered a wait),
 // resume.go (journal replay), values.go (cty, JSON and redaction markers), secrets.go (reading
 // secrets, the scrubbed way into the journal, the sensitive-output rule), components.go and
