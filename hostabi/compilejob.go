@@ -38,12 +38,13 @@ func CompileToCache(job CompileJob) error {
 	}
 	// The same check the asking host's Load makes before it trusts the entry.
 	kind := kindModule
-	if m.IsComponent() {
+	switch {
+	case m.IsComponent():
 		kind = kindComponent
-		_, err = h.entryFromCache(job.Digest, kindComponent)
-	} else {
-		_, err = h.entryFromCache(job.Digest, kindModule)
+	case m.plain != nil:
+		kind = kindPreinit
 	}
+	_, err = h.entryFromCache(job.Digest, kind)
 	if err != nil {
 		err = fmt.Errorf("compile component %s: its compiled code was not left in the cache %s: %w", job.Name, h.cachePath(job.Digest, kind), err)
 		return errors.Join(err, h.Close())

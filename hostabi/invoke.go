@@ -113,6 +113,15 @@ func (h *Host) Invoke(ctx context.Context, m *Module, env *Env, request []byte) 
 		return nil, errorf(Fatal, "component %s: the wasm host is closed", m.Name)
 	}
 	defer h.busy.Done()
+	if m.plain != nil && !m.preinitServes(env) {
+		plain, err := m.plain.get()
+		if err != nil {
+			return nil, errorf(Fatal, "component %s: %v", m.Name, err)
+		}
+		named := *plain
+		named.Name = m.Name
+		m = &named
+	}
 	if h.slots != nil {
 		select {
 		case h.slots <- struct{}{}:

@@ -34,6 +34,35 @@ type Module struct {
 	// guarded says that the module's memory.grow instructions record a refusal (growguard.go),
 	// so that Invoke knows exactly, not by inference, when the guest was denied memory.
 	guarded bool
+	// plain is set when mod is a pre-initialized snapshot (preinit.go): the module as it was
+	// installed, for the attempts the snapshot cannot serve (preinitServes). The copies Load
+	// hands out share it.
+	plain *plainModule
+	// preinitMemory is the size in bytes of the linear memory a snapshot's instance starts with.
+	preinitMemory int64
+}
+
+// plainModule is the module as installed behind a snapshot, loaded on first need.
+type plainModule struct {
+	once sync.Once
+	load func() (*Module, error)
+	mod  *Module // written once by once; read by Module.close after every Invoke returned
+	err  error
+}
+
+func (p *plainModule) get() (*Module, error) {
+	p.once.Do(func() { p.mod, p.err = p.load() })
+	return p.mod, p.err
+}
+
+// preinitServes says whether an attempt under env can run in m's snapshot: the snapshot saw
+// no preopened directory (Go reads them in _initialize), and its memory fits the attempt's cap.
+func (m *Module) preinitServes(env *Env) bool {
+	limit := env.MaxMemory
+	if limit <= 0 {
+		limit = DefaultMaxMemory
+	}
+	return len(env.AllowedPaths) == 0 && m.preinitMemory <= limit
 }
 
 // IsComponent says whether m is a component (abi 2) rather than a core module of ABI v1.
@@ -45,6 +74,9 @@ func (m *Module) close() {
 		return
 	}
 	m.mod.Close()
+	if m.plain != nil && m.plain.mod != nil {
+		m.plain.mod.close()
+	}
 }
 
 // moduleSlot makes concurrent Loads of one digest compile once.
@@ -122,22 +154,44 @@ func (h *Host) load(name, wasmPath, digest string) (*Module, fileStamp, error) {
 		m, err := h.loadComponent(name, wasmPath, digest, wasm)
 		return m, stamp, err
 	}
+	if wantsPreinit(wasm) {
+		if m := h.loadPreinit(name, wasmPath, digest, wasm); m != nil {
+			return m, stamp, nil
+		}
+		// Refused: the module runs as installed, _initialize in every attempt.
+	}
+	m, err := h.loadModule(name, wasmPath, digest, wasm)
+	if err != nil {
+		return nil, fileStamp{}, err
+	}
+	return m, stamp, nil
+}
+
+// loadModule returns the core module as installed: from the cache, or compiled (and then
+// cached). wasm may be nil: it is read from wasmPath, and checked, only when the cache has no
+// entry.
+func (h *Host) loadModule(name, wasmPath, digest string, wasm []byte) (*Module, error) {
 	if h.cacheDir != "" {
 		if path, err := h.entryFromCache(digest, kindModule); err == nil {
 			if mod, err := wasmtime.NewModuleDeserializeFile(h.engine, path); err == nil {
-				m, err := newModule(name, digest, "cache", mod)
-				return m, stamp, err
+				return newModule(name, digest, "cache", mod)
 			}
 		}
 		// A missing, foreign or damaged entry is rebuilt below; never trusted.
 	}
+	if wasm == nil {
+		var err error
+		if wasm, _, err = readVerified(name, wasmPath, digest); err != nil {
+			return nil, err
+		}
+	}
 	mod, err := compileGuarded(h.engine, wasm)
 	if err != nil {
-		return nil, fileStamp{}, fmt.Errorf("load component %s: compile %s: %w", name, wasmPath, err)
+		return nil, fmt.Errorf("load component %s: compile %s: %w", name, wasmPath, err)
 	}
 	m, err := newModule(name, digest, "compiled", mod)
 	if err != nil {
-		return nil, fileStamp{}, err
+		return nil, err
 	}
 	if h.cacheDir != "" {
 		// A cache that cannot be written costs the next process a compile, nothing more.
@@ -145,7 +199,56 @@ func (h *Host) load(name, wasmPath, digest string) (*Module, fileStamp, error) {
 			_ = h.toCache(digest, kindModule, body)
 		}
 	}
-	return m, stamp, nil
+	return m, nil
+}
+
+// loadPreinit returns the pre-initialized snapshot of a module that asks for one (preinit.go):
+// from the cache, or taken and compiled (and then cached). It returns nil when the snapshot is
+// refused, or remembered as refused; the caller then loads the module as installed.
+func (h *Host) loadPreinit(name, wasmPath, digest string, wasm []byte) *Module {
+	plain := &plainModule{load: func() (*Module, error) { return h.loadModule(name, wasmPath, digest, nil) }}
+	if h.cacheDir != "" {
+		if path, err := h.entryFromCache(digest, kindPreinit); err == nil {
+			if mod, err := wasmtime.NewModuleDeserializeFile(h.engine, path); err == nil {
+				return newPreinitModule(name, digest, "cache", mod, plain)
+			}
+		}
+		if h.preinitRefused(digest) {
+			return nil
+		}
+	}
+	snap, err := preinitialize(wasm, preinitTimeout)
+	if err == nil {
+		var mod *wasmtime.Module
+		if mod, err = compileGuarded(h.engine, snap); err == nil {
+			m := newPreinitModule(name, digest, "compiled", mod, plain)
+			if m != nil && h.cacheDir != "" {
+				if body, err := mod.Serialize(); err == nil {
+					_ = h.toCache(digest, kindPreinit, body)
+				}
+			}
+			return m
+		}
+		err = fmt.Errorf("%w: the snapshot does not compile: %v", errPreinitRefused, err)
+	}
+	h.rememberRefusal(digest, err)
+	return nil
+}
+
+// newPreinitModule is newModule for a snapshot, or nil when newModule refuses it (the module
+// as installed then fails to load with the same error).
+func newPreinitModule(name, digest, loaded string, mod *wasmtime.Module, plain *plainModule) *Module {
+	m, err := newModule(name, digest, loaded, mod)
+	if err != nil {
+		return nil
+	}
+	m.plain = plain
+	for _, e := range mod.Exports() {
+		if mt := e.Type().MemoryType(); mt != nil && e.Name() == "memory" {
+			m.preinitMemory = int64(mt.Minimum()) * wasmPage
+		}
+	}
+	return m
 }
 
 // compileFirst has Options.CompileElsewhere fill the cache when the entry for wasm is missing.
@@ -155,8 +258,11 @@ func (h *Host) compileFirst(name, wasmPath, digest string, wasm []byte) {
 		return
 	}
 	kind := kindModule
-	if isComponent(wasm) {
+	switch {
+	case isComponent(wasm):
 		kind = kindComponent
+	case wantsPreinit(wasm) && !h.preinitRefused(digest):
+		kind = kindPreinit
 	}
 	// An entry is complete only with its sidecar, written last.
 	if _, err := os.Stat(h.cachePath(digest, kind) + ".sum"); err == nil {
