@@ -31,13 +31,18 @@ func TestABIVersionDrift(t *testing.T) {
 }
 
 // TestGuestExportsAreWhatTheHostRequires: the Go guest SDK exports exactly the functions the
-// host requires, the marker of internal/version's ABI among them. Go's wasip1 port exports
-// "memory" itself.
+// host requires, the marker of internal/version's ABI among them, and the optional export that
+// asks for pre-initialization (preinit.go), under the name the host looks for. Go's wasip1
+// port exports "memory" itself.
 func TestGuestExportsAreWhatTheHostRequires(t *testing.T) {
-	exports, _ := guestDirectives(t)
+	all, _ := guestDirectives(t)
+	if !slices.Contains(all, preinitExport) {
+		t.Errorf("hostabi/guest does not export %s, the function that asks the host to pre-initialize the component (preinit.go)", preinitExport)
+	}
+	exports := slices.DeleteFunc(all, func(e string) bool { return e == preinitExport })
 	want := []string{abiMarker, "fuscia_alloc", "fuscia_call"}
 	if !slices.Equal(exports, sorted(want)) {
-		t.Fatalf("hostabi/guest exports %v; the host ABI v%d wants %v", exports, version.ABI, sorted(want))
+		t.Fatalf("hostabi/guest exports %v besides %s; the host ABI v%d wants %v", exports, preinitExport, version.ABI, sorted(want))
 	}
 
 	engine := wasmtime.NewEngine()

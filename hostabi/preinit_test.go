@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/bytecodealliance/wasmtime-go/v39"
+
+	"github.com/fuscia/fuscia/hostabi/guesttest"
 )
 
 // preinitWAT builds a module whose _initialize leaves traces of itself that fuscia_call
@@ -305,6 +307,23 @@ func TestSnapshotData(t *testing.T) {
 		}
 		if !bytes.Equal(got, mem) {
 			t.Fatalf("%d pages: the segments do not rebuild the memory", pages)
+		}
+	}
+}
+
+// TestGoGuestPreinitialized: the Go SDK asks for pre-initialization and the host takes the
+// snapshot; its attempts answer from it (TestGoGuestText runs the rest of the component's tasks
+// on it, its count among them: 1 in every attempt).
+func TestGoGuestPreinitialized(t *testing.T) {
+	h := newTestHost(t, Options{})
+	m := h.load(t, "fuscia/text@1.0.0", guesttest.Wasm(t, "text"))
+	if m.plain == nil || m.hasInit {
+		t.Fatal("the Go text component was not pre-initialized")
+	}
+	for range 3 {
+		r, err := invokeGuest(t, h, m, nil, context.Background(), "upper", map[string]any{"text": "héllo"})
+		if err != nil || r.Type != "success" || !strings.Contains(string(r.Output), `"HÉLLO"`) {
+			t.Fatalf("upper: %+v, %v", r, err)
 		}
 	}
 }

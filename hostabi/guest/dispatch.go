@@ -19,6 +19,8 @@ var handlers registry
 type registry struct {
 	tasks    map[string]taskFunc
 	triggers map[string]triggerFunc
+	// warmers build the codecs of the tasks' input types (prepare).
+	warmers []func()
 }
 
 // taskFunc is a task handler with its input still in JSON.

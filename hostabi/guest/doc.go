@@ -11,7 +11,9 @@
 //
 // The host instantiates the module afresh for every task attempt and every trigger invocation,
 // calls _initialize once (which runs the package init functions, but not main), then sends one
-// request. So:
+// request. Because the SDK exports fuscia_preinit, the host does the first part only once, when
+// it loads the module, and starts every instance from a snapshot taken after it (a build with
+// -tags fuscia_nopreinit opts out; docs/wasm.md, "Pre-initialization"). So:
 //
 //  1. Handlers are registered in init with [Task] and [Trigger]; main stays empty.
 //  2. The SDK decodes the request, finds the handler by name and decodes the task's input into
@@ -19,10 +21,12 @@
 //  3. The handler runs. It may call [KV], [Config], [Log], [HTTP] and [Artifacts].
 //  4. Its [Result] or [TriggerResult], or its error, is encoded as the response.
 //
-// Nothing survives an attempt: package-level variables start from their initial values every
-// time. State that must outlive an attempt goes to [KV] (a task's KV is scoped to its
-// execution; a trigger's to the workflow's trigger, across invocations) or to a continue
-// [Result]'s state.
+// Nothing survives an attempt: package-level variables start from the values init gave them
+// every time. Since init runs once for all attempts, it must not call the host (doing so turns
+// the snapshot off), and what the runtime seeds there — math/rand's top-level generator, map
+// iteration order — repeats from one attempt to the next; crypto/rand does not. State that
+// must outlive an attempt goes to [KV] (a task's KV is scoped to its execution; a trigger's to
+// the workflow's trigger, across invocations) or to a continue [Result]'s state.
 //
 // # Errors
 //

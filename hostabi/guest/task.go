@@ -49,6 +49,7 @@ func Task[In any](name string, fn func(ctx Context, in In) (Result, error)) {
 		panic("guest: Task " + strconv.Quote(name) + " with a nil handler")
 	}
 	handlers.addTask(name, typedTask(fn))
+	handlers.warmers = append(handlers.warmers, warmInput[In])
 }
 
 // typedTask wraps fn into a taskFunc that decodes the input first.
