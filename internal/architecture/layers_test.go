@@ -21,7 +21,7 @@ var layers = [][]string{
 		"lang/addrs", "lang/dag", "lang/schedule", "lang/schema", "lang/funcs",
 		"engine/redact", "engine/artifact", "engine/internal/metrics", "engine/internal/journalfixture",
 		"proto/fuscia/plugin/v1", "plugin/discover", "plugin/plugintest",
-		"internal/natstest", "engine/cluster/clusterkey"},
+		"internal/natstest", "engine/cluster/clusterkey", "plugin/internal/transport"},
 	// Pure pieces over the foundations, and the two SDKs (stdlib, the shared result model and
 	// the protocol only).
 	{"hostabi/capability", "hostabi/registry", "lang/builtin", "lang/funcs/internal/refdoc",
