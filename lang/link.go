@@ -472,6 +472,10 @@ func nodeLabel(n *Node) string {
 	return n.Addr.Local() + "\n(" + detail + ")"
 }
 
+// EditDistance is the Levenshtein distance of a and b, for "Did you mean" hints elsewhere
+// (test files); names longer than 64 bytes are never close.
+func EditDistance(a, b string) int { return levenshtein(a, b) }
+
 // levenshtein is the edit distance of a and b, for "Did you mean" hints.
 func levenshtein(a, b string) int {
 	if len(a) > 64 || len(b) > 64 {

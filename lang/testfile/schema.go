@@ -7,6 +7,8 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
+
+	"github.com/fuscia/fuscia/lang"
 )
 
 // The body schemas of a test file. Decoding is strict: an argument or block a schema does not
@@ -161,34 +163,9 @@ func suggestion(name string, candidates []string) string {
 func closest(name string, candidates []string) string {
 	best, bestDist := "", min(3, len(name))
 	for _, c := range candidates {
-		if d := levenshtein(name, c); d < bestDist || (d == bestDist && best != "" && c < best) {
+		if d := lang.EditDistance(name, c); d < bestDist || (d == bestDist && best != "" && c < best) {
 			best, bestDist = c, d
 		}
 	}
 	return best
-}
-
-// levenshtein is the edit distance of a and b, for "Did you mean" hints (as lang computes it
-// for undeclared nodes).
-func levenshtein(a, b string) int {
-	if len(a) > 64 || len(b) > 64 {
-		return 1 << 30
-	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
