@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"regexp"
+	"sync"
 	"time"
 
 	"github.com/fuscia/fuscia/engine/cluster/clusterkey"
@@ -51,7 +52,9 @@ type Config struct {
 	MaxDeliver int
 }
 
-var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
+// nameRE is compiled on first use, as tokenRE: their bounded repetitions compile to large
+// programs, which cost every fuscia command ~1 ms of start-up as package variables.
+var nameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`) })
 
 // Check fills the defaults and checks the fields.
 func (c *Config) Check() error {
@@ -61,7 +64,7 @@ func (c *Config) Check() error {
 	if c.Prefix == "" {
 		c.Prefix = DefaultPrefix
 	}
-	if !nameRE.MatchString(c.Prefix) {
+	if !nameRE().MatchString(c.Prefix) {
 		return fmt.Errorf("-nats-prefix %q: a prefix is 1 to 64 characters of a-z, 0-9, _ and -, starting with a letter or digit", c.Prefix)
 	}
 	if c.Key == nil {
@@ -103,12 +106,12 @@ func (n names) componentsBucket() string { return n.p + "_components" }
 func (n names) kvBucket() string         { return n.p + "_kv" }
 func (n names) artifactsBucket() string  { return n.p + "_artifacts" }
 
-var tokenRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+var tokenRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`) })
 
 // token is s as one subject token: itself when it is one (execution ids are ULIDs), else a
 // digest of it.
 func token(s string) string {
-	if tokenRE.MatchString(s) {
+	if tokenRE().MatchString(s) {
 		return s
 	}
 	sum := sha256.Sum256([]byte(s))

@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -334,9 +333,9 @@ var (
 	// optional @version. (Binary.md's interfacename: the namespace and package are lowercase
 	// words; the interface is a label, which may hold upper-case acronyms; nested namespaces and
 	// projections are allowed.)
-	interfaceName = regexp.MustCompile(`^([a-z][a-z0-9]*(?:-[a-z0-9]+)*(?::[a-z][a-z0-9]*(?:-[a-z0-9]+)*)+)/([A-Za-z][A-Za-z0-9-]*(?:/[A-Za-z][A-Za-z0-9-]*)*)(?:@(.*))?$`)
+	interfaceName = lazyRegexp(`^([a-z][a-z0-9]*(?:-[a-z0-9]+)*(?::[a-z][a-z0-9]*(?:-[a-z0-9]+)*)+)/([A-Za-z][A-Za-z0-9-]*(?:/[A-Za-z][A-Za-z0-9-]*)*)(?:@(.*))?$`)
 	// releaseVersion is MAJOR.MINOR.PATCH with optional +build metadata, no prerelease.
-	releaseVersion = regexp.MustCompile(`^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(?:\+[0-9A-Za-z.-]+)?$`)
+	releaseVersion = lazyRegexp(`^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(?:\+[0-9A-Za-z.-]+)?$`)
 )
 
 // CheckComponent checks that wasm is a WebAssembly component (component model, binary layer 1)
@@ -399,7 +398,7 @@ func importProblem(file string, e Extern) error {
 	if e.Implements != "" {
 		iface = e.Implements
 	}
-	m := interfaceName.FindStringSubmatch(iface)
+	m := interfaceName().FindStringSubmatch(iface)
 	if m == nil {
 		return fmt.Errorf("%s imports %s, which the world %s does not provide", file, e, version.World)
 	}
@@ -428,7 +427,7 @@ func versionProblem(file string, e Extern, ver, minor, canon, provides string) e
 	if ver == "" {
 		return fmt.Errorf("%s imports %s without a version; %s: import version %s", file, e, provides, want)
 	}
-	m := releaseVersion.FindStringSubmatch(ver)
+	m := releaseVersion().FindStringSubmatch(ver)
 	if ver != canon && (m == nil || m[1]+"."+m[2] != minor) {
 		return fmt.Errorf("%s imports %s; %s, so it imports version %s", file, e, provides, want)
 	}

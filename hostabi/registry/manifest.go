@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -432,19 +431,19 @@ func describe(raw json.RawMessage) string {
 var (
 	// namePart is one part of org/name. Single separators only: "--" separates the parts of an
 	// installed directory's name.
-	namePart = regexp.MustCompile(`^[a-z0-9]+(?:[-_][a-z0-9]+)*$`)
+	namePart = lazyRegexp(`^[a-z0-9]+(?:[-_][a-z0-9]+)*$`)
 	// nodeName is the name of a task or trigger.
-	nodeName = regexp.MustCompile(`^[a-z][a-z0-9_-]*$`)
+	nodeName = lazyRegexp(`^[a-z][a-z0-9_-]*$`)
 	// semverCore is MAJOR.MINOR.PATCH without leading zeros, then an optional -pre and +build
 	// that go-version checks.
-	semverCore = regexp.MustCompile(`^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)([-+].*)?$`)
-	digestRE   = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
+	semverCore = lazyRegexp(`^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)([-+].*)?$`)
+	digestRE   = lazyRegexp(`^sha256:[0-9a-f]{64}$`)
 )
 
 // validName returns why s is not a valid component name (org/name), or "".
 func validName(s string) string {
 	org, name, ok := strings.Cut(s, "/")
-	if !ok || !namePart.MatchString(org) || !namePart.MatchString(name) {
+	if !ok || !namePart().MatchString(org) || !namePart().MatchString(name) {
 		return `a name is org/name, each part lowercase letters and digits with single "-" or "_" between them, like "acme/mailer"`
 	}
 	return ""
@@ -452,7 +451,7 @@ func validName(s string) string {
 
 // validVersion returns why s is not a semantic version, or "".
 func validVersion(s string) string {
-	if !semverCore.MatchString(s) {
+	if !semverCore().MatchString(s) {
 		return "is not a semantic version (MAJOR.MINOR.PATCH)"
 	}
 	if _, err := version.NewSemver(s); err != nil {
@@ -490,7 +489,7 @@ func (m *Manifest) check(p *problems) {
 	if ok("digest") {
 		if m.Digest == "" {
 			p.add("digest", "is missing; fuscia component pack writes the digest of component.wasm into it")
-		} else if !digestRE.MatchString(m.Digest) {
+		} else if !digestRE().MatchString(m.Digest) {
 			p.add("digest", `%q is not "sha256:" followed by 64 lowercase hex digits`, m.Digest)
 		}
 	}
@@ -521,7 +520,7 @@ func (m *Manifest) check(p *problems) {
 	}
 	for _, name := range sortedKeys(m.Tasks) {
 		t, field := m.Tasks[name], "tasks."+name
-		if !nodeName.MatchString(name) {
+		if !nodeName().MatchString(name) {
 			p.add(field, "is not a valid task name: a name starts with a lowercase letter, followed by lowercase letters, digits, _ and -")
 		}
 		m.checkSchema(p, field+".schema", t.Schema)
@@ -529,7 +528,7 @@ func (m *Manifest) check(p *problems) {
 	}
 	for _, name := range sortedKeys(m.Triggers) {
 		t, field := m.Triggers[name], "triggers."+name
-		if !nodeName.MatchString(name) {
+		if !nodeName().MatchString(name) {
 			p.add(field, "is not a valid trigger name: a name starts with a lowercase letter, followed by lowercase letters, digits, _ and -")
 		}
 		m.checkSchema(p, field+".schema", t.Schema)

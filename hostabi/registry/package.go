@@ -756,7 +756,7 @@ func checkPackage(manifest []byte, wasmDigest string, wasm []byte) (*Manifest, p
 	if pc.merr != nil {
 		pc.reasons = append(pc.reasons, pc.merr.Error())
 	}
-	if m != nil && digestRE.MatchString(m.Digest) && m.Digest != wasmDigest {
+	if m != nil && digestRE().MatchString(m.Digest) && m.Digest != wasmDigest {
 		pc.reasons = append(pc.reasons, fmt.Sprintf("digest mismatch: manifest says %s, component.wasm is %s", m.Digest, wasmDigest))
 		if pc.merr == nil {
 			pc.hint = "The package was changed after it was packed, or is damaged; get it again, or pack the component again with fuscia component pack."
