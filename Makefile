@@ -96,7 +96,8 @@ demo: build
 
 # bench prints parse+decode+graph+plan time and allocations for generated workflows of
 # 100, 1,000 and 10,000 nodes, then the engine's figures: per-node overhead on a 1,000-node
-# chain (strict and relaxed), a 1,000-wide fan-out, 3-step latency p50/p99, concurrent runs per
+# chain (strict and relaxed), what one more node costs a strict chain of transforms, of HTTP
+# effects and of both alternating, a 1,000-wide fan-out, 3-step latency p50/p99, concurrent runs per
 # second with peak RSS, a 100,000-item for_each, the journal's appends and pages of runs from a
 # store of 100,000 (the API's runs list); then the Wasm
 # host's: per-attempt p50/p99 (a tiny module, a Go component), trap cost with and without
@@ -113,6 +114,7 @@ bench: build load-tool
 	$(GO) test ./engine/plan -run '^$$' -bench 'BenchmarkPipeline' -benchmem -benchtime 2s
 	$(GO) test ./lang/dag -run '^$$' -bench . -benchmem
 	$(GO) test ./engine -run '^$$' -bench 'Chain1000|FanOut1000|ThreeStepLatency' -benchtime 5x
+	$(GO) test ./engine -run '^$$' -bench 'StrictChainPerNode' -benchtime 10x -count 5
 	$(GO) test ./engine -run '^$$' -bench 'Throughput' -benchtime 5000x
 	$(GO) test ./engine -run '^$$' -bench 'Throughput' -benchtime 20000x
 	$(GO) test ./engine -run '^$$' -bench 'ForEach100k' -benchtime 1x
