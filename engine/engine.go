@@ -184,13 +184,60 @@ func programFromPlan(blob []byte, file string, child bool) (*Program, error) {
 	if diags.HasErrors() {
 		return nil, fmt.Errorf("load %s from the plan: %s", file, diagMessage(diags))
 	}
-	return NewProgram(w, blob), nil
+	p := NewProgram(w, blob)
+	// Locks would decode the blob a second time for what saved holds already.
+	p.locksOnce.Do(func() {
+		if saved.Plan != nil && saved.Plan.Workflow == w.Name {
+			p.locks = plan.Locks{Components: saved.Components, Plugins: saved.Plugins}
+		}
+	})
+	return p, nil
 }
 
 // NewProgram wraps a checked workflow and its saved-plan bytes.
 func NewProgram(w *lang.Workflow, planBytes []byte) *Program {
 	sum := sha256.Sum256(planBytes)
 	return &Program{Workflow: w, Plan: planBytes, Digest: "sha256:" + hex.EncodeToString(sum[:])}
+}
+
+// NewProgramLocked is NewProgram for the caller that made planBytes from pl (plan.Encode): Locks
+// returns pl's locks as Decode would read them back from planBytes, without inflating, checking
+// and decoding the whole plan again, which cost a one-shot apply 10-15 µs per node
+// (docs/performance.md, "Start-up and one-shot apply").
+func NewProgramLocked(w *lang.Workflow, planBytes []byte, pl *plan.Plan) *Program {
+	p := NewProgram(w, planBytes)
+	if pl == nil || pl.Workflow != w.Name {
+		return p
+	}
+	if locks, err := savedLocks(pl); err == nil {
+		p.locksOnce.Do(func() { p.locks = locks })
+	}
+	return p
+}
+
+// savedLocks are pl's locks as a saved plan keeps them: plan.Encode writes them as JSON and
+// Decode reads them back, which keeps only their JSON fields.
+func savedLocks(pl *plan.Plan) (plan.Locks, error) {
+	var saved, out struct {
+		Components map[string]plan.ComponentLock `json:"components"`
+		Plugins    map[string]plan.PluginLock    `json:"plugins"`
+	}
+	saved.Components = make(map[string]plan.ComponentLock, len(pl.Components))
+	for name, c := range pl.Components {
+		saved.Components[name] = *c
+	}
+	saved.Plugins = make(map[string]plan.PluginLock, len(pl.Plugins))
+	for name, pg := range pl.Plugins {
+		saved.Plugins[name] = *pg
+	}
+	raw, err := json.Marshal(saved)
+	if err != nil {
+		return plan.Locks{}, err
+	}
+	if err := json.Unmarshal(raw, &out); err != nil {
+		return plan.Locks{}, err
+	}
+	return plan.Locks{Components: out.Components, Plugins: out.Plugins}, nil
 }
 
 // StartOptions are the per-run choices of Start.

@@ -76,7 +76,7 @@ func runApply(ctx context.Context, c *cli, args []string) int {
 		_ = plugins.Close()
 		return code
 	}
-	prog := engine.NewProgram(made.Workflow, made.Blob)
+	prog := engine.NewProgramLocked(made.Workflow, made.Blob, made.Plan)
 
 	if code, handled := c.applyThroughServe(ctx, fs.homeDir(), prog, *payload, *parallelism, *asJSON); handled {
 		_ = plugins.Close()
