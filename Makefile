@@ -105,7 +105,9 @@ demo: build
 # component tasks through the engine; the cluster on NATS JetStream (an in-process NATS
 # server): one attempt's dispatch overhead p50/p99 against a local attempt, runs/s with 1, 2
 # and 4 `fuscia worker` processes (a 50 ms I/O-bound task) and with 1 and 2 (CPU-bound Wasm),
-# and the redelivery time after a worker's SIGKILL; finally `fuscia serve` itself through bin/fuscia-load:
+# and the redelivery time after a worker's SIGKILL; one-shot commands through the binary
+# (`fuscia version`, a 3-node apply with a fresh and a reused home, and what one more node costs
+# apply, beside the decoding apply no longer does); finally `fuscia serve` itself through bin/fuscia-load:
 # webhook throughput (accepted and webhook-to-finished runs/s, 202 latency, peak RSS) with its
 # Go client and, when Debian's wrk is installed, with wrk, the idle RSS of 10 loaded
 # workflows, and serve's memory and responsiveness under a slowloris of 3,000 connections and
@@ -137,6 +139,8 @@ bench: build load-tool
 	$(GO) test ./engine/fsctest -run '^$$' -bench 'Suite100x50' -benchtime 5x -count 5
 	$(GO) test ./lang/lsp -run '^$$' -bench 'DiagnosticsAfterChange1000Nodes|Completion1000Nodes' -count 5
 	$(GO) test ./lang/query -run '^$$' -bench 'Complete1000|CompleteOutput1000|Hover1000' -count 3
+	$(GO) test ./engine -run '^$$' -bench 'ProgramLocks' -benchtime 20x -count 5
+	$(GO) test ./cmd/fuscia -run '^$$' -bench 'Startup|ApplyPerNode' -benchtime 10x -count 5 -timeout 30m
 	$(GO) test ./cmd/fuscia -run '^$$' -bench 'ClusterScaling' -benchtime 2000x -timeout 30m
 	$(GO) test ./cmd/fuscia -run '^$$' -bench 'ClusterWasmCPU' -benchtime 200x -timeout 30m
 	$(GO) test ./cmd/fuscia -run '^$$' -bench 'ClusterRedelivery' -benchtime 10x -timeout 30m
