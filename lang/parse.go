@@ -159,6 +159,10 @@ func charRange(filename string, line, col, i int) hcl.Range {
 		End:   hcl.Pos{Line: line, Column: col + 1, Byte: i + 1}}
 }
 
+// DescribeFSError says in a few words why a file could not be read ("no such file",
+// "permission denied"), for diagnostics about files outside workflows (test files).
+func DescribeFSError(err error) string { return describeFSError(err) }
+
 func describeFSError(err error) string {
 	switch {
 	case os.IsNotExist(err):

@@ -38,7 +38,7 @@ func LoadWith(p *lang.Parser, filename string) (*File, hcl.Diagnostics) {
 	info, err := os.Stat(filename)
 	if err != nil {
 		return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Cannot read test file",
-			Detail: fmt.Sprintf("The file %s could not be read: %s.", filename, describeFSError(err))}}
+			Detail: fmt.Sprintf("The file %s could not be read: %s.", filename, lang.DescribeFSError(err))}}
 	}
 	if !info.Mode().IsRegular() {
 		what := "a directory; give a " + Ext + " file"
@@ -54,7 +54,7 @@ func LoadWith(p *lang.Parser, filename string) (*File, hcl.Diagnostics) {
 	src, err := os.ReadFile(filename)
 	if err != nil {
 		return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Cannot read test file",
-			Detail: fmt.Sprintf("The file %s could not be read: %s.", filename, describeFSError(err))}}
+			Detail: fmt.Sprintf("The file %s could not be read: %s.", filename, lang.DescribeFSError(err))}}
 	}
 	return DecodeWith(p, filename, src)
 }
@@ -102,16 +102,6 @@ func fileStart(filename string) hcl.Range {
 	return hcl.Range{Filename: filename, Start: hcl.InitialPos, End: hcl.InitialPos}
 }
 
-func describeFSError(err error) string {
-	switch {
-	case os.IsNotExist(err):
-		return "no such file"
-	case os.IsPermission(err):
-		return "permission denied"
-	default:
-		return err.Error()
-	}
-}
 
 // DefaultWorkflow is the workflow a test file tests when a run does not say: the file's name
 // with .fsctest.hcl replaced by .fsc.hcl, in the same directory. ok is false when filename does
