@@ -102,7 +102,6 @@ func fileStart(filename string) hcl.Range {
 	return hcl.Range{Filename: filename, Start: hcl.InitialPos, End: hcl.InitialPos}
 }
 
-
 // DefaultWorkflow is the workflow a test file tests when a run does not say: the file's name
 // with .fsctest.hcl replaced by .fsc.hcl, in the same directory. ok is false when filename does
 // not end in .fsctest.hcl.
