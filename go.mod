@@ -92,5 +92,5 @@ require (
 
 // A fork of v6.0.3 that compiles the JSON Schema drafts' metaschemas on first use instead of
 // in a package init, which cost every fuscia command 10-20 ms of start-up
-// (third_party/jsonschema/README.md).
-replace github.com/santhosh-tekuri/jsonschema/v6 => ./third_party/jsonschema
+// (internal/third_party/jsonschema/README.md).
+replace github.com/santhosh-tekuri/jsonschema/v6 => ./internal/third_party/jsonschema
