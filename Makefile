@@ -134,6 +134,8 @@ bench: build load-tool
 	$(GO) test ./engine -run '^$$' -bench 'ShellForEach1000|SpawnTrue1000' -benchtime 3x
 	$(GO) test ./engine -run '^$$' -bench 'ShellChain100|SpawnTrueSeq100' -benchtime 3x -count 5
 	$(GO) test ./engine/internal/runtime/plugins -run '^$$' -bench 'DispatcherCall' -benchtime 3000x -count 5
+	$(GO) test ./engine/internal/runtime/builtins -run '^$$' -bench 'HTTPCall' -benchtime 5000x -count 5
+	$(GO) test ./engine/internal/runtime/builtins -run '^$$' -bench 'RelaxedChainPerNode' -benchtime 10x -count 5
 	$(GO) test ./plugins/shell -run '^$$' -bench 'RunTrue|ExecTrue' -benchtime 300x -count 5
 	$(GO) test ./engine/cluster -run '^$$' -bench 'DispatchOverhead' -benchtime 3000x
 	$(GO) test ./engine/fsctest -run '^$$' -bench 'Suite100x50' -benchtime 5x -count 5
