@@ -54,10 +54,11 @@ func OpenMemory(opts Options) (*Store, error) {
 	s := newStore(db, memName, opts.Logger, walConfig{})
 	s.mem = true
 	s.maxValue = memMaxValue
-	// The syncer, the checkpointer and value-log GC have no work in memory.
+	// The syncer, the checkpointer, value-log GC and the trimmer have no work in memory.
 	close(s.syncerDone)
 	close(s.cpDone)
 	close(s.gcDone)
+	close(s.trimDone)
 	go s.memWriter()
 	return s, nil
 }

@@ -154,6 +154,15 @@ type Store struct {
 	cpDone     chan struct{}
 	stopGC     chan struct{}
 	gcDone     chan struct{}
+	// The trimmer (trim.go): kicked after writes to Badger, it pages out the store's file
+	// mappings; mapDir is the directory as /proc/self/maps prints it. trims and trimmedBytes
+	// count its passes and the bytes of mappings it paged out (tests, benchmarks).
+	trimKick     chan struct{}
+	stopTrim     chan struct{}
+	trimDone     chan struct{}
+	mapDir       string
+	trims        atomic.Int64
+	trimmedBytes atomic.Int64
 
 	closeOnce sync.Once
 	closeErr  error
@@ -210,6 +219,11 @@ func open(dir string, opts Options, wc walConfig) (*Store, error) {
 	} else {
 		close(s.gcDone)
 	}
+	if s.mapDir = mapDirOf(dir); wc.trimEvery > 0 && s.mapDir != "" {
+		go s.trimmer(wc.trimEvery)
+	} else {
+		close(s.trimDone)
+	}
 	return s, nil
 }
 
@@ -235,6 +249,9 @@ func newStore(db *badger.DB, dir string, logger *slog.Logger, wc walConfig) *Sto
 		cpDone:     make(chan struct{}),
 		stopGC:     make(chan struct{}),
 		gcDone:     make(chan struct{}),
+		trimKick:   make(chan struct{}, 1),
+		stopTrim:   make(chan struct{}),
+		trimDone:   make(chan struct{}),
 	}
 	s.readsDone = sync.NewCond(&s.readMu)
 	s.applied = sync.NewCond(&s.appliedMu)
@@ -422,6 +439,8 @@ func (s *Store) Close() error {
 		<-s.cpDone
 		close(s.stopGC)
 		<-s.gcDone
+		close(s.stopTrim)
+		<-s.trimDone
 		s.readMu.Lock()
 		s.readsClosed = true
 		for s.readers > 0 {

@@ -57,6 +57,9 @@ type walConfig struct {
 	segmentSize int64
 	// checkpointEvery is the longest a segment stays current once it holds a record.
 	checkpointEvery time.Duration
+	// trimEvery is how long after a write to Badger the trimmer pages out the store's file
+	// mappings (trim.go); 0: never.
+	trimEvery time.Duration
 
 	// skipApply (tests) acknowledges writes once they are in the WAL without writing them to
 	// Badger, as if Badger had lost everything since the last checkpoint.
@@ -69,7 +72,7 @@ type walConfig struct {
 }
 
 func defaultWALConfig() walConfig {
-	return walConfig{segmentSize: defaultSegmentSize, checkpointEvery: defaultCheckpointEvery}
+	return walConfig{segmentSize: defaultSegmentSize, checkpointEvery: defaultCheckpointEvery, trimEvery: defaultTrimEvery}
 }
 
 // segment is one WAL file. The writer owns off; the syncer owns broken; the checkpointer closes

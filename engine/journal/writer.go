@@ -472,6 +472,9 @@ func (s *Store) commit(batches []*batch) {
 		}
 	}
 	s.apply(apply)
+	if len(apply) > 0 {
+		s.kickTrimmer()
+	}
 	// Publish progress before answering barriers: barrier and Forget rely on it.
 	s.written.Store(last)
 	s.appliedMu.Lock()
