@@ -95,7 +95,8 @@ demo: build
 	FUSCIA_HOME=$(DEMO_HOME) ./$(BIN) apply examples/plugins.fsc.hcl -plugin-dir bin/plugins
 
 # bench prints parse+decode+graph+plan time and allocations for generated workflows of
-# 100, 1,000 and 10,000 nodes, then the engine's figures: per-node overhead on a 1,000-node
+# 100, 1,000 and 10,000 nodes, and the plan snapshot's encoding (what every apply journals),
+# then the engine's figures: per-node overhead on a 1,000-node
 # chain (strict and relaxed), what one more node costs a strict chain of transforms, of HTTP
 # effects and of both alternating, a 1,000-wide fan-out, 3-step latency p50/p99, concurrent runs per
 # second with peak RSS, a 100,000-item for_each, the journal's appends and pages of runs from a
@@ -114,6 +115,7 @@ demo: build
 # a flood of 1,500 connections with 60 KiB headers (docs/performance.md).
 bench: build load-tool
 	$(GO) test ./engine/plan -run '^$$' -bench 'BenchmarkPipeline' -benchmem -benchtime 2s
+	$(GO) test ./engine/plan -run '^$$' -bench 'BenchmarkEncode' -benchmem -benchtime 200x -count 5
 	$(GO) test ./lang/dag -run '^$$' -bench . -benchmem
 	$(GO) test ./engine -run '^$$' -bench 'Chain1000|FanOut1000|ThreeStepLatency' -benchtime 5x
 	$(GO) test ./engine -run '^$$' -bench 'StrictChainPerNode' -benchtime 10x -count 5
