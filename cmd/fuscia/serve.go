@@ -193,6 +193,15 @@ func runServe(ctx context.Context, c *cli, args []string) int {
 		return c.operationFailed("Cannot start serving", err)
 	}
 	fmt.Fprintf(c.stdout, "Serving %d workflow(s) from %s; state in %s. Stop with Ctrl-C or SIGTERM.\n", n, strings.Join(paths, ", "), home)
+	// Bound the garbage between collections unless the user tuned the collector (docs/serve.md,
+	// "Memory"). Only from here: the start's own allocations are not the steady state's.
+	heapCtx, stopHeap := context.WithCancel(ctx)
+	heapDone := make(chan struct{})
+	go func() {
+		defer close(heapDone)
+		serve.KeepHeapSmall(heapCtx, serve.DefaultHeapFloor, c.getenv("GOMEMLIMIT") != "" || c.getenv("GOGC") != "")
+	}()
+	defer func() { stopHeap(); <-heapDone }()
 
 	<-ctx.Done()
 	fmt.Fprintf(c.stdout, "Shutting down: no new runs; running attempts have %s to finish.\n", *grace)
