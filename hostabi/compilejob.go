@@ -1,6 +1,7 @@
 package hostabi
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -28,9 +29,13 @@ func CompileToCache(job CompileJob) error {
 	if len(missing) > 0 {
 		return fmt.Errorf("compile job without a %s", strings.Join(missing, ", "))
 	}
-	h, err := New(Options{CacheDir: job.CacheDir, Fuel: job.Fuel})
+	// The child's host builds no snapshot behind the job's back: a snapshot is a job of its own.
+	h, err := New(Options{CacheDir: job.CacheDir, Fuel: job.Fuel, Snapshots: SnapshotCachedOnly})
 	if err != nil {
 		return err
+	}
+	if job.Preinit {
+		return errors.Join(h.snapshotToCache(job), h.Close())
 	}
 	m, err := h.Load(job.Name, job.WasmPath, job.Digest)
 	if err != nil {
@@ -50,4 +55,18 @@ func CompileToCache(job CompileJob) error {
 		return errors.Join(err, h.Close())
 	}
 	return h.Close()
+}
+
+// snapshotToCache does a compile job with Preinit: the snapshot in the cache, or its refusal
+// remembered there. It runs in the child, which the host that asked kills to cancel it.
+func (h *Host) snapshotToCache(job CompileJob) error {
+	m, err := h.takeSnapshot(context.Background(), job.Name, job.WasmPath, job.Digest, nil)
+	if err == nil {
+		m.mod.Close()
+		return nil
+	}
+	if errors.Is(err, errPreinitRefused) && h.preinitRefused(job.Digest) {
+		return nil
+	}
+	return fmt.Errorf("snapshot component %s: %w", job.Name, err)
 }

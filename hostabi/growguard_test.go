@@ -111,7 +111,7 @@ func TestGrowGuardGoGuest(t *testing.T) {
 	if _, err := guardGrowth(wasm); err != nil {
 		t.Fatalf("guardGrowth: %v", err)
 	}
-	m := h.load(t, "fuscia/text@1.0.0", wasm)
+	m := h.loadSnapshot(t, "fuscia/text@1.0.0", wasm)
 	if !m.guarded {
 		t.Fatal("the Go guest is not guarded")
 	}

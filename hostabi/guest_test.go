@@ -44,7 +44,7 @@ func invokeGuest(t *testing.T, h *testHost, m *Module, env *Env, ctx context.Con
 
 func TestGoGuestText(t *testing.T) {
 	h := newTestHost(t, Options{})
-	m := h.load(t, "fuscia/text@1.0.0", guesttest.Wasm(t, "text"))
+	m := h.loadSnapshot(t, "fuscia/text@1.0.0", guesttest.Wasm(t, "text"))
 	ctx := context.Background()
 
 	r, err := invokeGuest(t, h, m, nil, ctx, "upper", map[string]any{"text": "héllo"})

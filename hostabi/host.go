@@ -51,13 +51,24 @@ type Options struct {
 	// with the child. Load then reads the cache; if the entry is still missing it compiles in
 	// this process.
 	CompileElsewhere func(CompileJob) error
+	// Snapshots says when a module that asks for pre-initialization is snapshotted if its
+	// snapshot is not in the cache yet: in the background after its first load (the default),
+	// or never by this host (preinit_background.go).
+	Snapshots SnapshotPolicy
 }
 
 // CompileJob is what a CompileElsewhere needs to fill the cache exactly as this host would: a
 // Host with the same CacheDir and Fuel, loading Name from WasmPath with Digest.
+//
+// With Preinit, the job is the snapshot of a module that asks for pre-initialization
+// (preinit.go) instead: it is done when the snapshot is in the cache or its refusal is
+// remembered there. Cancel, when not nil, is closed when the host no longer wants the result
+// (it closes): the compile should then stop at once (serve kills its child).
 type CompileJob struct {
 	Name, WasmPath, Digest, CacheDir string
 	Fuel                             bool
+	Preinit                          bool
+	Cancel                           <-chan struct{}
 }
 
 // Host runs components. It is safe for concurrent use; Close it when done.
@@ -70,6 +81,9 @@ type Host struct {
 	// onInstantiate is Options.OnInstantiate.
 	onInstantiate    func(time.Duration) // what besides the wasm decides compiled code: part of the cache key
 	compileElsewhere func(CompileJob) error
+	snapshots        SnapshotPolicy
+	// snaps builds snapshots in the background (preinit_background.go).
+	snaps snapshotter
 
 	mu      sync.Mutex
 	modules map[string]*moduleSlot // by digest; nil once Close has begun
@@ -113,9 +127,11 @@ func New(opts Options) (*Host, error) {
 
 		onInstantiate:    opts.OnInstantiate,
 		compileElsewhere: opts.CompileElsewhere,
+		snapshots:        opts.Snapshots,
 		configID:         fmt.Sprintf("wasmtime=%s;epoch=1;fuel=%t;growguard=%d", WasmtimeVersion, opts.Fuel, growGuardVersion),
 		modules:          map[string]*moduleSlot{},
 	}
+	h.snaps.init()
 	if pooled {
 		// An attempt beyond the pool would fail to instantiate; it waits for a slot instead.
 		h.slots = make(chan struct{}, pool.slots)
@@ -134,8 +150,9 @@ func New(opts Options) (*Host, error) {
 	return h, nil
 }
 
-// Close frees the engine once the Loads and Invokes under way have returned (cancel their
-// contexts to make that quick), and stops the ticker. Later calls fail with an error.
+// Close stops the background build of a snapshot, frees the engine once the Loads and Invokes
+// under way have returned (cancel their contexts to make that quick), and stops the ticker.
+// Later calls fail with an error.
 func (h *Host) Close() error {
 	h.mu.Lock()
 	modules := h.modules
@@ -144,6 +161,9 @@ func (h *Host) Close() error {
 	if modules == nil {
 		return nil
 	}
+	// A build under way is stopped, not waited for (a child is killed, an _initialize
+	// interrupted), and one a Load queues from now on is dropped.
+	h.snaps.close()
 	h.busy.Wait()
 	h.ticker.stop()
 	h.mu.Lock()

@@ -113,6 +113,12 @@ func (h *Host) Invoke(ctx context.Context, m *Module, env *Env, request []byte) 
 		return nil, errorf(Fatal, "component %s: the wasm host is closed", m.Name)
 	}
 	defer h.busy.Done()
+	// A module loaded before its snapshot existed switches to it once it does.
+	if snap := m.build.snapshot(); snap != nil && snap.preinitServes(env) {
+		named := *snap
+		named.Name = m.Name
+		m = &named
+	}
 	if m.plain != nil && !m.preinitServes(env) {
 		plain, err := m.plain.get()
 		if err != nil {

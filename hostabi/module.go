@@ -2,6 +2,7 @@ package hostabi
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -40,6 +41,10 @@ type Module struct {
 	plain *plainModule
 	// preinitMemory is the size in bytes of the linear memory a snapshot's instance starts with.
 	preinitMemory int64
+	// build is set on a module that asks for pre-initialization, loaded as installed because
+	// its snapshot was not in the cache: the background build of that snapshot, which Invoke
+	// switches to once it exists (preinit_background.go). The copies Load hands out share it.
+	build *preinitBuild
 }
 
 // plainModule is the module as installed behind a snapshot, loaded on first need.
@@ -74,6 +79,14 @@ func (m *Module) close() {
 		return
 	}
 	m.mod.Close()
+	if m.build != nil {
+		// Close waited for the build. Its snapshot falls back to m itself: only its own code
+		// is left to free.
+		if snap := m.build.snapshot(); snap != nil {
+			snap.mod.Close()
+		}
+		return
+	}
 	if m.plain != nil && m.plain.mod != nil {
 		m.plain.mod.close()
 	}
@@ -123,6 +136,9 @@ func (h *Host) Load(name, wasmPath, digest string) (*Module, error) {
 			return nil, err
 		}
 		m := *s.mod
+		if snap := m.build.snapshot(); snap != nil {
+			m = *snap
+		}
 		m.Name, m.Loaded = name, "memory"
 		return &m, nil
 	}
@@ -141,6 +157,9 @@ func (h *Host) Load(name, wasmPath, digest string) (*Module, error) {
 		h.mu.Unlock()
 	}
 	close(s.ready)
+	if s.err == nil && s.mod.build != nil {
+		h.queueSnapshot(s.mod.build)
+	}
 	return s.mod, s.err
 }
 
@@ -154,15 +173,21 @@ func (h *Host) load(name, wasmPath, digest string) (*Module, fileStamp, error) {
 		m, err := h.loadComponent(name, wasmPath, digest, wasm)
 		return m, stamp, err
 	}
-	if wantsPreinit(wasm) {
-		if m := h.loadPreinit(name, wasmPath, digest, wasm); m != nil {
+	preinit := wantsPreinit(wasm)
+	if preinit {
+		plain := &plainModule{load: func() (*Module, error) { return h.loadModule(name, wasmPath, digest, nil) }}
+		if m := h.cachedSnapshot(name, digest, plain); m != nil {
 			return m, stamp, nil
 		}
-		// Refused: the module runs as installed, _initialize in every attempt.
 	}
 	m, err := h.loadModule(name, wasmPath, digest, wasm)
 	if err != nil {
 		return nil, fileStamp{}, err
+	}
+	// No snapshot yet: the module runs as installed, _initialize in every attempt, until the
+	// background build has one (preinit_background.go); Load queues it once the slot holds m.
+	if preinit && h.snapshots == SnapshotInBackground && !h.preinitRefused(digest) {
+		m.build = &preinitBuild{name: name, wasmPath: wasmPath, digest: digest, installed: m, done: make(chan struct{})}
 	}
 	return m, stamp, nil
 }
@@ -202,37 +227,60 @@ func (h *Host) loadModule(name, wasmPath, digest string, wasm []byte) (*Module, 
 	return m, nil
 }
 
-// loadPreinit returns the pre-initialized snapshot of a module that asks for one (preinit.go):
-// from the cache, or taken and compiled (and then cached). It returns nil when the snapshot is
-// refused, or remembered as refused; the caller then loads the module as installed.
-func (h *Host) loadPreinit(name, wasmPath, digest string, wasm []byte) *Module {
-	plain := &plainModule{load: func() (*Module, error) { return h.loadModule(name, wasmPath, digest, nil) }}
-	if h.cacheDir != "" {
-		if path, err := h.entryFromCache(digest, kindPreinit); err == nil {
-			if mod, err := wasmtime.NewModuleDeserializeFile(h.engine, path); err == nil {
-				return newPreinitModule(name, digest, "cache", mod, plain)
-			}
-		}
-		if h.preinitRefused(digest) {
-			return nil
-		}
+// cachedSnapshot returns digest's pre-initialized snapshot (preinit.go) from the cache, or nil
+// when the cache has none (or a damaged one, which is rebuilt, never trusted).
+func (h *Host) cachedSnapshot(name, digest string, plain *plainModule) *Module {
+	if h.cacheDir == "" {
+		return nil
 	}
-	snap, err := preinitialize(wasm, preinitTimeout)
+	path, err := h.entryFromCache(digest, kindPreinit)
+	if err != nil {
+		return nil
+	}
+	mod, err := wasmtime.NewModuleDeserializeFile(h.engine, path)
+	if err != nil {
+		return nil
+	}
+	return newPreinitModule(name, digest, "cache", mod, plain)
+}
+
+// takeSnapshot returns the snapshot of the module at wasmPath: from the cache, or taken and
+// compiled (and then cached). A refusal is remembered in the cache, unless the snapshot timed
+// out or ctx ended (the next build tries again). It is what a background build does in this
+// process, and what a compile job with Preinit does in the child.
+func (h *Host) takeSnapshot(ctx context.Context, name, wasmPath, digest string, plain *plainModule) (*Module, error) {
+	if m := h.cachedSnapshot(name, digest, plain); m != nil {
+		return m, nil
+	}
+	if h.preinitRefused(digest) {
+		return nil, fmt.Errorf("%w (remembered in the cache)", errPreinitRefused)
+	}
+	wasm, _, err := readVerified(name, wasmPath, digest)
+	if err != nil {
+		return nil, err
+	}
+	snap, err := preinitialize(ctx, wasm, preinitTimeout)
 	if err == nil {
-		var mod *wasmtime.Module
-		if mod, err = compileGuarded(h.engine, snap); err == nil {
+		mod, cerr := compileGuarded(h.engine, snap)
+		if cerr == nil {
 			m := newPreinitModule(name, digest, "compiled", mod, plain)
-			if m != nil && h.cacheDir != "" {
+			if m == nil {
+				// newModule refused it, as it would the module as installed: nothing to remember.
+				return nil, fmt.Errorf("%w: the snapshot is not a module of the host ABI", errPreinitRefused)
+			}
+			if h.cacheDir != "" {
+				// Written by rename, code first and its sidecar last: a build killed half way
+				// leaves no entry that a reader would take (entryFromCache).
 				if body, err := mod.Serialize(); err == nil {
 					_ = h.toCache(digest, kindPreinit, body)
 				}
 			}
-			return m
+			return m, nil
 		}
-		err = fmt.Errorf("%w: the snapshot does not compile: %v", errPreinitRefused, err)
+		err = fmt.Errorf("%w: the snapshot does not compile: %v", errPreinitRefused, cerr)
 	}
 	h.rememberRefusal(digest, err)
-	return nil
+	return nil, err
 }
 
 // newPreinitModule is newModule for a snapshot, or nil when newModule refuses it (the module
@@ -261,8 +309,12 @@ func (h *Host) compileFirst(name, wasmPath, digest string, wasm []byte) {
 	switch {
 	case isComponent(wasm):
 		kind = kindComponent
-	case wantsPreinit(wasm) && !h.preinitRefused(digest):
-		kind = kindPreinit
+	case wantsPreinit(wasm):
+		// A snapshot in the cache is all Load needs; without one, Load needs the module as
+		// installed, and the snapshot is built afterwards (preinit_background.go).
+		if _, err := os.Stat(h.cachePath(digest, kindPreinit) + ".sum"); err == nil {
+			return
+		}
 	}
 	// An entry is complete only with its sidecar, written last.
 	if _, err := os.Stat(h.cachePath(digest, kind) + ".sum"); err == nil {

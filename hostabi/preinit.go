@@ -37,9 +37,14 @@ package hostabi
 //
 // A module whose snapshot is refused for what it is or what its _initialize did is remembered
 // as refused in the cache (a small file beside the entries), so the next process does not try
-// again; a snapshot that timed out is tried again by the next process.
+// again; a snapshot that timed out, or whose build was cancelled, is tried again by the next
+// process.
+//
+// The snapshot is built after the first load, not during it (preinit_background.go): until it
+// exists, attempts run the module as installed.
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -68,6 +73,10 @@ var errPreinitRefused = errors.New("_initialize cannot be snapshotted")
 // errPreinitTimeout says that the snapshot's _initialize ran past preinitTimeout; unlike the
 // other refusals it is not remembered.
 var errPreinitTimeout = fmt.Errorf("%w: it ran longer than %s", errPreinitRefused, preinitTimeout)
+
+// errPreinitCancelled says that the snapshot's _initialize was interrupted because its build
+// was cancelled (the host closed); it is not remembered either.
+var errPreinitCancelled = errors.New("the snapshot's _initialize was interrupted: its build was cancelled")
 
 // wantsPreinit says whether a core module exports preinitExport as a function. It reads only
 // the export section.
@@ -98,8 +107,9 @@ func wantsPreinit(wasm []byte) bool {
 }
 
 // preinitialize runs wasm's _initialize once and returns wasm rebuilt in the state it left, as
-// the file comment describes. The error wraps errPreinitUnsupported or errPreinitRefused.
-func preinitialize(wasm []byte, timeout time.Duration) ([]byte, error) {
+// the file comment describes. The error wraps errPreinitUnsupported or errPreinitRefused, or is
+// errPreinitCancelled when ctx ended first.
+func preinitialize(ctx context.Context, wasm []byte, timeout time.Duration) ([]byte, error) {
 	pm, err := parsePreinit(wasm)
 	if err != nil {
 		return nil, err
@@ -112,6 +122,9 @@ func preinitialize(wasm []byte, timeout time.Duration) ([]byte, error) {
 	cfg.SetParallelCompilation(true)
 	engine := wasmtime.NewEngineWithConfig(cfg)
 	defer engine.Close()
+	if ctx.Err() != nil {
+		return nil, errPreinitCancelled
+	}
 	mod, err := wasmtime.NewModule(engine, pm.instrumented())
 	if err != nil {
 		return nil, fmt.Errorf("%w: compile: %v", errPreinitUnsupported, err)
@@ -151,7 +164,7 @@ func preinitialize(wasm []byte, timeout time.Duration) ([]byte, error) {
 	store.SetWasi(wasi)
 	store.Limiter(DefaultMaxMemory, -1, -1, -1, -1)
 	store.SetEpochDeadline(1)
-	stop := epochAfter(engine, timeout)
+	stop := epochAfter(ctx, engine, timeout)
 
 	inst, err := linker.Instantiate(store, mod)
 	if err == nil {
@@ -162,14 +175,16 @@ func preinitialize(wasm []byte, timeout time.Duration) ([]byte, error) {
 		// leaves its heap room to allocate in), run here only, never in an attempt.
 		_, err = inst.GetFunc(store, preinitExport).Call(store)
 	}
-	expired := stop()
+	ended := stop()
 	switch {
+	case err != nil && ended == errPreinitCancelled:
+		return nil, ended
 	case hostCall != "":
 		return nil, fmt.Errorf("%w: it calls the host (fuscia.%s)", errPreinitRefused, hostCall)
 	case out.seen() != "":
 		return nil, fmt.Errorf("%w: it writes to stdout or stderr (%q)", errPreinitRefused, out.seen())
-	case err != nil && expired:
-		return nil, errPreinitTimeout
+	case err != nil && ended != nil:
+		return nil, ended
 	case err != nil:
 		return nil, fmt.Errorf("%w: it failed: %s", errPreinitRefused, trapSummary(err.Error()))
 	}
@@ -204,25 +219,31 @@ func preinitialize(wasm []byte, timeout time.Duration) ([]byte, error) {
 	return pm.withSnapshot(memory.Memory().UnsafeData(store), values)
 }
 
-// epochAfter ends the epoch of engine's stores (their deadline is 1) once d has passed, unless
-// the function it returns is called first; that function reports whether the time was up.
-// It returns only when its goroutine has, so that the engine can be closed right after.
-func epochAfter(engine *wasmtime.Engine, d time.Duration) func() bool {
+// epochAfter ends the epoch of engine's stores (their deadline is 1) once d has passed or ctx
+// ended, unless the function it returns is called first; that function says why the epoch
+// ended: errPreinitTimeout, errPreinitCancelled, or nil when it did not. It returns only when
+// its goroutine has, so that the engine can be closed right after.
+func epochAfter(ctx context.Context, engine *wasmtime.Engine, d time.Duration) func() error {
 	done := make(chan struct{})
-	exited := make(chan bool)
+	exited := make(chan error)
 	go func() {
 		t := time.NewTimer(d)
 		defer t.Stop()
+		var why error
 		select {
 		case <-t.C:
-			engine.IncrementEpoch()
-			<-done
-			exited <- true
+			why = errPreinitTimeout
+		case <-ctx.Done():
+			why = errPreinitCancelled
 		case <-done:
-			exited <- false
+			exited <- nil
+			return
 		}
+		engine.IncrementEpoch()
+		<-done
+		exited <- why
 	}()
-	return func() bool {
+	return func() error {
 		close(done)
 		return <-exited
 	}
@@ -274,7 +295,7 @@ func (h *Host) preinitRefused(digest string) bool {
 // rememberRefusal writes digest's refusal file; a cache that cannot be written costs the next
 // process another attempt at the snapshot.
 func (h *Host) rememberRefusal(digest string, reason error) {
-	if h.cacheDir == "" || errors.Is(reason, errPreinitTimeout) {
+	if h.cacheDir == "" || errors.Is(reason, errPreinitTimeout) || errors.Is(reason, errPreinitCancelled) {
 		return
 	}
 	_ = h.writeCacheFile(h.refusalPath(digest), []byte(cacheMagic+h.cacheKey(digest, kindPreinit)+reason.Error()+"\n"))

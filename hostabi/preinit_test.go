@@ -99,7 +99,7 @@ func traceOf(t *testing.T, h *testHost, m *Module, env *Env) initTrace {
 // export, each attempt runs _initialize afresh and draws other random bytes.
 func TestPreinitSnapshot(t *testing.T) {
 	h := newTestHost(t, Options{})
-	m := h.load(t, "t/preinit", preinitWAT(t, preinitFunc, "", ""))
+	m := h.loadSnapshot(t, "t/preinit", preinitWAT(t, preinitFunc, "", ""))
 	if m.plain == nil || m.hasInit {
 		t.Fatalf("not pre-initialized (plain %v, _initialize exported %t)", m.plain, m.hasInit)
 	}
@@ -146,7 +146,7 @@ func TestPreinitRefused(t *testing.T) {
 	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {
 			h := newTestHost(t, Options{})
-			m := h.load(t, "t/refused", preinitWAT(t, preinitFunc, tt.init, tt.extra))
+			m := h.loadSnapshot(t, "t/refused", preinitWAT(t, preinitFunc, tt.init, tt.extra))
 			if m.plain != nil || !m.hasInit {
 				t.Fatal("pre-initialized; want the module as installed")
 			}
@@ -165,7 +165,7 @@ func TestPreinitRefused(t *testing.T) {
 
 	// A fuscia_preinit that traps refuses the snapshot too.
 	h := newTestHost(t, Options{})
-	m := h.load(t, "t/trapping", preinitWAT(t, `(func (export "fuscia_preinit") unreachable)`, "", ""))
+	m := h.loadSnapshot(t, "t/trapping", preinitWAT(t, `(func (export "fuscia_preinit") unreachable)`, "", ""))
 	if m.plain != nil {
 		t.Fatal("a module whose fuscia_preinit traps was pre-initialized")
 	}
@@ -174,7 +174,7 @@ func TestPreinitRefused(t *testing.T) {
 	}
 
 	// So does an _initialize that traps; its attempts fail as they always did.
-	m = h.load(t, "t/init-traps", preinitWAT(t, preinitFunc, "unreachable", ""))
+	m = h.loadSnapshot(t, "t/init-traps", preinitWAT(t, preinitFunc, "unreachable", ""))
 	if m.plain != nil {
 		t.Fatal("a module whose _initialize traps was pre-initialized")
 	}
@@ -188,7 +188,7 @@ func TestPreinitRefused(t *testing.T) {
 // _initialize, with the memory limit's error.
 func TestPreinitFallback(t *testing.T) {
 	h := newTestHost(t, Options{})
-	m := h.load(t, "t/preopens", preinitWAT(t, preinitFunc, "", ""))
+	m := h.loadSnapshot(t, "t/preopens", preinitWAT(t, preinitFunc, "", ""))
 	if m.plain == nil {
 		t.Fatal("not pre-initialized")
 	}
@@ -200,7 +200,7 @@ func TestPreinitFallback(t *testing.T) {
 		t.Fatalf("with an allowed path: %+v; want _initialize run in the attempt, seeing fd 3", tr)
 	}
 
-	grows := h.load(t, "t/grows", preinitWAT(t, preinitFunc, `(drop (memory.grow (i32.const 14)))`, ""))
+	grows := h.loadSnapshot(t, "t/grows", preinitWAT(t, preinitFunc, `(drop (memory.grow (i32.const 14)))`, ""))
 	if grows.plain == nil || grows.preinitMemory != 16*wasmPage {
 		t.Fatalf("pre-initialized %t with %d bytes of memory; want 1 MiB", grows.plain != nil, grows.preinitMemory)
 	}
@@ -217,11 +217,13 @@ func TestPreinitCache(t *testing.T) {
 	cache := t.TempDir()
 	wasm := preinitWAT(t, preinitFunc, "", "")
 	h1 := newTestHost(t, Options{CacheDir: cache})
+	first := h1.load(t, "t/cached", wasm)
+	waitBuild(t, first)
 	m1 := h1.load(t, "t/cached", wasm)
 	h2 := newTestHost(t, Options{CacheDir: cache})
 	m2 := h2.load(t, "t/cached", wasm)
-	if m1.Loaded != "compiled" || m2.Loaded != "cache" || m2.plain == nil {
-		t.Fatalf("loaded %s then %s (pre-initialized %t); want compiled then cache", m1.Loaded, m2.Loaded, m2.plain != nil)
+	if first.Loaded != "compiled" || m1.plain == nil || m2.Loaded != "cache" || m2.plain == nil || m2.build != nil {
+		t.Fatalf("loaded %s then %s (pre-initialized %t, %t); want compiled then the snapshot from the cache", first.Loaded, m2.Loaded, m1.plain != nil, m2.plain != nil)
 	}
 	if a, b := traceOf(t, h1, m1, nil), traceOf(t, h2, m2, nil); a != b {
 		t.Fatalf("the cached snapshot answers %+v; the first %+v", b, a)
@@ -233,7 +235,7 @@ func TestPreinitCache(t *testing.T) {
 	}
 
 	refused := preinitWAT(t, preinitFunc, `(call $log (i32.const 1) (i32.const 2048) (i32.const 5))`, "")
-	h1.load(t, "t/refused", refused)
+	h1.loadSnapshot(t, "t/refused", refused)
 	note, err := os.ReadFile(h1.refusalPath(digestOf(refused)))
 	if err != nil || !strings.Contains(string(note), "it calls the host (fuscia.log)") {
 		t.Fatalf("refusal file: %q, %v", note, err)
@@ -241,8 +243,8 @@ func TestPreinitCache(t *testing.T) {
 	if !h2.preinitRefused(digestOf(refused)) {
 		t.Fatal("another host does not see the refusal")
 	}
-	if m := h2.load(t, "t/refused", refused); m.Loaded != "cache" || m.plain != nil {
-		t.Fatalf("refused module in the next process: %s, pre-initialized %t; want the cached module as installed", m.Loaded, m.plain != nil)
+	if m := h2.load(t, "t/refused", refused); m.Loaded != "cache" || m.plain != nil || m.build != nil {
+		t.Fatalf("refused module in the next process: %s, pre-initialized %t, build %v; want the cached module as installed and no build", m.Loaded, m.plain != nil, m.build)
 	}
 	// A snapshot that timed out is tried again by the next process.
 	h1.rememberRefusal("sha256:x", errPreinitTimeout)
@@ -251,8 +253,8 @@ func TestPreinitCache(t *testing.T) {
 	}
 }
 
-// TestPreinitCompileJob: a compile job leaves the snapshot in the cache, and the host that
-// asked loads it from there.
+// TestPreinitCompileJob: a compile job with Preinit leaves the snapshot in the cache, and a
+// host loads it from there.
 func TestPreinitCompileJob(t *testing.T) {
 	cache := t.TempDir()
 	wasm := preinitWAT(t, preinitFunc, "", "")
@@ -261,7 +263,7 @@ func TestPreinitCompileJob(t *testing.T) {
 	if err := os.WriteFile(path, wasm, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := CompileToCache(CompileJob{Name: "t/job", WasmPath: path, Digest: digestOf(wasm), CacheDir: cache}); err != nil {
+	if err := CompileToCache(CompileJob{Name: "t/job", WasmPath: path, Digest: digestOf(wasm), CacheDir: cache, Preinit: true}); err != nil {
 		t.Fatal(err)
 	}
 	m, err := h.Load("t/job", path, digestOf(wasm))
@@ -273,7 +275,7 @@ func TestPreinitCompileJob(t *testing.T) {
 // TestPreinitTimeout: an _initialize that does not end is given up on after the timeout.
 func TestPreinitTimeout(t *testing.T) {
 	wasm := preinitWAT(t, preinitFunc, `(loop $l (br $l))`, "")
-	_, err := preinitialize(wasm, 50*time.Millisecond)
+	_, err := preinitialize(context.Background(), wasm, 50*time.Millisecond)
 	if !errors.Is(err, errPreinitTimeout) {
 		t.Fatalf("%v; want the timeout", err)
 	}
@@ -316,7 +318,7 @@ func TestSnapshotData(t *testing.T) {
 // on it, its count among them: 1 in every attempt).
 func TestGoGuestPreinitialized(t *testing.T) {
 	h := newTestHost(t, Options{})
-	m := h.load(t, "fuscia/text@1.0.0", guesttest.Wasm(t, "text"))
+	m := h.loadSnapshot(t, "fuscia/text@1.0.0", guesttest.Wasm(t, "text"))
 	if m.plain == nil || m.hasInit {
 		t.Fatal("the Go text component was not pre-initialized")
 	}

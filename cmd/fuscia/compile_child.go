@@ -45,6 +45,7 @@ func runInternalCompile(_ context.Context, c *cli, args []string) int {
 	fs.StringVar(&job.Digest, "digest", "", "the digest the manifest records (`sha256:HEX`)")
 	fs.StringVar(&job.CacheDir, "cache-dir", "", "the disk cache (`DIR`)")
 	fs.BoolVar(&job.Fuel, "fuel", false, "compile with fuel metering, as a host with max_fuel does")
+	fs.BoolVar(&job.Preinit, "preinit", false, "build the pre-initialized snapshot of a module that asks for one")
 	rest, code, ok := fs.parse(args)
 	if !ok {
 		return code
@@ -65,6 +66,9 @@ func compileArgs(job hostabi.CompileJob) []string {
 	if job.Fuel {
 		args = append(args, "-fuel")
 	}
+	if job.Preinit {
+		args = append(args, "-preinit")
+	}
 	return args
 }
 
@@ -76,6 +80,17 @@ func childCompiler(ctx context.Context, exe string, timeout time.Duration) func(
 	return func(job hostabi.CompileJob) error {
 		ctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
+		if job.Cancel != nil {
+			// The host no longer wants the entry (a background snapshot, at Close): kill the
+			// child now. The goroutine ends with this call at the latest (the deferred cancel).
+			go func() {
+				select {
+				case <-job.Cancel:
+					cancel()
+				case <-ctx.Done():
+				}
+			}()
+		}
 		cmd := exec.CommandContext(ctx, exe, compileArgs(job)...)
 		stderr := &headBuffer{max: 8 << 10}
 		cmd.Stderr = stderr // stdin and stdout are the null device

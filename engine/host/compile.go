@@ -19,14 +19,32 @@ import (
 func (h *Host) compileElsewhere(job hostabi.CompileJob) error {
 	start := time.Now()
 	err := h.opts.CompileElsewhere(job)
-	if err != nil {
+	took := time.Since(start).Round(time.Millisecond).String()
+	switch {
+	case job.Preinit && err != nil && !cancelled(job.Cancel):
+		// Built after the first load (hostabi/preinit_background.go): the component keeps
+		// running as installed, which costs each attempt its _initialize.
+		h.tel.Logger.Warn("taking a Go component's snapshot in a child process failed; its attempts run it as installed",
+			"component", job.Name, "error", err)
+	case job.Preinit && err == nil:
+		h.tel.Logger.Info("Wasm component snapshot taken in a child process", "component", job.Name, "took", took)
+	case err != nil && !job.Preinit:
 		h.tel.Logger.Warn("compiling a Wasm component in a child process failed; compiling it in this process",
 			"component", job.Name, "error", err)
-		return err
+	case err == nil:
+		h.tel.Logger.Info("Wasm component compiled in a child process", "component", job.Name, "took", took)
 	}
-	h.tel.Logger.Info("Wasm component compiled in a child process", "component", job.Name,
-		"took", time.Since(start).Round(time.Millisecond).String())
-	return nil
+	return err
+}
+
+// cancelled says whether a job's Cancel channel is closed (the Wasm host is closing).
+func cancelled(c <-chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
 }
 
 // releaseAfterLoad gives the memory that loading w's components left as garbage back to the

@@ -118,6 +118,11 @@ func (h *Host) Open(ctx context.Context) error {
 	if o.CompileElsewhere != nil {
 		hostOpts.CompileElsewhere = h.compileElsewhere
 	}
+	if h.server == nil {
+		// A one-shot run would exit before a Go component's snapshot paid for its build: it
+		// uses one a serve left in the cache, and builds none (hostabi.SnapshotCachedOnly).
+		hostOpts.Snapshots = hostabi.SnapshotCachedOnly
+	}
 	h.runner = builtin.New(builtin.Options{})
 	h.comps = &wasm.Dispatcher{Dir: components, HostOptions: hostOpts}
 	h.plugins = &plugins.Dispatcher{Manager: h.manager, Env: h.env}
