@@ -93,7 +93,11 @@ type Store struct {
 	spares    chan spare
 	needSpare chan struct{}
 
-	// inflight is the size of the batches written to the WAL and not yet to Badger; the syncer
+	// applyQ carries acknowledged batches from the syncer to the applier, which writes them to
+	// Badger (writer.go).
+	applyQ      chan *applyJob
+	applierDone chan struct{}
+	// inflight is the size of the batches written to the WAL and not yet to Badger; the applier
 	// signals drained when it shrinks.
 	inflight atomic.Int64
 	drained  chan struct{}
@@ -212,6 +216,7 @@ func open(dir string, opts Options, wc walConfig) (*Store, error) {
 	}
 	s.askSpare()
 	go s.writer()
+	go s.applier()
 	go s.syncer()
 	go s.checkpointer()
 	if opts.GCInterval > 0 {
@@ -231,27 +236,29 @@ func open(dir string, opts Options, wc walConfig) (*Store, error) {
 // Open and OpenMemory start theirs.
 func newStore(db *badger.DB, dir string, logger *slog.Logger, wc walConfig) *Store {
 	s := &Store{
-		db:         db,
-		dir:        dir,
-		wc:         wc,
-		logger:     logger,
-		runs:       make(map[string]*runState),
-		forgets:    make(map[string]struct{}),
-		wake:       make(chan struct{}, 1),
-		drained:    make(chan struct{}, 1),
-		batches:    make(chan *batch, batchQueueLen),
-		cpReqs:     make(chan *batch, 16),
-		spares:     make(chan spare, 1),
-		needSpare:  make(chan struct{}, 1),
-		failed:     make(map[string]error),
-		writerDone: make(chan struct{}),
-		syncerDone: make(chan struct{}),
-		cpDone:     make(chan struct{}),
-		stopGC:     make(chan struct{}),
-		gcDone:     make(chan struct{}),
-		trimKick:   make(chan struct{}, 1),
-		stopTrim:   make(chan struct{}),
-		trimDone:   make(chan struct{}),
+		db:          db,
+		dir:         dir,
+		wc:          wc,
+		logger:      logger,
+		runs:        make(map[string]*runState),
+		forgets:     make(map[string]struct{}),
+		wake:        make(chan struct{}, 1),
+		drained:     make(chan struct{}, 1),
+		batches:     make(chan *batch, batchQueueLen),
+		cpReqs:      make(chan *batch, 16),
+		applyQ:      make(chan *applyJob, batchQueueLen),
+		applierDone: make(chan struct{}),
+		spares:      make(chan spare, 1),
+		needSpare:   make(chan struct{}, 1),
+		failed:      make(map[string]error),
+		writerDone:  make(chan struct{}),
+		syncerDone:  make(chan struct{}),
+		cpDone:      make(chan struct{}),
+		stopGC:      make(chan struct{}),
+		gcDone:      make(chan struct{}),
+		trimKick:    make(chan struct{}, 1),
+		stopTrim:    make(chan struct{}),
+		trimDone:    make(chan struct{}),
 	}
 	s.readsDone = sync.NewCond(&s.readMu)
 	s.applied = sync.NewCond(&s.appliedMu)

@@ -189,3 +189,57 @@ func holdChild(dir string, sync bool) {
 	time.Sleep(time.Minute) // killed long before: the store is never closed
 	os.Exit(3)
 }
+
+// TestAckDoesNotWaitForBadger: a durable append returns once its WAL record is synced, even
+// while Badger's write of an earlier batch is held up (a memtable flush, a starved CPU); reads
+// still see every acknowledged write once Badger has it.
+func TestAckDoesNotWaitForBadger(t *testing.T) {
+	release := make(chan struct{})
+	entered := make(chan struct{}, 1)
+	wc := defaultWALConfig()
+	wc.applyHook = func() {
+		select {
+		case entered <- struct{}{}:
+		default:
+		}
+		<-release
+	}
+	s, err := open(t.TempDir(), Options{}, wc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	released := false
+	defer func() {
+		if !released {
+			close(release)
+		}
+		closeStore(t, s)
+	}()
+	ctx := context.Background()
+	if err := s.Append(ctx, testID(1), true, started("wf", "")); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-entered:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the first batch was not written to Badger within 30 s")
+	}
+	// Badger's write of the first batch is held: a second durable append must still return.
+	done := make(chan error, 1)
+	go func() { done <- s.Append(ctx, testID(2), true, started("wf", "")) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("a durable append waited for Badger's write of an earlier batch")
+	}
+	close(release)
+	released = true
+	for _, id := range []string{testID(1), testID(2)} {
+		if es := collectEntries(t, s, id, 0); len(es) != 1 || es[0].Type != RunStarted {
+			t.Errorf("run %s: entries %+v", id, es)
+		}
+	}
+}

@@ -66,6 +66,8 @@ type walConfig struct {
 	skipApply bool
 	// keepSegments (tests) makes checkpoints remove no segment.
 	keepSegments bool
+	// applyHook (tests), when set, is called by the applier before each write to Badger.
+	applyHook func()
 	// holdRelaxed (Options.HoldRelaxed) keeps relaxed requests in the writer's memory until a
 	// request someone waits for comes, and writes them then, before it.
 	holdRelaxed bool

@@ -21,10 +21,13 @@ import (
 //   - the writer takes the pending requests, writes each batch of them to the WAL as one record
 //     (write(2), no sync) and hands the batch to the syncer; it rotates segments;
 //   - the syncer fdatasyncs the WAL for every batch received (at once when someone waits, within
-//     relaxedSyncDelay otherwise), acknowledges the synced batches (durable requests return),
-//     then writes them to Badger, without syncing, publishes that (reads wait for it) and
-//     answers barriers. While it syncs and writes Badger, the writer writes the next batches to
-//     the WAL, so consecutive group commits overlap;
+//     relaxedSyncDelay otherwise), acknowledges the synced batches (durable requests return)
+//     and hands them to the applier. While it syncs, the writer writes the next batches to the
+//     WAL, so consecutive group commits overlap;
+//   - the applier writes the acknowledged batches to Badger, without syncing, publishes that
+//     (reads wait for it) and answers barriers. While it writes Badger, the syncer syncs the
+//     next groups: a slow Badger write delays reads and barriers, not acknowledgements, until
+//     maxInflightBytes wait for Badger;
 //   - the checkpointer makes Badger durable (DB.Sync and the files it leaves unsynced) for a
 //     segment the writer has moved on from, then removes the segment; it also prepares the next
 //     segment.
@@ -308,11 +311,15 @@ func (s *Store) askSpare() {
 
 // ---- syncer ----
 
-// syncer syncs, applies and answers the writer's batches in order, until the writer closes the
-// queue; then it closes the checkpointer's queue.
+// syncer syncs and answers the writer's batches in order and hands them to the applier, until
+// the writer closes the queue; then it stops the applier and closes the checkpointer's queue.
 func (s *Store) syncer() {
 	defer close(s.syncerDone)
 	defer close(s.cpReqs)
+	defer func() {
+		close(s.applyQ)
+		<-s.applierDone
+	}()
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	var timerC <-chan time.Time
@@ -373,9 +380,9 @@ func (s *Store) syncer() {
 }
 
 // flush syncs the segments holding the group's records and, in order: acknowledges the synced
-// batches (a durable request returns once its record is synced), writes them to Badger, then
-// publishes that and answers the barriers; a token is passed to the checkpointer once the
-// batches before it are in Badger.
+// batches (a durable request returns once its record is synced) and hands them to the applier
+// (which writes them to Badger, publishes that and answers the barriers); a token is passed to
+// the checkpointer once the applier has written the batches before it.
 func (s *Store) flush(group []*batch) {
 	var segs []*segment
 	for _, b := range group {
@@ -416,33 +423,27 @@ func (s *Store) flush(group []*batch) {
 	for i, b := range group {
 		if b.retire != nil {
 			s.commit(group[from:i])
+			// The token's checkpoint covers what Badger holds: everything before it first.
+			s.waitApplier()
 			s.retire(b)
 			from = i + 1
 		}
 	}
 	s.commit(group[from:])
-
-	size := 0
-	for _, b := range group {
-		size += b.size
-	}
-	if size > 0 {
-		s.inflight.Add(-int64(size))
-		select {
-		case s.drained <- struct{}{}:
-		default:
-		}
-	}
 }
 
-// commit answers the writes of a run of synced batches (no token), writes the batches to
-// Badger, publishes them and answers the barriers.
+// commit answers the writes of a run of synced batches (no token) and hands the batches to the
+// applier, which writes them to Badger, publishes them and answers the barriers. The syncer
+// goes on meanwhile: a slow Badger write (a memtable flush, a compaction taking the CPU) no
+// longer holds up the next group commit, only the writer once maxInflightBytes wait for Badger.
 func (s *Store) commit(batches []*batch) {
 	var (
 		apply []*batch
 		last  uint64
+		size  int
 	)
 	for _, b := range batches {
+		size += b.size
 		if n := len(b.reqs); n > 0 {
 			last = b.reqs[n-1].no
 		}
@@ -463,7 +464,7 @@ func (s *Store) commit(batches []*batch) {
 	if last == 0 {
 		return
 	}
-	// Acknowledged (flush set acked): answer the writes, then make them readable.
+	// Acknowledged (flush set acked): answer the writes; the applier makes them readable.
 	for _, b := range batches {
 		for _, r := range b.reqs {
 			if len(r.ops) > 0 {
@@ -471,22 +472,59 @@ func (s *Store) commit(batches []*batch) {
 			}
 		}
 	}
-	s.apply(apply)
-	if len(apply) > 0 {
-		s.kickTrimmer()
-	}
-	// Publish progress before answering barriers: barrier and Forget rely on it.
-	s.written.Store(last)
-	s.appliedMu.Lock()
-	s.applied.Broadcast()
-	s.appliedMu.Unlock()
-	for _, b := range batches {
-		for _, r := range b.reqs {
-			if len(r.ops) == 0 {
-				s.answer(r, nil)
+	s.applyQ <- &applyJob{batches: slices.Clone(batches), apply: apply, last: last, size: size}
+}
+
+// applyJob is a run of synced, acknowledged batches for the applier, or (idle set) a marker
+// the applier closes once every job before it is done.
+type applyJob struct {
+	batches []*batch // all of them: their barriers are answered once written
+	apply   []*batch // those to write to Badger (not failed)
+	last    uint64   // number of the last request
+	size    int      // bytes of keys and values, counted in inflight
+	idle    chan struct{}
+}
+
+// applier writes the syncer's acknowledged batches to Badger, in order, publishes them (reads
+// wait for that) and answers the barriers, until the syncer closes its queue.
+func (s *Store) applier() {
+	defer close(s.applierDone)
+	for j := range s.applyQ {
+		if j.idle != nil {
+			close(j.idle)
+			continue
+		}
+		s.apply(j.apply)
+		if len(j.apply) > 0 {
+			s.kickTrimmer()
+		}
+		// Publish progress before answering barriers: barrier and Forget rely on it.
+		s.written.Store(j.last)
+		s.appliedMu.Lock()
+		s.applied.Broadcast()
+		s.appliedMu.Unlock()
+		for _, b := range j.batches {
+			for _, r := range b.reqs {
+				if len(r.ops) == 0 {
+					s.answer(r, nil)
+				}
+			}
+		}
+		if j.size > 0 {
+			s.inflight.Add(-int64(j.size))
+			select {
+			case s.drained <- struct{}{}:
+			default:
 			}
 		}
 	}
+}
+
+// waitApplier returns once the applier has done every job queued before.
+func (s *Store) waitApplier() {
+	idle := make(chan struct{})
+	s.applyQ <- &applyJob{idle: idle}
+	<-idle
 }
 
 // answer tells a request's waiter its outcome, or records the failure of an unwaited one.
@@ -536,6 +574,9 @@ func (s *Store) retire(t *batch) {
 func (s *Store) apply(batches []*batch) {
 	if len(batches) == 0 || s.wc.skipApply {
 		return
+	}
+	if s.wc.applyHook != nil {
+		s.wc.applyHook()
 	}
 	var (
 		wg   sync.WaitGroup
