@@ -61,10 +61,17 @@ func (m *Manager) Execute(ctx context.Context, t Target, req Request, env *CallE
 		var err error
 		resp, err = p.provider.Execute(ctx, &pluginv1.ExecuteRequest{
 			Context: req.Context, Task: req.Task, Input: req.Input, State: req.State, Config: req.Config,
-			CallId: id, HostBrokerId: p.hostBrokerID(), DeadlineUnixNano: deadline,
+			CallId: id, HostBrokerId: p.hostBrokerID(), DeadlineUnixNano: deadline, LogsInResponse: true,
 		})
 		return err
 	})
+	if err == nil {
+		// The lines the plugin kept for its answer come after those it sent through Host.Log
+		// (which are delivered by now: the plugin waits for each).
+		for _, l := range resp.Logs {
+			env.log(l.Level, l.Message)
+		}
+	}
 	return resp, err
 }
 

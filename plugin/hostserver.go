@@ -98,20 +98,25 @@ func (h *hostServer) Log(_ context.Context, req *pluginv1.LogRequest) (*pluginv1
 	if err != nil {
 		return nil, err
 	}
-	msg := req.Message
+	env.log(req.Level, req.Message)
+	return &pluginv1.LogResponse{}, nil
+}
+
+// log passes a plugin's log line to the call's Log, with its limits: a line sent through
+// Host.Log and one carried in an answer (ExecuteResponse.logs) are treated alike.
+func (env *CallEnv) log(level, msg string) {
+	if env == nil || env.Log == nil {
+		return
+	}
 	if len(msg) > maxLogBytes {
 		msg = msg[:maxLogBytes] + "…"
 	}
-	level := req.Level
 	switch level {
 	case "debug", "info", "warn", "error":
 	default:
 		level = "info"
 	}
-	if env.Log != nil {
-		env.Log(level, msg)
-	}
-	return &pluginv1.LogResponse{}, nil
+	env.Log(level, msg)
 }
 
 func (h *hostServer) kv(id, key string) (KV, error) {

@@ -111,8 +111,17 @@ func callFromRequest(cc *pluginv1.CallContext, config Config, deadline time.Time
 	return c
 }
 
-// log sends one log line to the host.
+// log sends one log line to the host, or keeps it for the call's answer when the host takes
+// lines there.
 func (h hostRef) log(level Level, msg string) error {
+	if h.batch != nil {
+		return h.batch.log(level, msg)
+	}
+	return h.send(level, msg)
+}
+
+// send sends one log line through Host.Log.
+func (h hostRef) send(level Level, msg string) error {
 	client, err := h.get()
 	if err != nil {
 		return err

@@ -22,17 +22,25 @@ func (p *provider) Execute(ctx context.Context, req *pluginv1.ExecuteRequest) (*
 	ctx, cancel := withDeadline(ctx, req.DeadlineUnixNano)
 	defer cancel()
 	deadline, _ := ctx.Deadline()
-	call := callFromRequest(req.Context, cfg, deadline, p.hosts.ref(req.HostBrokerId, req.CallId))
+	host := p.hosts.ref(req.HostBrokerId, req.CallId)
+	if req.LogsInResponse {
+		host.batch = newLogBatch(p.logWindow, deadline, host.send)
+	}
+	call := callFromRequest(req.Context, cfg, deadline, host)
 	if !isNull(req.State) {
 		call.State = req.State
 	}
 
 	defer p.running.start(req.CallId)()
 	res, err := protect("task "+strconv.Quote(req.Task), func() (Result, error) { return t.run(ctx, call, req.Input) })
+	var resp *pluginv1.ExecuteResponse
 	if err != nil {
-		return errorResponse(err), nil
+		resp = errorResponse(err)
+	} else {
+		resp = response(res)
 	}
-	return response(res), nil
+	resp.Logs = host.batch.take()
+	return resp, nil
 }
 
 // HandleTrigger runs one invocation of a trigger, as Execute runs a task.

@@ -81,6 +81,7 @@ func (h *hosts) client(brokerID uint32) (pluginv1.HostClient, error) {
 type hostRef struct {
 	callID string
 	client func() (pluginv1.HostClient, error) // nil: no host
+	batch  *logBatch                           // nil: every line goes through Host.Log
 }
 
 func (h hostRef) get() (pluginv1.HostClient, error) {

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	pluginv1 "github.com/fuscia/fuscia/proto/fuscia/plugin/v1"
 )
@@ -25,14 +26,17 @@ type provider struct {
 
 	hosts   hosts
 	running inFlight
+	// logWindow is how long a call's log lines may wait for its answer (logBatch).
+	logWindow time.Duration
 }
 
 // newProvider indexes p, which p.check has accepted.
 func newProvider(p Plugin) *provider {
 	pr := &provider{
-		plugin:   p,
-		tasks:    map[string]TaskDef{},
-		triggers: map[string]TriggerDef{},
+		logWindow: batchWindow,
+		plugin:    p,
+		tasks:     map[string]TaskDef{},
+		triggers:  map[string]TriggerDef{},
 		schema: &pluginv1.GetSchemaResponse{
 			Name:            p.Name,
 			Version:         p.Version,

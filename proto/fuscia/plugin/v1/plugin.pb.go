@@ -128,7 +128,7 @@ func (x ExecuteResponse_Type) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use ExecuteResponse_Type.Descriptor instead.
 func (ExecuteResponse_Type) EnumDescriptor() ([]byte, []int) {
-	return file_fuscia_plugin_v1_plugin_proto_rawDescGZIP(), []int{11, 0}
+	return file_fuscia_plugin_v1_plugin_proto_rawDescGZIP(), []int{12, 0}
 }
 
 type HandleTriggerResponse_Type int32
@@ -180,7 +180,7 @@ func (x HandleTriggerResponse_Type) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use HandleTriggerResponse_Type.Descriptor instead.
 func (HandleTriggerResponse_Type) EnumDescriptor() ([]byte, []int) {
-	return file_fuscia_plugin_v1_plugin_proto_rawDescGZIP(), []int{13, 0}
+	return file_fuscia_plugin_v1_plugin_proto_rawDescGZIP(), []int{14, 0}
 }
 
 type GetSchemaRequest struct {
@@ -803,8 +803,13 @@ type ExecuteRequest struct {
 	HostBrokerId uint32 `protobuf:"varint,7,opt,name=host_broker_id,json=hostBrokerId,proto3" json:"host_broker_id,omitempty"`
 	// deadline_unix_nano is the attempt's deadline, also sent as the gRPC deadline; 0 for none.
 	DeadlineUnixNano int64 `protobuf:"varint,8,opt,name=deadline_unix_nano,json=deadlineUnixNano,proto3" json:"deadline_unix_nano,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// logs_in_response says that the host takes the call's log lines in ExecuteResponse.logs
+	// as well as through Host.Log. A plugin may then keep the lines a short call logs and send
+	// them with its answer, which saves a Host round trip per line. A host that does not set
+	// it (or a plugin that ignores it) keeps to Host.Log, as before.
+	LogsInResponse bool `protobuf:"varint,9,opt,name=logs_in_response,json=logsInResponse,proto3" json:"logs_in_response,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *ExecuteRequest) Reset() {
@@ -893,6 +898,67 @@ func (x *ExecuteRequest) GetDeadlineUnixNano() int64 {
 	return 0
 }
 
+func (x *ExecuteRequest) GetLogsInResponse() bool {
+	if x != nil {
+		return x.LogsInResponse
+	}
+	return false
+}
+
+// LogLine is a log line carried in an answer rather than sent through Host.Log.
+type LogLine struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// level is "debug", "info", "warn" or "error".
+	Level         string `protobuf:"bytes,1,opt,name=level,proto3" json:"level,omitempty"`
+	Message       string `protobuf:"bytes,2,opt,name=message,proto3" json:"message,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LogLine) Reset() {
+	*x = LogLine{}
+	mi := &file_fuscia_plugin_v1_plugin_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LogLine) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LogLine) ProtoMessage() {}
+
+func (x *LogLine) ProtoReflect() protoreflect.Message {
+	mi := &file_fuscia_plugin_v1_plugin_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LogLine.ProtoReflect.Descriptor instead.
+func (*LogLine) Descriptor() ([]byte, []int) {
+	return file_fuscia_plugin_v1_plugin_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *LogLine) GetLevel() string {
+	if x != nil {
+		return x.Level
+	}
+	return ""
+}
+
+func (x *LogLine) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
 type ExecuteResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Type  ExecuteResponse_Type   `protobuf:"varint,1,opt,name=type,proto3,enum=fuscia.plugin.v1.ExecuteResponse_Type" json:"type,omitempty"`
@@ -906,13 +972,16 @@ type ExecuteResponse struct {
 	ErrorKind     string  `protobuf:"bytes,8,opt,name=error_kind,json=errorKind,proto3" json:"error_kind,omitempty"`                 // error: "retryable", "fatal" or "validation"
 	Message       string  `protobuf:"bytes,9,opt,name=message,proto3" json:"message,omitempty"`                                      // error
 	BackoffHintMs int64   `protobuf:"varint,10,opt,name=backoff_hint_ms,json=backoffHintMs,proto3" json:"backoff_hint_ms,omitempty"` // error
+	// logs are the call's log lines not sent through Host.Log (only when the request set
+	// logs_in_response), in the order logged and after every line the call did send there.
+	Logs          []*LogLine `protobuf:"bytes,11,rep,name=logs,proto3" json:"logs,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ExecuteResponse) Reset() {
 	*x = ExecuteResponse{}
-	mi := &file_fuscia_plugin_v1_plugin_proto_msgTypes[11]
+	mi := &file_fuscia_plugin_v1_plugin_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -924,7 +993,7 @@ func (x *ExecuteResponse) String() string {
 func (*ExecuteResponse) ProtoMessage() {}
 
 func (x *ExecuteResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_fuscia_plugin_v1_plugin_proto_msgTypes[11]
+	mi := &file_fuscia_plugin_v1_plugin_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -937,7 +1006,7 @@ func (x *ExecuteResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecuteResponse.ProtoReflect.Descriptor instead.
 func (*ExecuteResponse) Descriptor() ([]byte, []int) {
-	return file_fuscia_plugin_v1_plugin_proto_rawDescGZIP(), []int{11}
+	return file_fuscia_plugin_v1_plugin_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *ExecuteResponse) GetType() ExecuteResponse_Type {
@@ -1010,6 +1079,13 @@ func (x *ExecuteResponse) GetBackoffHintMs() int64 {
 	return 0
 }
 
+func (x *ExecuteResponse) GetLogs() []*LogLine {
+	if x != nil {
+		return x.Logs
+	}
+	return nil
+}
+
 type HandleTriggerRequest struct {
 	state   protoimpl.MessageState `protogen:"open.v1"`
 	Context *CallContext           `protobuf:"bytes,1,opt,name=context,proto3" json:"context,omitempty"`
@@ -1026,7 +1102,7 @@ type HandleTriggerRequest struct {
 
 func (x *HandleTriggerRequest) Reset() {
 	*x = HandleTriggerRequest{}
-	mi := &file_fuscia_plugin_v1_plugin_proto_msgTypes[12]
+	mi := &file_fuscia_plugin_v1_plugin_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1038,7 +1114,7 @@ func (x *HandleTriggerRequest) String() string {
 func (*HandleTriggerRequest) ProtoMessage() {}
 
 func (x *HandleTriggerRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_fuscia_plugin_v1_plugin_proto_msgTypes[12]
+	mi := &file_fuscia_plugin_v1_plugin_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1051,7 +1127,7 @@ func (x *HandleTriggerRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HandleTriggerRequest.ProtoReflect.Descriptor instead.
 func (*HandleTriggerRequest) Descriptor() ([]byte, []int) {
-	return file_fuscia_plugin_v1_plugin_proto_rawDescGZIP(), []int{12}
+	return file_fuscia_plugin_v1_plugin_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *HandleTriggerRequest) GetContext() *CallContext {
@@ -1115,7 +1191,7 @@ type HandleTriggerResponse struct {
 
 func (x *HandleTriggerResponse) Reset() {
 	*x = HandleTriggerResponse{}
-	mi := &file_fuscia_plugin_v1_plugin_proto_msgTypes[13]
+	mi := &file_fuscia_plugin_v1_plugin_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1127,7 +1203,7 @@ func (x *HandleTriggerResponse) String() string {
 func (*HandleTriggerResponse) ProtoMessage() {}
 
 func (x *HandleTriggerResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_fuscia_plugin_v1_plugin_proto_msgTypes[13]
+	mi := &file_fuscia_plugin_v1_plugin_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1140,7 +1216,7 @@ func (x *HandleTriggerResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HandleTriggerResponse.ProtoReflect.Descriptor instead.
 func (*HandleTriggerResponse) Descriptor() ([]byte, []int) {
-	return file_fuscia_plugin_v1_plugin_proto_rawDescGZIP(), []int{13}
+	return file_fuscia_plugin_v1_plugin_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *HandleTriggerResponse) GetType() HandleTriggerResponse_Type {
@@ -1180,7 +1256,7 @@ type RunningRequest struct {
 
 func (x *RunningRequest) Reset() {
 	*x = RunningRequest{}
-	mi := &file_fuscia_plugin_v1_plugin_proto_msgTypes[14]
+	mi := &file_fuscia_plugin_v1_plugin_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1192,7 +1268,7 @@ func (x *RunningRequest) String() string {
 func (*RunningRequest) ProtoMessage() {}
 
 func (x *RunningRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_fuscia_plugin_v1_plugin_proto_msgTypes[14]
+	mi := &file_fuscia_plugin_v1_plugin_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1205,7 +1281,7 @@ func (x *RunningRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RunningRequest.ProtoReflect.Descriptor instead.
 func (*RunningRequest) Descriptor() ([]byte, []int) {
-	return file_fuscia_plugin_v1_plugin_proto_rawDescGZIP(), []int{14}
+	return file_fuscia_plugin_v1_plugin_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *RunningRequest) GetCallIds() []string {
@@ -1224,7 +1300,7 @@ type RunningResponse struct {
 
 func (x *RunningResponse) Reset() {
 	*x = RunningResponse{}
-	mi := &file_fuscia_plugin_v1_plugin_proto_msgTypes[15]
+	mi := &file_fuscia_plugin_v1_plugin_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1236,7 +1312,7 @@ func (x *RunningResponse) String() string {
 func (*RunningResponse) ProtoMessage() {}
 
 func (x *RunningResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_fuscia_plugin_v1_plugin_proto_msgTypes[15]
+	mi := &file_fuscia_plugin_v1_plugin_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1249,7 +1325,7 @@ func (x *RunningResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RunningResponse.ProtoReflect.Descriptor instead.
 func (*RunningResponse) Descriptor() ([]byte, []int) {
-	return file_fuscia_plugin_v1_plugin_proto_rawDescGZIP(), []int{15}
+	return file_fuscia_plugin_v1_plugin_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *RunningResponse) GetCallIds() []string {
@@ -1271,7 +1347,7 @@ type LogRequest struct {
 
 func (x *LogRequest) Reset() {
 	*x = LogRequest{}
-	mi := &file_fuscia_plugin_v1_plugin_proto_msgTypes[16]
+	mi := &file_fuscia_plugin_v1_plugin_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1283,7 +1359,7 @@ func (x *LogRequest) String() string {
 func (*LogRequest) ProtoMessage() {}
 
 func (x *LogRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_fuscia_plugin_v1_plugin_proto_msgTypes[16]
+	mi := &file_fuscia_plugin_v1_plugin_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1296,7 +1372,7 @@ func (x *LogRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LogRequest.ProtoReflect.Descriptor instead.
 func (*LogRequest) Descriptor() ([]byte, []int) {
-	return file_fuscia_plugin_v1_plugin_proto_rawDescGZIP(), []int{16}
+	return file_fuscia_plugin_v1_plugin_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *LogRequest) GetCallId() string {
@@ -1328,7 +1404,7 @@ type LogResponse struct {
 
 func (x *LogResponse) Reset() {
 	*x = LogResponse{}
-	mi := &file_fuscia_plugin_v1_plugin_proto_msgTypes[17]
+	mi := &file_fuscia_plugin_v1_plugin_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1340,7 +1416,7 @@ func (x *LogResponse) String() string {
 func (*LogResponse) ProtoMessage() {}
 
 func (x *LogResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_fuscia_plugin_v1_plugin_proto_msgTypes[17]
+	mi := &file_fuscia_plugin_v1_plugin_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1353,7 +1429,7 @@ func (x *LogResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LogResponse.ProtoReflect.Descriptor instead.
 func (*LogResponse) Descriptor() ([]byte, []int) {
-	return file_fuscia_plugin_v1_plugin_proto_rawDescGZIP(), []int{17}
+	return file_fuscia_plugin_v1_plugin_proto_rawDescGZIP(), []int{18}
 }
 
 type KVGetRequest struct {
@@ -1366,7 +1442,7 @@ type KVGetRequest struct {
 
 func (x *KVGetRequest) Reset() {
 	*x = KVGetRequest{}
-	mi := &file_fuscia_plugin_v1_plugin_proto_msgTypes[18]
+	mi := &file_fuscia_plugin_v1_plugin_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1378,7 +1454,7 @@ func (x *KVGetRequest) String() string {
 func (*KVGetRequest) ProtoMessage() {}
 
 func (x *KVGetRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_fuscia_plugin_v1_plugin_proto_msgTypes[18]
+	mi := &file_fuscia_plugin_v1_plugin_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1391,7 +1467,7 @@ func (x *KVGetRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KVGetRequest.ProtoReflect.Descriptor instead.
 func (*KVGetRequest) Descriptor() ([]byte, []int) {
-	return file_fuscia_plugin_v1_plugin_proto_rawDescGZIP(), []int{18}
+	return file_fuscia_plugin_v1_plugin_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *KVGetRequest) GetCallId() string {
@@ -1418,7 +1494,7 @@ type KVGetResponse struct {
 
 func (x *KVGetResponse) Reset() {
 	*x = KVGetResponse{}
-	mi := &file_fuscia_plugin_v1_plugin_proto_msgTypes[19]
+	mi := &file_fuscia_plugin_v1_plugin_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1430,7 +1506,7 @@ func (x *KVGetResponse) String() string {
 func (*KVGetResponse) ProtoMessage() {}
 
 func (x *KVGetResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_fuscia_plugin_v1_plugin_proto_msgTypes[19]
+	mi := &file_fuscia_plugin_v1_plugin_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1443,7 +1519,7 @@ func (x *KVGetResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KVGetResponse.ProtoReflect.Descriptor instead.
 func (*KVGetResponse) Descriptor() ([]byte, []int) {
-	return file_fuscia_plugin_v1_plugin_proto_rawDescGZIP(), []int{19}
+	return file_fuscia_plugin_v1_plugin_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *KVGetResponse) GetFound() bool {
@@ -1471,7 +1547,7 @@ type KVSetRequest struct {
 
 func (x *KVSetRequest) Reset() {
 	*x = KVSetRequest{}
-	mi := &file_fuscia_plugin_v1_plugin_proto_msgTypes[20]
+	mi := &file_fuscia_plugin_v1_plugin_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1483,7 +1559,7 @@ func (x *KVSetRequest) String() string {
 func (*KVSetRequest) ProtoMessage() {}
 
 func (x *KVSetRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_fuscia_plugin_v1_plugin_proto_msgTypes[20]
+	mi := &file_fuscia_plugin_v1_plugin_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1496,7 +1572,7 @@ func (x *KVSetRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KVSetRequest.ProtoReflect.Descriptor instead.
 func (*KVSetRequest) Descriptor() ([]byte, []int) {
-	return file_fuscia_plugin_v1_plugin_proto_rawDescGZIP(), []int{20}
+	return file_fuscia_plugin_v1_plugin_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *KVSetRequest) GetCallId() string {
@@ -1528,7 +1604,7 @@ type KVSetResponse struct {
 
 func (x *KVSetResponse) Reset() {
 	*x = KVSetResponse{}
-	mi := &file_fuscia_plugin_v1_plugin_proto_msgTypes[21]
+	mi := &file_fuscia_plugin_v1_plugin_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1540,7 +1616,7 @@ func (x *KVSetResponse) String() string {
 func (*KVSetResponse) ProtoMessage() {}
 
 func (x *KVSetResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_fuscia_plugin_v1_plugin_proto_msgTypes[21]
+	mi := &file_fuscia_plugin_v1_plugin_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1553,7 +1629,7 @@ func (x *KVSetResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KVSetResponse.ProtoReflect.Descriptor instead.
 func (*KVSetResponse) Descriptor() ([]byte, []int) {
-	return file_fuscia_plugin_v1_plugin_proto_rawDescGZIP(), []int{21}
+	return file_fuscia_plugin_v1_plugin_proto_rawDescGZIP(), []int{22}
 }
 
 type KVDeleteRequest struct {
@@ -1566,7 +1642,7 @@ type KVDeleteRequest struct {
 
 func (x *KVDeleteRequest) Reset() {
 	*x = KVDeleteRequest{}
-	mi := &file_fuscia_plugin_v1_plugin_proto_msgTypes[22]
+	mi := &file_fuscia_plugin_v1_plugin_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1578,7 +1654,7 @@ func (x *KVDeleteRequest) String() string {
 func (*KVDeleteRequest) ProtoMessage() {}
 
 func (x *KVDeleteRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_fuscia_plugin_v1_plugin_proto_msgTypes[22]
+	mi := &file_fuscia_plugin_v1_plugin_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1591,7 +1667,7 @@ func (x *KVDeleteRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KVDeleteRequest.ProtoReflect.Descriptor instead.
 func (*KVDeleteRequest) Descriptor() ([]byte, []int) {
-	return file_fuscia_plugin_v1_plugin_proto_rawDescGZIP(), []int{22}
+	return file_fuscia_plugin_v1_plugin_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *KVDeleteRequest) GetCallId() string {
@@ -1616,7 +1692,7 @@ type KVDeleteResponse struct {
 
 func (x *KVDeleteResponse) Reset() {
 	*x = KVDeleteResponse{}
-	mi := &file_fuscia_plugin_v1_plugin_proto_msgTypes[23]
+	mi := &file_fuscia_plugin_v1_plugin_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1628,7 +1704,7 @@ func (x *KVDeleteResponse) String() string {
 func (*KVDeleteResponse) ProtoMessage() {}
 
 func (x *KVDeleteResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_fuscia_plugin_v1_plugin_proto_msgTypes[23]
+	mi := &file_fuscia_plugin_v1_plugin_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1641,7 +1717,7 @@ func (x *KVDeleteResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KVDeleteResponse.ProtoReflect.Descriptor instead.
 func (*KVDeleteResponse) Descriptor() ([]byte, []int) {
-	return file_fuscia_plugin_v1_plugin_proto_rawDescGZIP(), []int{23}
+	return file_fuscia_plugin_v1_plugin_proto_rawDescGZIP(), []int{24}
 }
 
 type ArtifactWriteRequest struct {
@@ -1655,7 +1731,7 @@ type ArtifactWriteRequest struct {
 
 func (x *ArtifactWriteRequest) Reset() {
 	*x = ArtifactWriteRequest{}
-	mi := &file_fuscia_plugin_v1_plugin_proto_msgTypes[24]
+	mi := &file_fuscia_plugin_v1_plugin_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1667,7 +1743,7 @@ func (x *ArtifactWriteRequest) String() string {
 func (*ArtifactWriteRequest) ProtoMessage() {}
 
 func (x *ArtifactWriteRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_fuscia_plugin_v1_plugin_proto_msgTypes[24]
+	mi := &file_fuscia_plugin_v1_plugin_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1680,7 +1756,7 @@ func (x *ArtifactWriteRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ArtifactWriteRequest.ProtoReflect.Descriptor instead.
 func (*ArtifactWriteRequest) Descriptor() ([]byte, []int) {
-	return file_fuscia_plugin_v1_plugin_proto_rawDescGZIP(), []int{24}
+	return file_fuscia_plugin_v1_plugin_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *ArtifactWriteRequest) GetCallId() string {
@@ -1716,7 +1792,7 @@ type ArtifactWriteResponse struct {
 
 func (x *ArtifactWriteResponse) Reset() {
 	*x = ArtifactWriteResponse{}
-	mi := &file_fuscia_plugin_v1_plugin_proto_msgTypes[25]
+	mi := &file_fuscia_plugin_v1_plugin_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1728,7 +1804,7 @@ func (x *ArtifactWriteResponse) String() string {
 func (*ArtifactWriteResponse) ProtoMessage() {}
 
 func (x *ArtifactWriteResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_fuscia_plugin_v1_plugin_proto_msgTypes[25]
+	mi := &file_fuscia_plugin_v1_plugin_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1741,7 +1817,7 @@ func (x *ArtifactWriteResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ArtifactWriteResponse.ProtoReflect.Descriptor instead.
 func (*ArtifactWriteResponse) Descriptor() ([]byte, []int) {
-	return file_fuscia_plugin_v1_plugin_proto_rawDescGZIP(), []int{25}
+	return file_fuscia_plugin_v1_plugin_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *ArtifactWriteResponse) GetRef() []byte {
@@ -1768,7 +1844,7 @@ type ArtifactReadRequest struct {
 
 func (x *ArtifactReadRequest) Reset() {
 	*x = ArtifactReadRequest{}
-	mi := &file_fuscia_plugin_v1_plugin_proto_msgTypes[26]
+	mi := &file_fuscia_plugin_v1_plugin_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1780,7 +1856,7 @@ func (x *ArtifactReadRequest) String() string {
 func (*ArtifactReadRequest) ProtoMessage() {}
 
 func (x *ArtifactReadRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_fuscia_plugin_v1_plugin_proto_msgTypes[26]
+	mi := &file_fuscia_plugin_v1_plugin_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1793,7 +1869,7 @@ func (x *ArtifactReadRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ArtifactReadRequest.ProtoReflect.Descriptor instead.
 func (*ArtifactReadRequest) Descriptor() ([]byte, []int) {
-	return file_fuscia_plugin_v1_plugin_proto_rawDescGZIP(), []int{26}
+	return file_fuscia_plugin_v1_plugin_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *ArtifactReadRequest) GetCallId() string {
@@ -1819,7 +1895,7 @@ type ArtifactReadResponse struct {
 
 func (x *ArtifactReadResponse) Reset() {
 	*x = ArtifactReadResponse{}
-	mi := &file_fuscia_plugin_v1_plugin_proto_msgTypes[27]
+	mi := &file_fuscia_plugin_v1_plugin_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1831,7 +1907,7 @@ func (x *ArtifactReadResponse) String() string {
 func (*ArtifactReadResponse) ProtoMessage() {}
 
 func (x *ArtifactReadResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_fuscia_plugin_v1_plugin_proto_msgTypes[27]
+	mi := &file_fuscia_plugin_v1_plugin_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1844,7 +1920,7 @@ func (x *ArtifactReadResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ArtifactReadResponse.ProtoReflect.Descriptor instead.
 func (*ArtifactReadResponse) Descriptor() ([]byte, []int) {
-	return file_fuscia_plugin_v1_plugin_proto_rawDescGZIP(), []int{27}
+	return file_fuscia_plugin_v1_plugin_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *ArtifactReadResponse) GetData() []byte {
@@ -1911,7 +1987,7 @@ const file_fuscia_plugin_v1_plugin_proto_rawDesc = "" +
 	"\aattempt\x18\x05 \x01(\rR\aattempt\x12!\n" +
 	"\titeration\x18\x06 \x01(\rH\x00R\titeration\x88\x01\x01B\f\n" +
 	"\n" +
-	"_iteration\"\x8e\x02\n" +
+	"_iteration\"\xb8\x02\n" +
 	"\x0eExecuteRequest\x127\n" +
 	"\acontext\x18\x01 \x01(\v2\x1d.fuscia.plugin.v1.CallContextR\acontext\x12\x12\n" +
 	"\x04task\x18\x02 \x01(\tR\x04task\x12\x14\n" +
@@ -1920,7 +1996,11 @@ const file_fuscia_plugin_v1_plugin_proto_rawDesc = "" +
 	"\x06config\x18\x05 \x01(\fR\x06config\x12\x17\n" +
 	"\acall_id\x18\x06 \x01(\tR\x06callId\x12$\n" +
 	"\x0ehost_broker_id\x18\a \x01(\rR\fhostBrokerId\x12,\n" +
-	"\x12deadline_unix_nano\x18\b \x01(\x03R\x10deadlineUnixNano\"\xba\x03\n" +
+	"\x12deadline_unix_nano\x18\b \x01(\x03R\x10deadlineUnixNano\x12(\n" +
+	"\x10logs_in_response\x18\t \x01(\bR\x0elogsInResponse\"9\n" +
+	"\aLogLine\x12\x14\n" +
+	"\x05level\x18\x01 \x01(\tR\x05level\x12\x18\n" +
+	"\amessage\x18\x02 \x01(\tR\amessage\"\xe9\x03\n" +
 	"\x0fExecuteResponse\x12:\n" +
 	"\x04type\x18\x01 \x01(\x0e2&.fuscia.plugin.v1.ExecuteResponse.TypeR\x04type\x12\x16\n" +
 	"\x06output\x18\x02 \x01(\fR\x06output\x12\x16\n" +
@@ -1933,7 +2013,8 @@ const file_fuscia_plugin_v1_plugin_proto_rawDesc = "" +
 	"error_kind\x18\b \x01(\tR\terrorKind\x12\x18\n" +
 	"\amessage\x18\t \x01(\tR\amessage\x12&\n" +
 	"\x0fbackoff_hint_ms\x18\n" +
-	" \x01(\x03R\rbackoffHintMs\"q\n" +
+	" \x01(\x03R\rbackoffHintMs\x12-\n" +
+	"\x04logs\x18\v \x03(\v2\x19.fuscia.plugin.v1.LogLineR\x04logs\"q\n" +
 	"\x04Type\x12\x14\n" +
 	"\x10TYPE_UNSPECIFIED\x10\x00\x12\x10\n" +
 	"\fTYPE_SUCCESS\x10\x01\x12\r\n" +
@@ -2029,7 +2110,7 @@ func file_fuscia_plugin_v1_plugin_proto_rawDescGZIP() []byte {
 }
 
 var file_fuscia_plugin_v1_plugin_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_fuscia_plugin_v1_plugin_proto_msgTypes = make([]protoimpl.MessageInfo, 30)
+var file_fuscia_plugin_v1_plugin_proto_msgTypes = make([]protoimpl.MessageInfo, 31)
 var file_fuscia_plugin_v1_plugin_proto_goTypes = []any{
 	(Diagnostic_Severity)(0),        // 0: fuscia.plugin.v1.Diagnostic.Severity
 	(ExecuteResponse_Type)(0),       // 1: fuscia.plugin.v1.ExecuteResponse.Type
@@ -2045,67 +2126,69 @@ var file_fuscia_plugin_v1_plugin_proto_goTypes = []any{
 	(*ValidateInputResponse)(nil),   // 11: fuscia.plugin.v1.ValidateInputResponse
 	(*CallContext)(nil),             // 12: fuscia.plugin.v1.CallContext
 	(*ExecuteRequest)(nil),          // 13: fuscia.plugin.v1.ExecuteRequest
-	(*ExecuteResponse)(nil),         // 14: fuscia.plugin.v1.ExecuteResponse
-	(*HandleTriggerRequest)(nil),    // 15: fuscia.plugin.v1.HandleTriggerRequest
-	(*HandleTriggerResponse)(nil),   // 16: fuscia.plugin.v1.HandleTriggerResponse
-	(*RunningRequest)(nil),          // 17: fuscia.plugin.v1.RunningRequest
-	(*RunningResponse)(nil),         // 18: fuscia.plugin.v1.RunningResponse
-	(*LogRequest)(nil),              // 19: fuscia.plugin.v1.LogRequest
-	(*LogResponse)(nil),             // 20: fuscia.plugin.v1.LogResponse
-	(*KVGetRequest)(nil),            // 21: fuscia.plugin.v1.KVGetRequest
-	(*KVGetResponse)(nil),           // 22: fuscia.plugin.v1.KVGetResponse
-	(*KVSetRequest)(nil),            // 23: fuscia.plugin.v1.KVSetRequest
-	(*KVSetResponse)(nil),           // 24: fuscia.plugin.v1.KVSetResponse
-	(*KVDeleteRequest)(nil),         // 25: fuscia.plugin.v1.KVDeleteRequest
-	(*KVDeleteResponse)(nil),        // 26: fuscia.plugin.v1.KVDeleteResponse
-	(*ArtifactWriteRequest)(nil),    // 27: fuscia.plugin.v1.ArtifactWriteRequest
-	(*ArtifactWriteResponse)(nil),   // 28: fuscia.plugin.v1.ArtifactWriteResponse
-	(*ArtifactReadRequest)(nil),     // 29: fuscia.plugin.v1.ArtifactReadRequest
-	(*ArtifactReadResponse)(nil),    // 30: fuscia.plugin.v1.ArtifactReadResponse
-	nil,                             // 31: fuscia.plugin.v1.GetSchemaResponse.TasksEntry
-	nil,                             // 32: fuscia.plugin.v1.GetSchemaResponse.TriggersEntry
+	(*LogLine)(nil),                 // 14: fuscia.plugin.v1.LogLine
+	(*ExecuteResponse)(nil),         // 15: fuscia.plugin.v1.ExecuteResponse
+	(*HandleTriggerRequest)(nil),    // 16: fuscia.plugin.v1.HandleTriggerRequest
+	(*HandleTriggerResponse)(nil),   // 17: fuscia.plugin.v1.HandleTriggerResponse
+	(*RunningRequest)(nil),          // 18: fuscia.plugin.v1.RunningRequest
+	(*RunningResponse)(nil),         // 19: fuscia.plugin.v1.RunningResponse
+	(*LogRequest)(nil),              // 20: fuscia.plugin.v1.LogRequest
+	(*LogResponse)(nil),             // 21: fuscia.plugin.v1.LogResponse
+	(*KVGetRequest)(nil),            // 22: fuscia.plugin.v1.KVGetRequest
+	(*KVGetResponse)(nil),           // 23: fuscia.plugin.v1.KVGetResponse
+	(*KVSetRequest)(nil),            // 24: fuscia.plugin.v1.KVSetRequest
+	(*KVSetResponse)(nil),           // 25: fuscia.plugin.v1.KVSetResponse
+	(*KVDeleteRequest)(nil),         // 26: fuscia.plugin.v1.KVDeleteRequest
+	(*KVDeleteResponse)(nil),        // 27: fuscia.plugin.v1.KVDeleteResponse
+	(*ArtifactWriteRequest)(nil),    // 28: fuscia.plugin.v1.ArtifactWriteRequest
+	(*ArtifactWriteResponse)(nil),   // 29: fuscia.plugin.v1.ArtifactWriteResponse
+	(*ArtifactReadRequest)(nil),     // 30: fuscia.plugin.v1.ArtifactReadRequest
+	(*ArtifactReadResponse)(nil),    // 31: fuscia.plugin.v1.ArtifactReadResponse
+	nil,                             // 32: fuscia.plugin.v1.GetSchemaResponse.TasksEntry
+	nil,                             // 33: fuscia.plugin.v1.GetSchemaResponse.TriggersEntry
 }
 var file_fuscia_plugin_v1_plugin_proto_depIdxs = []int32{
-	31, // 0: fuscia.plugin.v1.GetSchemaResponse.tasks:type_name -> fuscia.plugin.v1.GetSchemaResponse.TasksEntry
-	32, // 1: fuscia.plugin.v1.GetSchemaResponse.triggers:type_name -> fuscia.plugin.v1.GetSchemaResponse.TriggersEntry
+	32, // 0: fuscia.plugin.v1.GetSchemaResponse.tasks:type_name -> fuscia.plugin.v1.GetSchemaResponse.TasksEntry
+	33, // 1: fuscia.plugin.v1.GetSchemaResponse.triggers:type_name -> fuscia.plugin.v1.GetSchemaResponse.TriggersEntry
 	0,  // 2: fuscia.plugin.v1.Diagnostic.severity:type_name -> fuscia.plugin.v1.Diagnostic.Severity
 	7,  // 3: fuscia.plugin.v1.ConfigureResponse.diagnostics:type_name -> fuscia.plugin.v1.Diagnostic
 	7,  // 4: fuscia.plugin.v1.ValidateInputResponse.diagnostics:type_name -> fuscia.plugin.v1.Diagnostic
 	12, // 5: fuscia.plugin.v1.ExecuteRequest.context:type_name -> fuscia.plugin.v1.CallContext
 	1,  // 6: fuscia.plugin.v1.ExecuteResponse.type:type_name -> fuscia.plugin.v1.ExecuteResponse.Type
-	12, // 7: fuscia.plugin.v1.HandleTriggerRequest.context:type_name -> fuscia.plugin.v1.CallContext
-	2,  // 8: fuscia.plugin.v1.HandleTriggerResponse.type:type_name -> fuscia.plugin.v1.HandleTriggerResponse.Type
-	5,  // 9: fuscia.plugin.v1.GetSchemaResponse.TasksEntry.value:type_name -> fuscia.plugin.v1.TaskSchema
-	6,  // 10: fuscia.plugin.v1.GetSchemaResponse.TriggersEntry.value:type_name -> fuscia.plugin.v1.TriggerSchema
-	3,  // 11: fuscia.plugin.v1.Provider.GetSchema:input_type -> fuscia.plugin.v1.GetSchemaRequest
-	8,  // 12: fuscia.plugin.v1.Provider.Configure:input_type -> fuscia.plugin.v1.ConfigureRequest
-	10, // 13: fuscia.plugin.v1.Provider.ValidateInput:input_type -> fuscia.plugin.v1.ValidateInputRequest
-	13, // 14: fuscia.plugin.v1.Provider.Execute:input_type -> fuscia.plugin.v1.ExecuteRequest
-	15, // 15: fuscia.plugin.v1.Provider.HandleTrigger:input_type -> fuscia.plugin.v1.HandleTriggerRequest
-	17, // 16: fuscia.plugin.v1.Provider.Running:input_type -> fuscia.plugin.v1.RunningRequest
-	19, // 17: fuscia.plugin.v1.Host.Log:input_type -> fuscia.plugin.v1.LogRequest
-	21, // 18: fuscia.plugin.v1.Host.KVGet:input_type -> fuscia.plugin.v1.KVGetRequest
-	23, // 19: fuscia.plugin.v1.Host.KVSet:input_type -> fuscia.plugin.v1.KVSetRequest
-	25, // 20: fuscia.plugin.v1.Host.KVDelete:input_type -> fuscia.plugin.v1.KVDeleteRequest
-	27, // 21: fuscia.plugin.v1.Host.ArtifactWrite:input_type -> fuscia.plugin.v1.ArtifactWriteRequest
-	29, // 22: fuscia.plugin.v1.Host.ArtifactRead:input_type -> fuscia.plugin.v1.ArtifactReadRequest
-	4,  // 23: fuscia.plugin.v1.Provider.GetSchema:output_type -> fuscia.plugin.v1.GetSchemaResponse
-	9,  // 24: fuscia.plugin.v1.Provider.Configure:output_type -> fuscia.plugin.v1.ConfigureResponse
-	11, // 25: fuscia.plugin.v1.Provider.ValidateInput:output_type -> fuscia.plugin.v1.ValidateInputResponse
-	14, // 26: fuscia.plugin.v1.Provider.Execute:output_type -> fuscia.plugin.v1.ExecuteResponse
-	16, // 27: fuscia.plugin.v1.Provider.HandleTrigger:output_type -> fuscia.plugin.v1.HandleTriggerResponse
-	18, // 28: fuscia.plugin.v1.Provider.Running:output_type -> fuscia.plugin.v1.RunningResponse
-	20, // 29: fuscia.plugin.v1.Host.Log:output_type -> fuscia.plugin.v1.LogResponse
-	22, // 30: fuscia.plugin.v1.Host.KVGet:output_type -> fuscia.plugin.v1.KVGetResponse
-	24, // 31: fuscia.plugin.v1.Host.KVSet:output_type -> fuscia.plugin.v1.KVSetResponse
-	26, // 32: fuscia.plugin.v1.Host.KVDelete:output_type -> fuscia.plugin.v1.KVDeleteResponse
-	28, // 33: fuscia.plugin.v1.Host.ArtifactWrite:output_type -> fuscia.plugin.v1.ArtifactWriteResponse
-	30, // 34: fuscia.plugin.v1.Host.ArtifactRead:output_type -> fuscia.plugin.v1.ArtifactReadResponse
-	23, // [23:35] is the sub-list for method output_type
-	11, // [11:23] is the sub-list for method input_type
-	11, // [11:11] is the sub-list for extension type_name
-	11, // [11:11] is the sub-list for extension extendee
-	0,  // [0:11] is the sub-list for field type_name
+	14, // 7: fuscia.plugin.v1.ExecuteResponse.logs:type_name -> fuscia.plugin.v1.LogLine
+	12, // 8: fuscia.plugin.v1.HandleTriggerRequest.context:type_name -> fuscia.plugin.v1.CallContext
+	2,  // 9: fuscia.plugin.v1.HandleTriggerResponse.type:type_name -> fuscia.plugin.v1.HandleTriggerResponse.Type
+	5,  // 10: fuscia.plugin.v1.GetSchemaResponse.TasksEntry.value:type_name -> fuscia.plugin.v1.TaskSchema
+	6,  // 11: fuscia.plugin.v1.GetSchemaResponse.TriggersEntry.value:type_name -> fuscia.plugin.v1.TriggerSchema
+	3,  // 12: fuscia.plugin.v1.Provider.GetSchema:input_type -> fuscia.plugin.v1.GetSchemaRequest
+	8,  // 13: fuscia.plugin.v1.Provider.Configure:input_type -> fuscia.plugin.v1.ConfigureRequest
+	10, // 14: fuscia.plugin.v1.Provider.ValidateInput:input_type -> fuscia.plugin.v1.ValidateInputRequest
+	13, // 15: fuscia.plugin.v1.Provider.Execute:input_type -> fuscia.plugin.v1.ExecuteRequest
+	16, // 16: fuscia.plugin.v1.Provider.HandleTrigger:input_type -> fuscia.plugin.v1.HandleTriggerRequest
+	18, // 17: fuscia.plugin.v1.Provider.Running:input_type -> fuscia.plugin.v1.RunningRequest
+	20, // 18: fuscia.plugin.v1.Host.Log:input_type -> fuscia.plugin.v1.LogRequest
+	22, // 19: fuscia.plugin.v1.Host.KVGet:input_type -> fuscia.plugin.v1.KVGetRequest
+	24, // 20: fuscia.plugin.v1.Host.KVSet:input_type -> fuscia.plugin.v1.KVSetRequest
+	26, // 21: fuscia.plugin.v1.Host.KVDelete:input_type -> fuscia.plugin.v1.KVDeleteRequest
+	28, // 22: fuscia.plugin.v1.Host.ArtifactWrite:input_type -> fuscia.plugin.v1.ArtifactWriteRequest
+	30, // 23: fuscia.plugin.v1.Host.ArtifactRead:input_type -> fuscia.plugin.v1.ArtifactReadRequest
+	4,  // 24: fuscia.plugin.v1.Provider.GetSchema:output_type -> fuscia.plugin.v1.GetSchemaResponse
+	9,  // 25: fuscia.plugin.v1.Provider.Configure:output_type -> fuscia.plugin.v1.ConfigureResponse
+	11, // 26: fuscia.plugin.v1.Provider.ValidateInput:output_type -> fuscia.plugin.v1.ValidateInputResponse
+	15, // 27: fuscia.plugin.v1.Provider.Execute:output_type -> fuscia.plugin.v1.ExecuteResponse
+	17, // 28: fuscia.plugin.v1.Provider.HandleTrigger:output_type -> fuscia.plugin.v1.HandleTriggerResponse
+	19, // 29: fuscia.plugin.v1.Provider.Running:output_type -> fuscia.plugin.v1.RunningResponse
+	21, // 30: fuscia.plugin.v1.Host.Log:output_type -> fuscia.plugin.v1.LogResponse
+	23, // 31: fuscia.plugin.v1.Host.KVGet:output_type -> fuscia.plugin.v1.KVGetResponse
+	25, // 32: fuscia.plugin.v1.Host.KVSet:output_type -> fuscia.plugin.v1.KVSetResponse
+	27, // 33: fuscia.plugin.v1.Host.KVDelete:output_type -> fuscia.plugin.v1.KVDeleteResponse
+	29, // 34: fuscia.plugin.v1.Host.ArtifactWrite:output_type -> fuscia.plugin.v1.ArtifactWriteResponse
+	31, // 35: fuscia.plugin.v1.Host.ArtifactRead:output_type -> fuscia.plugin.v1.ArtifactReadResponse
+	24, // [24:36] is the sub-list for method output_type
+	12, // [12:24] is the sub-list for method input_type
+	12, // [12:12] is the sub-list for extension type_name
+	12, // [12:12] is the sub-list for extension extendee
+	0,  // [0:12] is the sub-list for field type_name
 }
 
 func init() { file_fuscia_plugin_v1_plugin_proto_init() }
@@ -2120,7 +2203,7 @@ func file_fuscia_plugin_v1_plugin_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_fuscia_plugin_v1_plugin_proto_rawDesc), len(file_fuscia_plugin_v1_plugin_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   30,
+			NumMessages:   31,
 			NumExtensions: 0,
 			NumServices:   2,
 		},
