@@ -76,7 +76,11 @@ type Engine struct {
 	act   Activity // the clock's Activity, or one that does nothing
 	// tracking is set when the clock implements Activity: posts are then counted exactly.
 	tracking bool
-	jitter   func() float64 // cfg.Jitter or the random default
+	// tracing is unset when cfg.Tracer is the no-op one (no OTEL_TRACES_EXPORTER): the run and
+	// attempt spans are then not started at all, which saves building their names and
+	// attributes for every attempt (docs/performance.md, "Issue 20", item 4).
+	tracing bool
+	jitter  func() float64 // cfg.Jitter or the random default
 
 	mu       sync.Mutex
 	signalMu sync.Mutex      // Signal of an inactive run vs Resume
@@ -116,6 +120,8 @@ func New(cfg Config) *Engine {
 	if a, ok := e.clock.(Activity); ok {
 		e.act, e.tracking = a, true
 	}
+	_, off := cfg.Tracer.(noop.Tracer)
+	e.tracing = !off
 	e.drainCtx, e.drainStop = context.WithCancel(context.Background())
 	return e
 }
@@ -489,3 +495,6 @@ func (e *Engine) ActiveCount() int {
 	defer e.mu.Unlock()
 	return len(e.runs)
 }
+
+// noSpan is a run's or an attempt's span while tracing is off: it records nothing.
+var noSpan = trace.SpanFromContext(context.Background())

@@ -310,10 +310,13 @@ type attemptResult struct {
 // run performs one call of the task, decides what it means, and journals it before reporting.
 func (j attemptJob) run(ctx context.Context) attemptResult {
 	r := j.r
-	ctx, span := r.e.cfg.Tracer.Start(ctx, "attempt "+j.node, trace.WithAttributes(
-		attribute.String("fuscia.workflow", r.wf.Name), attribute.String("fuscia.execution_id", r.id),
-		attribute.String("fuscia.node", j.node), attribute.String("fuscia.kind", j.kind),
-		attribute.Int("fuscia.attempt", j.call.Attempt)))
+	span := noSpan
+	if r.e.tracing {
+		ctx, span = r.e.cfg.Tracer.Start(ctx, "attempt "+j.node, trace.WithAttributes(
+			attribute.String("fuscia.workflow", r.wf.Name), attribute.String("fuscia.execution_id", r.id),
+			attribute.String("fuscia.node", j.node), attribute.String("fuscia.kind", j.kind),
+			attribute.Int("fuscia.attempt", j.call.Attempt)))
+	}
 	defer span.End()
 	if j.barrier {
 		if err := j.passBarrier(ctx); err != nil {

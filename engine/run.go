@@ -157,6 +157,13 @@ func (r *Run) requestCancel() bool {
 	return true
 }
 
+// inboxSize is a run's inbox buffer. Every post comes from another goroutine (an attempt's,
+// a timer's, an API call's) and the loop never waits on one, so a full inbox only holds a
+// sender until the loop's next turn. It was 256: 2 KiB per run, allocated by every webhook's
+// run, where the loop rarely has more than a few messages waiting (docs/performance.md,
+// "Issue 20", item 4).
+const inboxSize = 16
+
 // post runs f on the loop goroutine; it is dropped once the run has ended.
 func (r *Run) post(f func()) {
 	if r.e != nil && r.e.tracking {
@@ -283,7 +290,7 @@ func (e *Engine) newRun(ctx context.Context, prog *Program, opts StartOptions, i
 		durable: w.Settings.Durability != "relaxed",
 		log:     e.cfg.Logger.With("execution_id", id, "workflow", w.Name),
 		done:    make(chan struct{}),
-		inbox:   make(chan func(), 256),
+		inbox:   make(chan func(), inboxSize),
 		secrets: secrets,
 		funcs:   funcs.Shared(),
 		status:  journal.StatusRunning,
@@ -487,8 +494,11 @@ func (r *Run) loop() {
 		}
 		r.cancel(errStopped)
 	}()
-	_, r.span = r.e.cfg.Tracer.Start(context.Background(), "run "+r.wf.Name, trace.WithAttributes(
-		attribute.String("fuscia.workflow", r.wf.Name), attribute.String("fuscia.execution_id", r.id)))
+	r.span = noSpan
+	if r.e.tracing {
+		_, r.span = r.e.cfg.Tracer.Start(context.Background(), "run "+r.wf.Name, trace.WithAttributes(
+			attribute.String("fuscia.workflow", r.wf.Name), attribute.String("fuscia.execution_id", r.id)))
+	}
 	r.emit(Event{Type: EventExecutionStarted, Workflow: r.wf.Name})
 	if d := r.wf.Settings.MaxDuration; d > 0 {
 		left := r.e.until(r.startedAt.Add(d))
