@@ -119,8 +119,8 @@ bench: build load-tool
 	$(GO) test ./lang/dag -run '^$$' -bench . -benchmem
 	$(GO) test ./engine -run '^$$' -bench 'Chain1000|FanOut1000|ThreeStepLatency' -benchtime 5x
 	$(GO) test ./engine -run '^$$' -bench 'StrictChainPerNode' -benchtime 10x -count 5
-	$(GO) test ./engine -run '^$$' -bench 'Throughput' -benchtime 5000x
-	$(GO) test ./engine -run '^$$' -bench 'Throughput' -benchtime 20000x
+	$(GO) test ./engine -run '^$$' -bench 'Throughput' -benchtime 5000x -benchmem
+	$(GO) test ./engine -run '^$$' -bench 'Throughput' -benchtime 20000x -benchmem
 	$(GO) test ./engine -run '^$$' -bench 'ForEach100k' -benchtime 1x
 	$(GO) test ./engine/journal -run '^$$' -bench . -benchtime 2000x
 	@$(MAKE) --no-print-directory js-guest
