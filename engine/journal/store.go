@@ -562,6 +562,12 @@ func (s *Store) view(fn func(txn *badger.Txn) error) error {
 		s.readMu.Unlock()
 	}()
 	s.waitApplied()
+	// A Badger write that failed after its WAL sync leaves acknowledged writes out of Badger
+	// (and later ones in): a read would silently miss them. Until the next Open replays the WAL,
+	// reads are refused. A store in memory never acknowledges a write Badger refused.
+	if ferr := s.fatal.Load(); ferr != nil && !s.mem {
+		return fmt.Errorf("read state store %s: acknowledged writes are missing from it, reads are refused until it is reopened: %w", s.dir, *ferr)
+	}
 	return s.readError(s.db.View(fn))
 }
 

@@ -544,6 +544,43 @@ func TestApplyFailure(t *testing.T) {
 	}
 }
 
+// TestReadsRefusedAfterApplyFailure: once the Badger write of an acknowledged batch failed,
+// Badger lacks a write its caller was told is durable: reads fail, naming the failure, rather
+// than return a journal with that write silently missing; reopening replays it.
+func TestReadsRefusedAfterApplyFailure(t *testing.T) {
+	dir := t.TempDir()
+	s := openStore(t, dir)
+	ctx := context.Background()
+	id := testID(1)
+	if err := s.Append(ctx, id, true, started("wf", "")); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.barrier(); err != nil {
+		t.Fatal(err)
+	}
+	diskErr := errors.New("no space left on device")
+	s.failApply.Store(&diskErr)
+	if err := s.Append(ctx, id, true, Entry{Type: NodeStarted, Node: "x"}); err != nil {
+		t.Fatalf("durable Append synced in the WAL = %v", err)
+	}
+	var got []Entry
+	err := s.Entries(id, 0, func(e Entry) error { got = append(got, e); return nil })
+	if !errors.Is(err, diskErr) || !strings.Contains(err.Error(), "reads are refused") {
+		t.Errorf("Entries after a failed Badger write of an acknowledged append = %v, entries %+v; want refused", err, got)
+	}
+	if _, err := s.Summary(id); !errors.Is(err, diskErr) {
+		t.Errorf("Summary after a failed Badger write = %v, want refused", err)
+	}
+	if err := s.Close(); !errors.Is(err, diskErr) {
+		t.Errorf("Close = %v", err)
+	}
+	s = openStore(t, dir)
+	defer closeStore(t, s)
+	if got := collectEntries(t, s, id, 0); len(got) != 2 || got[1].Node != "x" {
+		t.Errorf("entries after reopening = %+v", got)
+	}
+}
+
 // TestRefusedOps checks that what Badger would refuse is refused before the WAL, consuming no
 // seq, and that replay skips such an op rather than failing Open.
 func TestRefusedOps(t *testing.T) {
