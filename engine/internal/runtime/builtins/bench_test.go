@@ -5,10 +5,9 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"slices"
 	"testing"
-	"time"
 
+	"github.com/fuscia/fuscia/engine/internal/runtime/internal/benchpair"
 	"github.com/fuscia/fuscia/engine/task"
 	"github.com/fuscia/fuscia/internal/outcome"
 	"github.com/fuscia/fuscia/lang"
@@ -54,23 +53,5 @@ func BenchmarkHTTPCall(b *testing.B) {
 	}
 	node() // opens the kept-alive connections
 	bare()
-	lat := make([]time.Duration, 0, b.N)
-	bareLat := make([]time.Duration, 0, b.N)
-	b.ResetTimer()
-	for range b.N {
-		t0 := time.Now()
-		node()
-		t1 := time.Now()
-		bare()
-		lat = append(lat, t1.Sub(t0))
-		bareLat = append(bareLat, time.Since(t1))
-	}
-	b.StopTimer()
-	slices.Sort(lat)
-	slices.Sort(bareLat)
-	p50, bare50 := lat[len(lat)/2], bareLat[len(bareLat)/2]
-	b.ReportMetric(float64(p50.Microseconds()), "p50-µs")
-	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
-	b.ReportMetric(float64(bare50.Microseconds()), "bare-p50-µs")
-	b.ReportMetric(float64((p50-bare50).Nanoseconds())/1e3, "builtin-extra-µs")
+	benchpair.Measure(b, node, bare, "builtin-extra-µs")
 }

@@ -4,10 +4,9 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"slices"
 	"testing"
-	"time"
 
+	"github.com/fuscia/fuscia/engine/internal/runtime/internal/benchpair"
 	"github.com/fuscia/fuscia/engine/plan"
 	"github.com/fuscia/fuscia/engine/task"
 	"github.com/fuscia/fuscia/internal/outcome"
@@ -77,23 +76,5 @@ func dispatcherCall(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	lat := make([]time.Duration, 0, b.N)
-	bareLat := make([]time.Duration, 0, b.N)
-	b.ResetTimer()
-	for range b.N {
-		t0 := time.Now()
-		do()
-		t1 := time.Now()
-		bare()
-		lat = append(lat, t1.Sub(t0))
-		bareLat = append(bareLat, time.Since(t1))
-	}
-	b.StopTimer()
-	slices.Sort(lat)
-	slices.Sort(bareLat)
-	p50, bare50 := lat[len(lat)/2], bareLat[len(bareLat)/2]
-	b.ReportMetric(float64(p50.Microseconds()), "p50-µs")
-	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
-	b.ReportMetric(float64(bare50.Microseconds()), "bare-p50-µs")
-	b.ReportMetric(float64((p50-bare50).Nanoseconds())/1e3, "engine-extra-µs")
+	benchpair.Measure(b, do, bare, "engine-extra-µs")
 }
