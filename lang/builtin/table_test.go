@@ -288,3 +288,28 @@ func TestIsPure(t *testing.T) {
 		}
 	}
 }
+
+// TestSchemasPassTheirMetaschema compiles every embedded schema with the metaschema check that
+// InputSchema skips (schema.CompileTrusted): each file in schemas/ must pass it, and each must
+// be a builtin's.
+func TestSchemasPassTheirMetaschema(t *testing.T) {
+	entries, err := schemaDocs.ReadDir("schemas")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != len(Names()) {
+		t.Errorf("%d schema files for %d builtins", len(entries), len(Names()))
+	}
+	for _, e := range entries {
+		doc, err := schemaDocs.ReadFile("schemas/" + e.Name())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := schema.Compile("builtin."+e.Name(), doc); err != nil {
+			t.Errorf("%s: %v", e.Name(), err)
+		}
+		if _, ok := InputSchema(strings.TrimSuffix(e.Name(), ".json")); !ok {
+			t.Errorf("%s is not the schema of a builtin", e.Name())
+		}
+	}
+}

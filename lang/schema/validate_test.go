@@ -374,3 +374,30 @@ func TestLongValuesAreShortened(t *testing.T) {
 		t.Errorf("problems = %q, want %q", ps, want)
 	}
 }
+
+// TestCompileTrusted checks that a schema compiled without the metaschema check (builtins')
+// validates exactly as one compiled with it.
+func TestCompileTrusted(t *testing.T) {
+	checked := mustCompile(t, validateDoc)
+	trusted, err := CompileTrusted("test", []byte(validateDoc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := cty.StringVal("ok")
+	for _, in := range []cty.Value{
+		obj(map[string]cty.Value{"name": name, "mode": cty.StringVal("fast"), "port": cty.NumberIntVal(80)}),
+		obj(map[string]cty.Value{"nmae": name, "zzz": cty.True}),
+		obj(map[string]cty.Value{"name": name, "inner": obj(map[string]cty.Value{"URL": cty.StringVal("u")})}),
+		obj(map[string]cty.Value{"name": cty.StringVal("x"), "port": cty.NumberIntVal(0), "code": cty.StringVal("abc")}),
+		obj(map[string]cty.Value{"name": name, "shape": obj(map[string]cty.Value{"kind": cty.StringVal("square")})}),
+		cty.ListValEmpty(cty.String),
+	} {
+		want, got := strs(checked.Validate(in)), strs(trusted.Validate(in))
+		if !slices.Equal(got, want) {
+			t.Errorf("%#v: trusted schema's problems %q, checked one's %q", in, got, want)
+		}
+	}
+	if got := strs(trusted.Validate(obj(map[string]cty.Value{"nmae": name}))); len(got) == 0 {
+		t.Error("the trusted schema accepted an object without the required name")
+	}
+}

@@ -113,6 +113,15 @@ func (c *Compiler) AssertVocabs() {
 	c.roots.assertVocabs = true
 }
 
+// TrustSchemas skips checking the schemas this compiler compiles against their drafts'
+// metaschemas, and so never compiles those metaschemas (Fuscia's fork). It is for schemas built
+// into a program, whose tests compile them once with the check: compiling the draft 2020-12
+// metaschemas costs a short-lived process several milliseconds. A schema that breaks its
+// metaschema may then compile into something unspecified instead of failing.
+func (c *Compiler) TrustSchemas() {
+	c.roots.trusted = true
+}
+
 // AddResource adds schema resource which gets used later in reference
 // resolution.
 //
