@@ -7,9 +7,18 @@ FUZZTIME ?= 20s
 
 .PHONY: build test vet fmt-check fuzz demo bench soak crash load-tool examples c-guest js-guest js-deps proto clean ui ui-syntax screenshots editors editors-test
 
+# VERSION, when set (`make build VERSION=1.2.3`), is the version the binary reports. It is set
+# twice: in Go (internal/version.Fuscia, with -X) and in the C code that answers `fuscia version`
+# before the Go runtime starts (cmd/fuscia/version_fast.h, with -D; docs/performance.md).
+VERSION ?=
+ifneq ($(VERSION),)
+VERSION_LDFLAGS := -ldflags "-X github.com/fuscia/fuscia/internal/version.Fuscia=$(VERSION)"
+build: export CGO_CFLAGS = -O2 -g '-DFUSCIA_VERSION="$(VERSION)"'
+endif
+
 # build builds the CLI and the first-party plugins (bin/plugins/fuscia-plugin-shell, -ssh).
 build:
-	$(GO) build -o $(BIN) ./cmd/fuscia
+	$(GO) build $(VERSION_LDFLAGS) -o $(BIN) ./cmd/fuscia
 	$(GO) build -o bin/plugins/fuscia-plugin-shell ./plugins/shell
 	$(GO) build -o bin/plugins/fuscia-plugin-ssh ./plugins/ssh
 

@@ -13,6 +13,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -542,10 +543,19 @@ func TestClusterWorkerVersionMismatch(t *testing.T) {
 	other := filepath.Join(t.TempDir(), "fuscia-9.9.9")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
+	// As `make build VERSION=9.9.9` does: the version in Go and in the C fast path of `fuscia
+	// version` (version_fast.h).
 	build := exec.CommandContext(ctx, "go", "build", "-o", other,
 		"-ldflags", "-X github.com/fuscia/fuscia/internal/version.Fuscia=9.9.9", ".")
+	build.Env = append(os.Environ(), `CGO_CFLAGS=-O2 -g '-DFUSCIA_VERSION="9.9.9"'`)
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("build fuscia 9.9.9: %v\n%s", err, out)
+	}
+	for _, args := range [][]string{{"version"}, {"version", "-json"}, {"version", "-home", t.TempDir()}} {
+		out, err := exec.CommandContext(ctx, other, args...).Output()
+		if err != nil || !strings.Contains(string(out), "9.9.9") || strings.Contains(string(out), version.Fuscia) {
+			t.Fatalf("fuscia-9.9.9 %v: %v\n%s", args, err, out)
+		}
 	}
 	ns := natstest.Start(t)
 	key := clusterKeyFile(t)

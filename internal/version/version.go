@@ -1,8 +1,10 @@
 // Package version holds the versions Fuscia reports and records in saved plans.
 package version
 
-// Fuscia is the version of this build. Release builds set it with
-// -ldflags "-X github.com/fuscia/fuscia/internal/version.Fuscia=1.2.3".
+// Fuscia is the version of this build. Release builds set it with `make build VERSION=1.2.3`:
+// -ldflags "-X github.com/fuscia/fuscia/internal/version.Fuscia=1.2.3" here, and
+// CGO_CFLAGS='-DFUSCIA_VERSION="1.2.3"' for the C code that answers `fuscia version` before the
+// Go runtime starts (cmd/fuscia/version_fast.h, whose texts a test keeps equal to Go's).
 var Fuscia = "0.1.0-dev"
 
 const (
