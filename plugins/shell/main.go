@@ -16,6 +16,8 @@ import (
 const version = "0.3.0"
 
 func main() {
+	// A call waits on its child; the plugin's own work is small (docs/performance.md, issue 20).
+	sdk.OneThread()
 	sdk.Serve(sdk.Plugin{
 		Name:    "shell",
 		Version: version,
