@@ -32,6 +32,7 @@ func runApply(ctx context.Context, c *cli, args []string) int {
 	if !ok {
 		return code
 	}
+	defer c.relaxGCAtStart()()
 	if *payload != "" {
 		var v any
 		if err := json.Unmarshal([]byte(*payload), &v); err != nil {
