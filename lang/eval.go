@@ -39,13 +39,18 @@ type Scope struct {
 // expr refers to, so that building it costs what the expression costs, not what the workflow
 // does; the engine uses it too, with real values.
 func NewEvalContext(expr hcl.Expression, s Scope) *hcl.EvalContext {
+	return newEvalContext(expr.Variables(), s)
+}
+
+// newEvalContext is NewEvalContext for an expression whose references trs are known.
+func newEvalContext(trs []hcl.Traversal, s Scope) *hcl.EvalContext {
 	fns := s.Functions
 	if fns == nil {
 		fns = funcs.Table()
 	}
 	ctx := &hcl.EvalContext{Variables: make(map[string]cty.Value, 2), Functions: fns}
 	var nodes map[string]map[string]cty.Value
-	for _, tr := range expr.Variables() {
+	for _, tr := range trs {
 		root := tr.RootName()
 		switch root {
 		case "var":
@@ -131,12 +136,21 @@ func check(w *Workflow, f *faults) hcl.Diagnostics {
 // UnknownNode is the value of a node before it ran: an object whose output is unknown. A
 // switch's output has a known shape, so a typo in `switch.x.output.selected` is caught early.
 func UnknownNode(kind NodeKind, _ string) cty.Value {
-	out := cty.DynamicVal
 	if kind == KindSwitch {
-		out = cty.UnknownVal(cty.Object(map[string]cty.Type{"selected": cty.String}))
+		return unknownSwitch
 	}
-	return cty.ObjectVal(map[string]cty.Value{"output": out})
+	return unknownOutput
 }
+
+// The values UnknownNode returns, built once: a plan checks every reference with them, and
+// building a cty object (its type's attribute map included) per reference was a tenth of
+// the check's allocations.
+var (
+	unknownOutput = cty.ObjectVal(map[string]cty.Value{"output": cty.DynamicVal})
+	unknownSwitch = cty.ObjectVal(map[string]cty.Value{
+		"output": cty.UnknownVal(cty.Object(map[string]cty.Type{"selected": cty.String})),
+	})
+)
 
 var unknownEach = cty.ObjectVal(map[string]cty.Value{
 	"key": cty.DynamicVal, "value": cty.DynamicVal, "index": cty.UnknownVal(cty.Number),
@@ -148,7 +162,7 @@ func (c *checker) eval(expr hcl.Expression, each cty.Value) cty.Value {
 	}
 	s := c.scope
 	s.Each = each
-	v, diags := expr.Value(NewEvalContext(expr, s))
+	v, diags := expr.Value(newEvalContext(c.w.variables(expr), s))
 	c.diags = append(c.diags, diags...)
 	if diags.HasErrors() {
 		return cty.DynamicVal

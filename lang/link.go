@@ -1,6 +1,7 @@
 package lang
 
 import (
+	"reflect"
 	"sort"
 	"strings"
 
@@ -32,6 +33,36 @@ type linker struct {
 
 func (l *linker) add(d ...*hcl.Diagnostic) { l.diags = appendDiags(l.diags, d...) }
 
+// variables returns expr's references and keeps them in the workflow for check and References,
+// which read the same expressions: walking an expression for its references allocates a node
+// visitor per syntax node, and did so three times per expression.
+func (l *linker) variables(expr hcl.Expression) []hcl.Traversal {
+	trs := expr.Variables()
+	if cacheable(expr) {
+		if l.w.refs == nil {
+			l.w.refs = make(map[hcl.Expression][]hcl.Traversal, 2*len(l.w.Nodes)+len(l.w.Outputs))
+		}
+		l.w.refs[expr] = trs
+	}
+	return trs
+}
+
+// variables returns expr's references: the ones link found, or expr's own.
+func (w *Workflow) variables(expr hcl.Expression) []hcl.Traversal {
+	if cacheable(expr) {
+		if trs, ok := w.refs[expr]; ok {
+			return trs
+		}
+	}
+	return expr.Variables()
+}
+
+// cacheable reports whether expr can be a map key: HCL's syntax nodes are pointers, but an
+// expression such as hcl.StaticExpr holds a cty.Value, whose hash would panic.
+func cacheable(expr hcl.Expression) bool {
+	return reflect.TypeOf(expr).Kind() == reflect.Pointer
+}
+
 // link resolves every reference of w into Deps, builds the graphs, and reports cycles. The
 // graphs are built even when some references are wrong: an edge that is missing because its
 // reference was reported cannot make a cycle, so the cycles found are errors of their own.
@@ -49,7 +80,7 @@ func link(w *Workflow, f *faults) hcl.Diagnostics {
 	}
 	for _, o := range w.Outputs {
 		before := len(l.diags)
-		for _, tr := range o.Value.Variables() {
+		for _, tr := range l.variables(o.Value) {
 			l.ref(nil, tr, false)
 		}
 		if len(l.diags) > before {
@@ -94,12 +125,12 @@ func (l *linker) linkNode(n *Node) {
 		if (n.Task != nil && expr == n.Task.ForEach) || (n.Loop != nil && expr == n.Loop.ForEach) {
 			eachOK = n.Addr.Loop != ""
 		}
-		for _, tr := range expr.Variables() {
+		for _, tr := range l.variables(expr) {
 			l.ref(n, tr, eachOK)
 		}
 	}
 	if n.Loop != nil && n.Loop.Output != nil {
-		for _, tr := range n.Loop.Output.Variables() {
+		for _, tr := range l.variables(n.Loop.Output) {
 			l.loopOutputRef(n, tr)
 		}
 	}

@@ -36,6 +36,9 @@ type Workflow struct {
 	varValues cty.Value // the `var` object used at Load
 
 	byAddr map[Addr]*Node
+	// refs are the references of the nodes' and outputs' expressions, by expression, as link
+	// found them; written by link only, read-only after Load.
+	refs map[hcl.Expression][]hcl.Traversal
 }
 
 // VarValues is the `var` object used at Load: set values, defaults, and unknown values for the
@@ -418,18 +421,18 @@ const Sensitive = "sensitive"
 func (w *Workflow) References(fn func(from *Node, tr hcl.Traversal)) {
 	for _, n := range w.Nodes {
 		for _, expr := range n.exprs {
-			for _, tr := range expr.Variables() {
+			for _, tr := range w.variables(expr) {
 				fn(n, tr)
 			}
 		}
 		if n.Loop != nil && n.Loop.Output != nil {
-			for _, tr := range n.Loop.Output.Variables() {
+			for _, tr := range w.variables(n.Loop.Output) {
 				fn(n, tr)
 			}
 		}
 	}
 	for _, o := range w.Outputs {
-		for _, tr := range o.Value.Variables() {
+		for _, tr := range w.variables(o.Value) {
 			fn(nil, tr)
 		}
 	}
