@@ -37,7 +37,10 @@ type benchResult struct {
 	MaxRssFile      mebibytes      `json:"max_rssfile_mib"`
 	VmHWM           mebibytes      `json:"vmhwm_mib"`
 	MaxThreads      int64          `json:"max_threads"`
-	*serveMetrics                  // nil when /metrics could not be read
+	// ServeCPUPer1000 is serve's CPU time (user + system) from the first request until the
+	// runs drained, in ms per 1,000 accepted runs; 0 when /proc could not be read.
+	ServeCPUPer1000 millisFloat `json:"serve_cpu_ms_per_1000_runs,omitempty"`
+	*serveMetrics               // nil when /metrics could not be read
 }
 
 // benchDrain is how quickly the accepted runs finished.
@@ -53,6 +56,7 @@ func runBench(ctx context.Context, cfg config, sp *serveProc, w io.Writer) (*ben
 	writeBenchStart(w, cfg, url)
 	t0 := time.Now()
 	mem := startSampler(sp.pid(), 500*time.Millisecond, t0, nil)
+	cpu0, cpuErr := readCPU(sp.pid())
 	var lr loadResult
 	var err error
 	if cfg.client == "wrk" {
@@ -75,6 +79,9 @@ func runBench(ctx context.Context, cfg config, sp *serveProc, w io.Writer) (*ben
 	writeWaiting(w, lr.accepted)
 	runs, drained, derr := waitDrained(ctx, sp.client, sp, lr.accepted, cfg.drainTimeout)
 	ss := mem.finish()
+	if cpu1, err := readCPU(sp.pid()); err == nil && cpuErr == nil && lr.accepted > 0 {
+		b.ServeCPUPer1000 = millisFloat((cpu1 - cpu0) * 1e3 * 1e3 / float64(lr.accepted))
+	}
 	b.RunsListed = len(runs)
 	b.RunStatuses = map[string]int{}
 	var lastFinished time.Time

@@ -118,3 +118,18 @@ short line
 		t.Errorf("no mounts: %s on %s", fs, mount)
 	}
 }
+
+func TestParseStatCPU(t *testing.T) {
+	// A command name with a space and a ')' in it; utime 1234, stime 566 ticks.
+	stat := []byte("4242 (fus cia) x) S 1 4242 4242 0 -1 4194560 2000 0 0 0 1234 566 0 0 20 0 11 0 100 0 0\n")
+	got, err := parseStatCPU(stat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != 18.0 {
+		t.Errorf("parseStatCPU = %v s, want 18 (1800 ticks)", got)
+	}
+	if _, err := parseStatCPU([]byte("4242 (fuscia) S 1 2")); err == nil {
+		t.Error("a truncated stat parsed without an error")
+	}
+}

@@ -122,6 +122,9 @@ func writeBenchRuns(w io.Writer, b *benchResult) {
 	}
 	fmt.Fprintf(w, "serve RSS (every 500 ms, %d samples): max VmRSS %.1f MiB  max RssAnon %.1f MiB  max RssFile %.1f MiB  VmHWM %.1f MiB  threads %d\n",
 		b.RSSSamples, float64(b.MaxVmRSS), float64(b.MaxRssAnon), float64(b.MaxRssFile), float64(b.VmHWM), b.MaxThreads)
+	if b.ServeCPUPer1000 > 0 {
+		fmt.Fprintf(w, "serve CPU (user + system, first request to drained): %.0f ms per 1,000 runs\n", float64(b.ServeCPUPer1000))
+	}
 	if m := b.serveMetrics; m != nil {
 		fmt.Fprintf(w, "metrics: fuscia_runs_total{workflow=\"hook\"} %v (sum %.0f)  process_resident_memory_bytes %.1f MiB\n",
 			m.RunsTotalHook, sumValues(m.RunsTotalHook), float64(m.ResidentMemory))

@@ -81,3 +81,8 @@ func round(v float64, digits int) float64 {
 	p := math.Pow(10, float64(digits))
 	return math.Round(v*p) / p
 }
+
+// millisFloat is a time in milliseconds; RESULT gives it to 0.1 ms.
+type millisFloat float64
+
+func (v millisFloat) MarshalJSON() ([]byte, error) { return json.Marshal(round(float64(v), 1)) }
