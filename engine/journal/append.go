@@ -47,6 +47,7 @@ func (s *Store) Append(ctx context.Context, runID string, durable bool, entries 
 	req := &request{durable: durable}
 	if durable {
 		req.done = make(chan error, 1)
+		req.mayLead = true
 	} else {
 		req.run = runID
 	}
@@ -55,6 +56,9 @@ func (s *Store) Append(ctx context.Context, runID string, durable bool, entries 
 	}
 	if !durable {
 		return nil
+	}
+	if req.leading {
+		s.lead()
 	}
 	select {
 	case err := <-req.done:
