@@ -8,7 +8,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/hashicorp/hcl/v2"
-	"github.com/hashicorp/hcl/v2/hclsyntax"
 )
 
 // Parser reads and parses workflow files and remembers their sources, so that diagnostics can be
@@ -88,7 +87,7 @@ func (p *Parser) ParseSource(filename string, src []byte) (*hcl.File, hcl.Diagno
 	if diag := checkNesting(filename, src); diag != nil {
 		return nil, hcl.Diagnostics{diag}
 	}
-	f, diags := hclsyntax.ParseConfig(src, filename, hcl.InitialPos)
+	f, diags := parseChunked(src, filename)
 	if f != nil {
 		p.files[filename] = f
 	}
