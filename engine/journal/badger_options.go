@@ -59,7 +59,10 @@ func badgerOptions(dir string, logger *slog.Logger) badger.Options {
 	// several key ranges (runs, journal entries, indexes), so each L0 compaction rewrites the
 	// L1 table at the edge of every range however little L0 holds: compacting at six tables
 	// rather than two wrote 11% fewer bytes and used 8% less CPU per webhook run. A compaction
-	// keeps every table it builds in memory (up to 8 + 5 builders, each ~2× its table size).
+	// keeps every table it builds in memory (up to 8 + 5 builders, each ~2× its table size):
+	// with 512 KiB tables (and 2 MiB memtables) serve's anonymous memory under sustained
+	// webhooks fell by a third, but its CPU per run rose 12-27%, so tables stay at 1 MiB;
+	// 2 MiB memtables alone changed neither within the noise (docs/performance.md, issue 20).
 	o.NumLevelZeroTables = 6
 	o.NumLevelZeroTablesStall = 15
 	o.BaseTableSize = 1 << 20
