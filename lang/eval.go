@@ -49,7 +49,14 @@ func newEvalContext(trs []hcl.Traversal, s Scope) *hcl.EvalContext {
 		fns = funcs.Table()
 	}
 	ctx := &hcl.EvalContext{Variables: make(map[string]cty.Value, 2), Functions: fns}
-	var nodes map[string]map[string]cty.Value
+	// The node roots referred to (task, switch, …), a few at most: a slice on the stack rather
+	// than a map of maps allocated for every expression the engine and the check evaluate.
+	type rootNodes struct {
+		root   string
+		byName map[string]cty.Value
+	}
+	var buf [2]rootNodes
+	nodes := buf[:0]
 	for _, tr := range trs {
 		root := tr.RootName()
 		switch root {
@@ -72,17 +79,18 @@ func newEvalContext(trs []hcl.Traversal, s Scope) *hcl.EvalContext {
 			if !ok {
 				continue
 			}
-			if nodes == nil {
-				nodes = make(map[string]map[string]cty.Value, 1)
+			i := 0
+			for i < len(nodes) && nodes[i].root != root {
+				i++
 			}
-			if nodes[root] == nil {
-				nodes[root] = make(map[string]cty.Value, 1)
+			if i == len(nodes) {
+				nodes = append(nodes, rootNodes{root: root, byName: make(map[string]cty.Value, 1)})
 			}
-			nodes[root][step.Name] = s.Node(kind, step.Name)
+			nodes[i].byName[step.Name] = s.Node(kind, step.Name)
 		}
 	}
-	for root, byName := range nodes {
-		ctx.Variables[root] = cty.ObjectVal(byName)
+	for _, n := range nodes {
+		ctx.Variables[n.root] = cty.ObjectVal(n.byName)
 	}
 	return ctx
 }
