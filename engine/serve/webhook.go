@@ -115,9 +115,11 @@ func (s *Server) serveWebhook(w http.ResponseWriter, r *http.Request) {
 		refuse(http.StatusRequestEntityTooLarge, map[string]any{"error": fmt.Sprintf("the query and headers (%d bytes) are over max_body_bytes (%d bytes)", n, t.MaxBodyBytes)})
 		return
 	}
-	tooLarge := map[string]any{"error": fmt.Sprintf("the body is over max_body_bytes (%d bytes)", t.MaxBodyBytes)}
+	tooLarge := func() map[string]any {
+		return map[string]any{"error": fmt.Sprintf("the body is over max_body_bytes (%d bytes)", t.MaxBodyBytes)}
+	}
 	if r.ContentLength > t.MaxBodyBytes {
-		refuse(http.StatusRequestEntityTooLarge, tooLarge)
+		refuse(http.StatusRequestEntityTooLarge, tooLarge())
 		return
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, t.MaxBodyBytes))
@@ -125,7 +127,7 @@ func (s *Server) serveWebhook(w http.ResponseWriter, r *http.Request) {
 		var mbe *http.MaxBytesError
 		switch {
 		case errors.As(err, &mbe):
-			refuse(http.StatusRequestEntityTooLarge, tooLarge)
+			refuse(http.StatusRequestEntityTooLarge, tooLarge())
 		case errors.Is(err, os.ErrDeadlineExceeded):
 			// The listener's read timeout (listen.go): the sender stalled mid-body.
 			w.Header().Set("Connection", "close")
@@ -206,14 +208,21 @@ func (s *Server) answerStarted(w http.ResponseWriter, r *http.Request, st Starte
 		s.answerWhenDone(w, r, st.ID, s.cfg.WebhookWait)
 		return
 	}
-	resp := map[string]any{"execution_id": st.ID}
-	if st.Queued {
-		resp["queued"] = true
-	}
-	writeJSON(w, http.StatusAccepted, resp)
+	// A struct, not a map: the same JSON (fields in the map's sorted key order) without a map
+	// to build and sort per request.
+	writeJSON(w, http.StatusAccepted, startedAnswer{ID: st.ID, Queued: st.Queued})
+}
+
+// startedAnswer is the body of a 202: {"execution_id": ID} and "queued": true when held back.
+type startedAnswer struct {
+	ID     string `json:"execution_id"`
+	Queued bool   `json:"queued,omitempty"`
 }
 
 func wantWait(r *http.Request) bool {
+	if r.URL.RawQuery == "" {
+		return false // the usual webhook: no query to parse
+	}
 	v := r.URL.Query().Get("wait")
 	return v == "true" || v == "1"
 }
