@@ -33,7 +33,8 @@ func RepoRoot() string {
 
 // Build builds the main package in dir (relative to the repository root, or absolute) as
 // fuscia-plugin-NAME once per test binary and returns the binary's path. The binary sits in
-// a directory of its own; copy or link it where a test needs it.
+// this test process's build directory (sweep.go: removed by a later test binary once this one
+// has exited); copy or link it where a test needs it.
 func Build(t testing.TB, dir, name string) string {
 	t.Helper()
 	if !filepath.IsAbs(dir) {
@@ -42,7 +43,7 @@ func Build(t testing.TB, dir, name string) string {
 	v, _ := builds.LoadOrStore(dir+"\x00"+name, &build{})
 	b := v.(*build)
 	b.once.Do(func() {
-		out, err := os.MkdirTemp("", "fuscia-plugintest-")
+		out, err := newBuildDir()
 		if err != nil {
 			b.err = err
 			return
