@@ -47,7 +47,6 @@ func (s *Store) Append(ctx context.Context, runID string, durable bool, entries 
 	req := &request{durable: durable}
 	if durable {
 		req.done = make(chan error, 1)
-		req.mayLead = true
 	} else {
 		req.run = runID
 	}
@@ -56,9 +55,6 @@ func (s *Store) Append(ctx context.Context, runID string, durable bool, entries 
 	}
 	if !durable {
 		return nil
-	}
-	if req.leading {
-		s.lead()
 	}
 	select {
 	case err := <-req.done:

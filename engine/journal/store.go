@@ -101,12 +101,10 @@ type Store struct {
 	// signals drained when it shrinks.
 	inflight atomic.Int64
 	drained  chan struct{}
-	// roles holds the write and sync roles (lead.go) and what they guard.
-	roles leadRoles
-	// Write role: the current segment and the last attempt to move on from a failed one.
+	// Writer-owned: the current segment and the last attempt to move on from a failed one.
 	cur      *segment
 	lastHeal time.Time
-	// Sync role: writes to segments from blocked on are failed until a checkpoint retires
+	// Syncer-owned: writes to segments from blocked on are failed until a checkpoint retires
 	// blocked (0: none). walFailed mirrors it for the writer.
 	blocked   uint64
 	walFailed atomic.Uint64

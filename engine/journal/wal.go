@@ -77,8 +77,7 @@ func defaultWALConfig() walConfig {
 	return walConfig{segmentSize: defaultSegmentSize, checkpointEvery: defaultCheckpointEvery, trimEvery: defaultTrimEvery}
 }
 
-// segment is one WAL file. The write role owns off; the sync role owns broken (lead.go: the
-// writer or the syncer, or a durable Append doing their work); the checkpointer closes
+// segment is one WAL file. The writer owns off; the syncer owns broken; the checkpointer closes
 // and removes the file once the segment is retired.
 type segment struct {
 	num  uint64

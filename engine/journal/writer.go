@@ -32,9 +32,6 @@ import (
 //     segment the writer has moved on from, then removes the segment; it also prepares the next
 //     segment.
 //
-// A durable Append that finds the writer idle does the writer's and the syncer's work for its
-// own request itself (lead.go): no hand-off between goroutines when the WAL is idle.
-//
 // Badger never holds an op whose WAL record is not synced, so after a crash replaying the WAL
 // over whatever Badger kept restores exactly the synced prefix of the op sequence.
 
@@ -73,9 +70,6 @@ type request struct {
 	// when nobody waits, in which case a failure is recorded against run.
 	done chan error
 	run  string
-	// mayLead: the caller writes and syncs the request itself when the WAL is idle (lead.go);
-	// leading: enqueue found it idle and gave the caller the write role.
-	mayLead, leading bool
 }
 
 func (r *request) add(o op) {
@@ -148,10 +142,6 @@ func (s *Store) waitRoom(ctx context.Context) error {
 func (s *Store) enqueue(req *request) {
 	s.reqNo++
 	req.no = s.reqNo
-	if req.mayLead && s.tryLead(req) {
-		req.leading = true
-		return
-	}
 	wasEmpty := len(s.pending) == 0
 	s.pending = append(s.pending, req)
 	s.pendingBytes += req.size
@@ -191,27 +181,24 @@ func (s *Store) writer() {
 	cp := time.NewTimer(time.Hour)
 	cp.Stop()
 	var (
-		cpC  <-chan time.Time
-		held []*request // walConfig.holdRelaxed: relaxed requests not written yet
+		cpC   <-chan time.Time
+		timed *segment // the segment cp runs for
+		buf   []byte
+		held  []*request // walConfig.holdRelaxed: relaxed requests not written yet
 	)
-	l := &s.roles
 	for {
-		fired := false
 		select {
 		case <-s.wake:
 		case <-cpC:
-			cpC, fired = nil, true
-		}
-		// The write role: a leader (lead.go) may hold it, for one record.
-		l.write.Lock()
-		if fired && s.cur == l.timed {
-			s.rotate()
+			cpC = nil
+			if s.cur == timed {
+				s.rotate()
+			}
 		}
 		reqs, closed := s.takePending()
 		if s.wc.holdRelaxed && !closed {
 			held = append(held, reqs...)
 			if !slices.ContainsFunc(held, func(r *request) bool { return r.done != nil }) {
-				l.write.Unlock()
 				continue
 			}
 			reqs, held = held, nil
@@ -231,25 +218,22 @@ func (s *Store) writer() {
 				<-s.drained
 			}
 			s.inflight.Add(int64(size))
-			l.buf = s.writeBatch(b, l.buf[:0])
-			s.queue(b)
+			buf = s.writeBatch(b, buf[:0])
+			s.batches <- b
 		}
-		// Checkpoint a segment at the latest checkpointEvery after its first record (a leader
-		// that writes the first one wakes the writer for this).
-		if s.cur != l.timed || cpC == nil {
+		// Checkpoint a segment at the latest checkpointEvery after its first record.
+		if s.cur != timed || cpC == nil {
 			cp.Stop()
-			cpC, l.timed = nil, nil
+			cpC, timed = nil, nil
 			if s.cur.off > segmentHeaderSize {
 				cp.Reset(s.wc.checkpointEvery)
-				cpC, l.timed = cp.C, s.cur
+				cpC, timed = cp.C, s.cur
 			}
 		}
 		if closed {
-			s.queue(&batch{retire: s.cur, final: true, done: make(chan error, 1)})
-			l.write.Unlock()
+			s.batches <- &batch{retire: s.cur, final: true, done: make(chan error, 1)}
 			return
 		}
-		l.write.Unlock()
 	}
 }
 
@@ -313,7 +297,7 @@ func (s *Store) rotate() bool {
 	}
 	s.cur = sp.seg
 	s.askSpare()
-	s.queue(tok)
+	s.batches <- tok
 	return true
 }
 
@@ -329,9 +313,6 @@ func (s *Store) askSpare() {
 
 // syncer syncs and answers the writer's batches in order and hands them to the applier, until
 // the writer closes the queue; then it stops the applier and closes the checkpointer's queue.
-// It holds the sync role (lead.go) while it takes and flushes batches, not while it waits: a
-// leader may then flush the batches it holds (a relaxed group waiting for relaxedSyncDelay)
-// together with its own.
 func (s *Store) syncer() {
 	defer close(s.syncerDone)
 	defer close(s.cpReqs)
@@ -339,31 +320,33 @@ func (s *Store) syncer() {
 		close(s.applyQ)
 		<-s.applierDone
 	}()
-	l := &s.roles
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	var timerC <-chan time.Time
+	var group []*batch
 	for {
-		var (
-			b      *batch
-			ok     = true
-			fired  bool
-			closed bool
-		)
-		if timerC == nil {
-			b, ok = <-s.batches
+		closed := false
+		if len(group) == 0 {
+			b, ok := <-s.batches
+			if !ok {
+				return
+			}
+			group = append(group, b)
 		} else {
 			select {
-			case b, ok = <-s.batches:
+			case b, ok := <-s.batches:
+				if !ok {
+					closed = true
+				} else {
+					group = append(group, b)
+				}
 			case <-timerC:
-				timerC, fired = nil, true
+				timerC = nil
+				s.flush(group)
+				clear(group)
+				group = group[:0]
+				continue
 			}
-		}
-		l.sync.Lock()
-		closed = !ok
-		if b != nil {
-			l.group = append(l.group, b)
-			l.received++
 		}
 	drain:
 		for !closed {
@@ -373,28 +356,23 @@ func (s *Store) syncer() {
 					closed = true
 					break drain
 				}
-				l.group = append(l.group, b)
-				l.received++
+				group = append(group, b)
 			default:
 				break drain
 			}
 		}
-		group := l.group
-		switch {
-		case len(group) == 0: // a leader flushed the group
-		case fired || closed || slices.ContainsFunc(group, func(b *batch) bool { return b.urgent || b.retire != nil }):
+		if closed || slices.ContainsFunc(group, func(b *batch) bool { return b.urgent || b.retire != nil }) {
 			if timerC != nil {
 				timer.Stop()
 				timerC = nil
 			}
 			s.flush(group)
 			clear(group)
-			l.group = group[:0]
-		case timerC == nil:
+			group = group[:0]
+		} else if timerC == nil {
 			timer.Reset(relaxedSyncDelay)
 			timerC = timer.C
 		}
-		l.sync.Unlock()
 		if closed {
 			return
 		}
