@@ -113,6 +113,11 @@ func (s *Store) syncFailure(runID string) error {
 // store in memory), for tests and benchmarks.
 func (s *Store) Syncs() uint64 { return s.syncs.Load() }
 
+// SyncTime is the time the store has spent in its write-ahead log's fdatasyncs since it opened,
+// for benchmarks: what a durable path costs beyond the disk's own flush is its wall time less
+// this, which the disk's noise on a shared machine does not move.
+func (s *Store) SyncTime() time.Duration { return time.Duration(s.syncTime.Load()) }
+
 // enqueueEntries assigns seqs, builds the request's ops from the encoded entries and appends
 // it to the pending list, under s.mu (released while it waits for room or reads the run's
 // counters, before taking any seq).

@@ -128,8 +128,10 @@ type Store struct {
 	// fatal is set when a Badger write of an acknowledged batch failed: later writes fail with
 	// it and checkpoints keep the WAL, which the next Open replays.
 	fatal atomic.Pointer[error]
-	// syncs counts the WAL fdatasyncs (tests and benchmarks read it).
-	syncs atomic.Uint64
+	// syncs counts the WAL fdatasyncs (tests and benchmarks read it); syncTime sums their
+	// durations, in nanoseconds.
+	syncs    atomic.Uint64
+	syncTime atomic.Int64
 	// plans holds the digests of the plans known to be stored (plans are immutable and never
 	// deleted), so that PutPlan of a known plan reads nothing.
 	plans sync.Map

@@ -397,7 +397,9 @@ func (s *Store) flush(group []*batch) {
 	slices.SortFunc(segs, func(a, b *segment) int { return cmp.Compare(a.num, b.num) })
 	synced := 0
 	for _, seg := range segs {
+		began := time.Now()
 		err := fdatasync(seg.f)
+		s.syncTime.Add(int64(time.Since(began)))
 		if ferr := s.failSync.Swap(nil); ferr != nil {
 			err = *ferr
 		}
