@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"sync"
 	"syscall"
 	"time"
 
@@ -61,6 +60,7 @@ func runCommand(ctx context.Context, in Input, timeout time.Duration) (execcore.
 	if err != nil {
 		return notRun, fmt.Errorf("%s: stderr pipe: %w", what, err)
 	}
+	pidfd := -1 // set by Start when the kernel gives one; exitWaiter owns it
 	cmd := &exec.Cmd{
 		Path:   in.Command,
 		Args:   append([]string{in.Command}, in.Args...),
@@ -72,7 +72,7 @@ func runCommand(ctx context.Context, in Input, timeout time.Duration) (execcore.
 		// SIGKILL when the plugin dies, so a crashed plugin leaves no orphan. (Pdeathsig
 		// fires when the thread that forked exits; Go only retires threads whose goroutine
 		// locked them, which nothing here does.)
-		SysProcAttr: &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL},
+		SysProcAttr: &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL, PidFD: &pidfd},
 	}
 	var stdinW *os.File
 	if in.Stdin != "" {
@@ -85,6 +85,8 @@ func runCommand(ctx context.Context, in Input, timeout time.Duration) (execcore.
 	if err := cmd.Start(); err != nil {
 		return notRun, startError(what, err)
 	}
+	exit := newExitWaiter(cmd.Process.Pid, pidfd)
+	defer exit.close()
 	pgid := cmd.Process.Pid // Setpgid with Pgid 0: the group's id is the leader's pid
 
 	// The child has its copies; ours of the ends it uses must go, or EOF never comes.
@@ -95,11 +97,17 @@ func runCommand(ctx context.Context, in Input, timeout time.Duration) (execcore.
 	}
 
 	stdout, stderr := execcore.NewCapture(execcore.MaxOutput), execcore.NewCapture(execcore.MaxOutput)
-	var pumps sync.WaitGroup // each ends at EOF / write error, or when waitIO closes its file
-	pumps.Go(func() { io.Copy(stdout, stdoutR) })
-	pumps.Go(func() { io.Copy(stderr, stderrR) })
+	// Each pump ends at EOF / write error, or when waitIO closes its file, and then says so on
+	// pumped (buffered: a pump never waits for waitIO).
+	pumped, pumps := make(chan struct{}, 3), 0
+	pump := func(f func()) {
+		pumps++
+		go func() { f(); pumped <- struct{}{} }()
+	}
+	pump(func() { io.Copy(stdout, stdoutR) })
+	pump(func() { io.Copy(stderr, stderrR) })
 	if stdinW != nil {
-		pumps.Go(func() {
+		pump(func() {
 			// A command may exit without reading all of its input: the EPIPE is not an error.
 			io.WriteString(stdinW, in.Stdin)
 			stdinW.Close()
@@ -107,7 +115,7 @@ func runCommand(ctx context.Context, in Input, timeout time.Duration) (execcore.
 	}
 
 	exited := make(chan error, 1) // the leader exited; not reaped yet
-	go func() { exited <- awaitExit(cmd.Process.Pid) }()
+	go func() { exited <- exit.wait() }()
 
 	stopped := false
 	select {
@@ -125,7 +133,7 @@ func runCommand(ctx context.Context, in Input, timeout time.Duration) (execcore.
 	// reaches only what the command left behind in its group.
 	killGroup(pgid)
 	waitErr := cmd.Wait()
-	waitIO(&pumps, stdoutR, stderrR, stdinW)
+	waitIO(pumped, pumps, stdoutR, stderrR, stdinW)
 
 	state := cmd.ProcessState
 	if state == nil { // Wait failed before it got a status
@@ -148,17 +156,6 @@ func runCommand(ctx context.Context, in Input, timeout time.Duration) (execcore.
 	return out, execcore.CheckExit(what, out.ExitCode, signal, in.AllowExitCodes, stderr.Tail())
 }
 
-// awaitExit blocks until the process pid has exited, without reaping it (WNOWAIT).
-func awaitExit(pid int) error {
-	for {
-		var info unix.Siginfo
-		err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
-		if !errors.Is(err, unix.EINTR) {
-			return err
-		}
-	}
-}
-
 // killGroup sends SIGKILL to every process in the group. A group that is already gone is fine.
 func killGroup(pgid int) {
 	// ESRCH (no such group) is the common case after a clean exit. EPERM would mean a member
@@ -167,22 +164,25 @@ func killGroup(pgid int) {
 	_ = syscall.Kill(-pgid, syscall.SIGKILL)
 }
 
-// waitIO waits for the pumps to finish, at most ioGrace, then closes the plugin's pipe ends
-// so that any pump still blocked returns, and waits for them.
-func waitIO(pumps *sync.WaitGroup, files ...*os.File) {
-	done := make(chan struct{})
-	go func() { pumps.Wait(); close(done) }()
+// waitIO waits for the n pumps to report on pumped, at most ioGrace, then closes the plugin's
+// pipe ends so that any pump still blocked returns, and waits for the rest.
+func waitIO(pumped <-chan struct{}, n int, files ...*os.File) {
 	t := time.NewTimer(ioGrace)
 	defer t.Stop()
-	select {
-	case <-done:
-	case <-t.C:
-		for _, f := range files {
-			if f != nil {
-				f.Close()
+	for ; n > 0; n-- {
+		select {
+		case <-pumped:
+		case <-t.C:
+			for _, f := range files {
+				if f != nil {
+					f.Close()
+				}
 			}
+			for ; n > 0; n-- {
+				<-pumped
+			}
+			return
 		}
-		<-done
 	}
 }
 
