@@ -1,6 +1,7 @@
 package execcore
 
 import (
+	"io"
 	"sync"
 	"unicode/utf8"
 )
@@ -75,6 +76,33 @@ func (c *Capture) Write(p []byte) (int, error) {
 		c.tail = append(c.tail, p...)
 	}
 	return len(p), nil
+}
+
+// readBufs holds the buffers ReadFrom reads through. A fresh 32 KiB buffer per stream per call
+// (what io.Copy allocates otherwise) was nearly all of a shell exec's allocation: a collection
+// every few dozen calls in the plugin, and fresh pages, each a fault that costs tens of µs on a
+// VM with shadow paging (docs/performance.md, issue 20 item 2).
+var readBufs = sync.Pool{New: func() any { return new([32 << 10]byte) }}
+
+// ReadFrom reads r to its end into c through a pooled buffer (io.ReaderFrom, which io.Copy
+// uses). It keeps what fits and drops the rest as Write does, and reports r's error but EOF.
+func (c *Capture) ReadFrom(r io.Reader) (int64, error) {
+	buf := readBufs.Get().(*[32 << 10]byte)
+	defer readBufs.Put(buf)
+	var total int64
+	for {
+		n, err := r.Read(buf[:])
+		if n > 0 {
+			c.Write(buf[:n])
+			total += int64(n)
+		}
+		switch {
+		case err == io.EOF:
+			return total, nil
+		case err != nil:
+			return total, err
+		}
+	}
 }
 
 // Truncated reports whether more than limit bytes were written.
