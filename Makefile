@@ -149,6 +149,7 @@ bench: build load-tool
 	$(GO) test ./engine/internal/runtime/builtins -run '^$$' -bench 'HTTPCall' -benchtime 5000x -count 5
 	$(GO) test ./engine/internal/runtime/builtins -run '^$$' -bench 'RelaxedChainPerNode' -benchtime 10x -count 5
 	$(GO) test ./plugins/shell -run '^$$' -bench 'RunTrue|ExecTrue' -benchtime 300x -count 5
+	$(GO) test ./plugin -run '^$$' -bench 'ShellExecTrue' -benchtime 300x -count 5
 	$(GO) test ./engine/cluster -run '^$$' -bench 'DispatchOverhead' -benchtime 3000x
 	$(GO) test ./engine/fsctest -run '^$$' -bench 'Suite100x50' -benchtime 5x -count 5
 	$(GO) test ./lang/lsp -run '^$$' -bench 'DiagnosticsAfterChange1000Nodes|Completion1000Nodes' -count 5
