@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/dgraph-io/badger/v4"
 	"github.com/dgraph-io/badger/v4/options"
@@ -156,7 +157,10 @@ func tableDetail(err error) string {
 }
 
 // badgerTablePath finds the table Badger names in an error of badger.Open.
-var badgerTablePath = regexp.MustCompile(`(?:Opening table: |for table: )"?([^",\s]+\.sst)`)
+// Compiled at its first use (an Open that failed), not at every process's start.
+var badgerTablePath = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?:Opening table: |for table: )"?([^",\s]+\.sst)`)
+})
 
 // openError turns an error of badger.Open that reports damage into a *CorruptError (tables are
 // verified before Open, so this is for damage Badger finds in other files or meanwhile).
@@ -165,7 +169,7 @@ func openError(dir string, err error) error {
 		return err
 	}
 	msg := err.Error()
-	if m := badgerTablePath.FindStringSubmatch(msg); m != nil {
+	if m := badgerTablePath().FindStringSubmatch(msg); m != nil {
 		return &CorruptError{Dir: dir, File: m[1], Detail: tableDetail(err)}
 	}
 	switch {

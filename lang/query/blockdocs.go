@@ -3,6 +3,7 @@ package query
 import (
 	"maps"
 	"strings"
+	"sync"
 )
 
 // The documentation of every block and attribute of a workflow file, shown by hover and
@@ -24,8 +25,9 @@ type blockDoc struct {
 }
 
 // blockDocs is keyed like lang.BlockSchemas ("task", "retry", "trigger.webhook"), plus
-// "trigger" for the trigger block itself. It is built once and never modified.
-var blockDocs = buildBlockDocs()
+// "trigger" for the trigger block itself. It is built at its first use (the language server's,
+// not every command's start: ~27 KB allocated at package init otherwise) and never modified.
+var blockDocs = sync.OnceValue(buildBlockDocs)
 
 var commonNodeAttrDocs = map[string]attrDoc{
 	"after":         {"list of node references", "`[]`", "Extra upstream nodes: `KIND.NAME` orders without data; `switch.NAME.CASE` and `task.NAME.branch.KEY` are branch edges. Not quoted."},

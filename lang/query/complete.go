@@ -130,7 +130,7 @@ func (a *analysis) completeBody(c cursor) []Completion {
 	if s == nil {
 		return nil
 	}
-	docs := blockDocs[key]
+	docs := blockDocs()[key]
 	for _, at := range s.Attributes {
 		d := docs.attrs[at.Name]
 		items = append(items, Completion{Label: at.Name, Kind: KindAttribute, Detail: d.typ, Documentation: attrMarkdown(at.Name, d)})
@@ -143,7 +143,7 @@ func (a *analysis) completeBody(c cursor) []Completion {
 		for _, l := range bs.LabelNames {
 			detail += " \"" + strings.ToUpper(l) + "\""
 		}
-		items = append(items, Completion{Label: bs.Type, Kind: KindBlock, Detail: detail + " { … }", Documentation: blockDocs[bs.Type].doc})
+		items = append(items, Completion{Label: bs.Type, Kind: KindBlock, Detail: detail + " { … }", Documentation: blockDocs()[bs.Type].doc})
 	}
 	return items
 }
@@ -156,7 +156,7 @@ func (a *analysis) completeLabel(c cursor) []Completion {
 	}
 	var items []Completion
 	for _, t := range []string{lang.TriggerManual, lang.TriggerSchedule, lang.TriggerWebhook, lang.TriggerPoll} {
-		items = append(items, Completion{Label: t, Kind: KindKeyword, Detail: "trigger type", Documentation: blockDocs["trigger."+t].doc})
+		items = append(items, Completion{Label: t, Kind: KindKeyword, Detail: "trigger type", Documentation: blockDocs()["trigger."+t].doc})
 	}
 	return items
 }

@@ -71,7 +71,7 @@ func (a *analysis) attrMarkdownAt(key, name string) string {
 		}
 		return ""
 	}
-	if d, ok := blockDocs[key].attrs[name]; ok {
+	if d, ok := blockDocs()[key].attrs[name]; ok {
 		return attrMarkdown(name, d)
 	}
 	return ""
@@ -82,9 +82,9 @@ func (a *analysis) blockMarkdown(b *hclsyntax.Block, key string, path []*hclsynt
 	if a.test {
 		return "**" + b.Type + "** block\n\n" + testBlocks[key].doc
 	}
-	doc := blockDocs[b.Type].doc
-	if b.Type == "trigger" && blockDocs[key].doc != "" {
-		doc += "\n\n" + blockDocs[key].doc
+	doc := blockDocs()[b.Type].doc
+	if b.Type == "trigger" && blockDocs()[key].doc != "" {
+		doc += "\n\n" + blockDocs()[key].doc
 	}
 	md := "**" + b.Type + "** block\n\n" + doc
 	if d := a.nodeDecl(b); d != nil {
@@ -116,7 +116,7 @@ func (a *analysis) labelMarkdown(b *hclsyntax.Block, i int, path []*hclsyntax.Bl
 		return ""
 	case "trigger":
 		if i == 0 {
-			return "**trigger type** `" + b.Labels[0] + "`\n\n" + blockDocs["trigger."+b.Labels[0]].doc
+			return "**trigger type** `" + b.Labels[0] + "`\n\n" + blockDocs()["trigger."+b.Labels[0]].doc
 		}
 	}
 	d := a.declAt(a.labelText(b.LabelRanges[i]).Start.Byte)
@@ -140,7 +140,7 @@ func (a *analysis) declMarkdown(d *decl, env Env) string {
 	case spaceTrigger:
 		md := fmt.Sprintf("**trigger** `%s`", d.name)
 		if d.block != nil && len(d.block.Labels) > 0 {
-			md += " (" + d.block.Labels[0] + ")\n\n" + blockDocs["trigger."+d.block.Labels[0]].doc
+			md += " (" + d.block.Labels[0] + ")\n\n" + blockDocs()["trigger."+d.block.Labels[0]].doc
 		}
 		return md
 	case spaceOutput:
