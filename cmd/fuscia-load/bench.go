@@ -18,8 +18,9 @@ import (
 type benchResult struct {
 	Duration        float64        `json:"duration_s"` // -duration
 	Concurrency     int            `json:"concurrency"`
-	Client          string         `json:"client"`       // go or wrk
-	LoadSeconds     seconds        `json:"load_seconds"` // from the first request to the last answer (wrk: its own count)
+	Client          string         `json:"client"`               // go or wrk
+	Rate            float64        `json:"rate_per_s,omitempty"` // -rate: wrk paced at it; 0: closed-loop
+	LoadSeconds     seconds        `json:"load_seconds"`         // from the first request to the last answer (wrk: its own count)
 	Requests        int            `json:"requests"`
 	Accepted        int            `json:"accepted"` // answered 202
 	Non202          int            `json:"non_202"`
@@ -73,6 +74,9 @@ func runBench(ctx context.Context, cfg config, sp *serveProc, w io.Writer) (*ben
 		LoadSeconds: seconds(lr.loadSecs), Requests: lr.sent, Accepted: lr.accepted, Non202: lr.non202,
 		Non202Codes: lr.codes, TransportErrors: lr.errs, FirstError: lr.firstErr,
 		AcceptedPerS: perSecond(float64(lr.accepted) / lr.loadSecs), Latency202: lr.lat,
+	}
+	if cfg.paced {
+		b.Rate = cfg.rate
 	}
 	writeBenchLoad(w, b)
 

@@ -4,7 +4,8 @@
 // one mode, then stops serve with SIGTERM (SIGKILL after 40 s) and reaps it:
 //
 //	bench  closed-loop workers POST the webhook for -duration: accepted runs/s, request → 202
-//	       latency, webhook-to-finished throughput, peak RSS.
+//	       latency, webhook-to-finished throughput, peak RSS. With -client wrk and -rate, wrk
+//	       sends at that rate instead: the latency at a given load (wrk.go).
 //	soak   an open-loop fixed -rate for -duration: webhook-to-finished latency, RSS over time
 //	       (flat or growing), and a durability check: no accepted run lost or duplicated.
 //	idle   -workflows workflows loaded and nothing to do: RSS after 5 s and after 15 s.
@@ -67,6 +68,7 @@ type config struct {
 	drainTimeout time.Duration
 	fetchers     int
 	client       string
+	paced        bool // bench: -rate given, wrk sends at that rate rather than closed-loop
 	flood        floodConfig
 }
 
@@ -206,7 +208,7 @@ func parseArgs(args []string, stderr io.Writer) (config, *flag.FlagSet, error) {
 	fs.StringVar(&cfg.fuscia, "fuscia", "bin/fuscia", "the fuscia binary (`PATH`)")
 	fs.StringVar(&cfg.mode, "mode", "bench", "`bench`, soak, idle or slowloris")
 	fs.DurationVar(&cfg.duration, "duration", 0, "how long to send load (`D`; default 20s for bench, 10m for soak)")
-	fs.Float64Var(&cfg.rate, "rate", 100, "soak: requests per second, on a fixed open-loop schedule (`N`)")
+	fs.Float64Var(&cfg.rate, "rate", 100, "soak: requests per second, on a fixed open-loop schedule; bench with -client wrk: wrk sends at this rate over -concurrency connections rather than closed-loop (`N`)")
 	fs.IntVar(&cfg.concurrency, "concurrency", 64, "bench: closed-loop workers (`N`)")
 	fs.IntVar(&cfg.workflows, "workflows", 10, "idle: how many workflows to load (`N`)")
 	fs.BoolVar(&cfg.keep, "keep", false, "keep the temporary home, workflows and serve's log for inspection")
@@ -225,6 +227,7 @@ func parseArgs(args []string, stderr io.Writer) (config, *flag.FlagSet, error) {
 		}
 		return cfg, fs, errFlagParse
 	}
+	fs.Visit(func(f *flag.Flag) { cfg.paced = cfg.paced || (f.Name == "rate" && cfg.mode == "bench") })
 	return cfg, fs, cfg.check(fs.Args())
 }
 
@@ -256,6 +259,9 @@ func (c *config) check(rest []string) error {
 	}
 	if c.duration < 0 || c.rate <= 0 || c.concurrency < 1 || c.workflows < 1 || c.fetchers < 1 || c.drainTimeout <= 0 {
 		return errors.New("-duration, -drain-timeout, -rate, -concurrency, -workflows and -fetchers must be positive")
+	}
+	if c.paced && c.client != "wrk" {
+		return errors.New("-rate in bench mode needs -client wrk (the Go client is closed-loop; -mode soak paces with it)")
 	}
 	return nil
 }

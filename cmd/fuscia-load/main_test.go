@@ -150,3 +150,27 @@ func TestCheckBinary(t *testing.T) {
 		}
 	}
 }
+
+// -rate paces a bench only when given, and only wrk can pace one.
+func TestParseArgsPacedBench(t *testing.T) {
+	for _, c := range []struct {
+		args  []string
+		paced bool
+	}{
+		{[]string{"-client", "wrk"}, false},
+		{[]string{"-client", "wrk", "-rate", "1500"}, true},
+		{[]string{"-mode", "soak", "-rate", "1500"}, false},
+	} {
+		cfg, _, err := parseArgs(c.args, &bytes.Buffer{})
+		if err != nil {
+			t.Fatalf("%q: %v", c.args, err)
+		}
+		if cfg.paced != c.paced {
+			t.Errorf("%q: paced %v, want %v", c.args, cfg.paced, c.paced)
+		}
+	}
+	_, _, err := parseArgs([]string{"-rate", "1500"}, &bytes.Buffer{})
+	if err == nil || !strings.Contains(err.Error(), "needs -client wrk") {
+		t.Errorf("-rate with the Go client in bench mode: %v, want it refused", err)
+	}
+}

@@ -99,6 +99,12 @@ func writeLatency(w io.Writer, p pcts) {
 // ---- bench ----
 
 func writeBenchStart(w io.Writer, cfg config, url string) {
+	if cfg.paced {
+		fmt.Fprintf(w, "bench: %s paced at %g requests/s over %d connections POSTs %s for %s (durability strict, the default); "+
+			"latency from each send: a stall over %.0f ms (connections ÷ rate) delays the requests due meanwhile uncounted\n",
+			cfg.client, cfg.rate, cfg.concurrency, url, cfg.duration, float64(cfg.concurrency)/cfg.rate*1e3)
+		return
+	}
 	fmt.Fprintf(w, "bench: %d closed-loop %s clients POST %s for %s (durability strict, the default)\n", cfg.concurrency, cfg.client, url, cfg.duration)
 }
 

@@ -1,6 +1,11 @@
 package main
 
 import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os/exec"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -40,5 +45,28 @@ func TestParseWrk(t *testing.T) {
 	}
 	if _, err := parseWrk("unable to connect to 127.0.0.1:1 Connection refused\n", 1, time.Time{}); err == nil {
 		t.Error("a report without a request count parsed")
+	}
+}
+
+// Paced, wrk sends at -rate, not as fast as the server answers: 100 requests/s for 3 s is
+// about 300 requests, where closed-loop connections to this handler send thousands.
+func TestWrkPaced(t *testing.T) {
+	if _, err := exec.LookPath("wrk"); err != nil {
+		t.Skip("wrk is not installed")
+	}
+	var n atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n.Add(1)
+		w.WriteHeader(http.StatusAccepted)
+	}))
+	defer srv.Close()
+	cfg := config{duration: 3 * time.Second, concurrency: 8, rate: 100, paced: true}
+	lr, err := wrkLoad(context.Background(), cfg, srv.URL, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Generous bounds: the schedule allows 300 in 3 s; wrk's start and end add or drop a few.
+	if got := n.Load(); got < 100 || got > 450 || lr.sent < 100 || lr.sent > 450 {
+		t.Errorf("the server saw %d requests, wrk reports %d; want about 300 at 100/s for 3 s", got, lr.sent)
 	}
 }
