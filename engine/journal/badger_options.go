@@ -51,22 +51,29 @@ func badgerOptions(dir string, logger *slog.Logger) badger.Options {
 	o.Logger = slogLogger{logger}
 	o.MetricsEnabled = false
 
-	// Memtables: each costs an arena of MemTableSize plus ~30% and a write-ahead log mmapped at
-	// twice its size; one is written while at most one other is flushed.
-	o.MemTableSize = 4 << 20
+	// Memtables and tables: sized so that every table Badger builds fits the first buffer of its
+	// builder's allocator. A builder starts with 2 × BaseTableSize and doubles the allocator when
+	// a table outgrows it; Badger keeps up to 8 finished builders' allocators for reuse, with all
+	// their buffers, and frees one only after 2 s without a table built (never under load). With
+	// 4 MiB memtables (L0 tables of ~3.4 MB) and tables doubling per level, those allocators grew
+	// to 6 MiB each and held 44 of serve's 57 MiB of live heap under sustained webhooks; with
+	// 1.5 MiB memtables (L0 tables of ~1.3 MB) and 1 MiB tables at every level they keep 2 MiB
+	// each, and the live heap is 21-30 MiB (docs/performance.md, issue 20 item 4, session 4).
+	// A memtable costs an arena of 1.3 × its size and a log mmapped at twice it; one is written
+	// while at most one other is flushed.
+	o.MemTableSize = 1536 << 10
 	o.NumMemtables = 2
-	// Level 0 and tables: flush small tables, stall late. The journal appends at the end of
-	// several key ranges (runs, journal entries, indexes), so each L0 compaction rewrites the
-	// L1 table at the edge of every range however little L0 holds: compacting at six tables
-	// rather than two wrote 11% fewer bytes and used 8% less CPU per webhook run. A compaction
-	// keeps every table it builds in memory (up to 8 + 5 builders, each ~2× its table size):
-	// with 512 KiB tables (and 2 MiB memtables) serve's anonymous memory under sustained
-	// webhooks fell by a third, but its CPU per run rose 12-27%, so tables stay at 1 MiB;
-	// 2 MiB memtables alone changed neither within the noise (docs/performance.md, issue 20).
-	o.NumLevelZeroTables = 6
-	o.NumLevelZeroTablesStall = 15
 	o.BaseTableSize = 1 << 20
+	o.TableSizeMultiplier = 1
 	o.BaseLevelSize = 10 << 20
+	// Level 0: compact late, stall later. The journal appends at the end of several key ranges
+	// (runs, journal entries, indexes), so each L0 compaction rewrites the L1 table at the edge
+	// of every range however little L0 holds: waiting for more data to compact at once wrote 11%
+	// fewer bytes and used 8% less CPU per webhook run. Twelve tables of 1.5 MiB memtables are
+	// about the data six of 4 MiB were. Smaller tables still (512 KiB, with 2 MiB memtables) cost
+	// 12-27% more CPU per run (docs/performance.md, issue 20).
+	o.NumLevelZeroTables = 12
+	o.NumLevelZeroTablesStall = 24
 	o.NumCompactors = 2
 	// No compression: Badger sizes a compressed table by its compressed size and holds it
 	// uncompressed while building it, so compressible JSON made compactions hold 5-10× more

@@ -13,7 +13,7 @@ import (
 // kill a process at those moments (docs/state.md, "Crash matrix"). Badger does not record
 // these sizes in the directory: a store written with one set opens with another.
 type Sizes struct {
-	// MemTable is Badger's memtable size (default 4 MiB, at least 32 KiB so that a value just
+	// MemTable is Badger's memtable size (default 1.5 MiB, at least 32 KiB so that a value just
 	// under the value threshold fits a Badger batch). A memtable log (*.mem) is created each time
 	// one fills, and the full one is flushed to a table.
 	MemTable int64
