@@ -80,7 +80,9 @@ func hugeAdvisedHeap(smaps string) (string, error) {
 			if _, err := fmt.Sscanf(fields[0], "%x-%x", &lo, &hi); err != nil {
 				continue
 			}
-			if fields[1] == "rw-p" && fields[4] == "0" && len(fields) == 5 && hi-lo >= 4<<20 {
+			// Anonymous: no file; the runtime may name its heap ("[anon: Go: heap]").
+			anon := len(fields) == 5 || strings.HasPrefix(fields[5], "[anon:")
+			if fields[1] == "rw-p" && fields[4] == "0" && anon && hi-lo >= 4<<20 {
 				cur = fields[0]
 			}
 			continue
