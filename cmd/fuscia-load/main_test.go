@@ -174,3 +174,15 @@ func TestParseArgsPacedBench(t *testing.T) {
 		t.Errorf("-rate with the Go client in bench mode: %v, want it refused", err)
 	}
 }
+
+// The bench's RSS while the load was sent leaves out the samples after the last answer (the
+// drain's listing of every run).
+func TestDuringLoad(t *testing.T) {
+	ss := []memSample{{At: 0, VmRSS: 10}, {At: time.Second, VmRSS: 30}, {At: 2 * time.Second, VmRSS: 90}}
+	if got := maxMem(duringLoad(ss, 1500*time.Millisecond)).VmRSS; got != 30 {
+		t.Errorf("max VmRSS during the load = %d, want 30 (not the 90 after it)", got)
+	}
+	if got := len(duringLoad(ss, time.Hour)); got != 3 {
+		t.Errorf("%d samples before the end, want all 3", got)
+	}
+}

@@ -128,6 +128,8 @@ func writeBenchRuns(w io.Writer, b *benchResult) {
 	}
 	fmt.Fprintf(w, "serve RSS (every 500 ms, %d samples): max VmRSS %.1f MiB  max RssAnon %.1f MiB  max RssFile %.1f MiB  VmHWM %.1f MiB  threads %d\n",
 		b.RSSSamples, float64(b.MaxVmRSS), float64(b.MaxRssAnon), float64(b.MaxRssFile), float64(b.VmHWM), b.MaxThreads)
+	fmt.Fprintf(w, "serve RSS while the load was sent: max VmRSS %.1f MiB  max RssAnon %.1f MiB  max RssFile %.1f MiB\n",
+		float64(b.LoadMaxVmRSS), float64(b.LoadMaxRssAnon), float64(b.LoadMaxRssFile))
 	if b.ServeCPUPer1000 > 0 {
 		fmt.Fprintf(w, "serve CPU (user + system, first request to drained): %.0f ms per 1,000 runs\n", float64(b.ServeCPUPer1000))
 	}
