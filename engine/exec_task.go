@@ -132,6 +132,12 @@ func (r *Run) schedule(ti *taskInst) {
 		}
 		rp.resumeInst(ti, rp.inflight && r.reattaches(ns.n.Task.Uses))
 	}
+	if p := ns.prepared; p != nil {
+		ns.prepared = nil
+		if ti.input == nil && ti.item < 0 {
+			ti.input, ti.inVal, ti.sensitive, ti.journaled = p.input, p.inVal, p.sensitive, p.journaled
+		}
+	}
 	if ti.input == nil {
 		in, inVal, err := r.inputs(ns, ti.each)
 		if err != nil {
@@ -221,6 +227,9 @@ func (r *Run) dispatch(ti *taskInst) {
 		}
 		if ti.item < 0 && len(ti.index) == 0 {
 			r.emit(Event{Type: EventNodeStarted, Node: ns.addr, Kind: "task", Attempt: ti.attempt})
+		}
+		if ti.attempt == 1 && ti.item < 0 {
+			r.noteDispatched(ns)
 		}
 	}
 	r.running++

@@ -94,8 +94,11 @@ type Run struct {
 	// reads names the nodes whose output something reads (an expression, a join, a loop's
 	// default output); a for_each task nobody reads keeps no item outputs in memory.
 	reads map[string]bool
-	// pure caches pureNode's answers.
-	pure        map[*lang.Node]bool
+	// pure caches pureNode's answers, pureCalls callsPure's.
+	pure      map[*lang.Node]bool
+	pureCalls map[*lang.Node]bool
+	// toPrepare are tasks whose inputs the loop may evaluate ahead (prepare.go).
+	toPrepare   []*nodeState
 	finalErr    error
 	finalStatus string
 	finalRunErr *outcome.Error
@@ -526,6 +529,9 @@ func (r *Run) loop() {
 		if why := r.detachReason(); why != "" && r.markDetached() {
 			r.detach(why)
 			return
+		}
+		if len(r.toPrepare) > 0 && len(r.inbox) == 0 {
+			r.prepareInputs() // while the attempts run: nothing else is due
 		}
 		r.activity().Idle() // the turn that ran the last message (or the first turn) ends here
 		f := <-r.inbox      // counted busy by post until its turn ends

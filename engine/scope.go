@@ -63,6 +63,8 @@ type nodeState struct {
 	call *callState
 
 	dependents []*nodeState
+	// prepared is the task's inputs evaluated ahead (prepare.go); nil when they were not.
+	prepared *preparedInput
 	// finishedSeq orders final nodes (join's last_wins); cancelCause is why a join or a stop
 	// cancelled the node while it ran.
 	finishedSeq uint64
@@ -316,6 +318,7 @@ func (r *Run) finishNodeWith(ns *nodeState, status string, output cty.Value, err
 		return
 	}
 	ns.status, ns.output, ns.err, ns.reason = status, output, err, reason
+	ns.prepared = nil // inputs evaluated ahead for a task that did not start (skipped, cancelled)
 	if output == cty.NilVal {
 		ns.output = nullValue
 	}
