@@ -18,13 +18,15 @@ import (
 // the next access faults the page in again (from the page cache when it is still there).
 
 // defaultTrimEvery is how long after a write the trimmer pages out the store's mappings; a
-// second pass follows trimTrailing-1 intervals (4 s) later for the tables compactions built
-// meanwhile. Under sustained webhooks Badger writes and reads 20-35 MiB of tables through
-// their mappings between two passes a second apart; a pass every 250 ms cut serve's peak RSS
-// by 13-20 MiB at no measurable CPU (docs/performance.md, issue 20 item 4, session 4).
+// trailing pass follows trimTrailingAfter later for the tables compactions built meanwhile
+// (trimTrailing counts the intervals up to it). Under sustained webhooks Badger writes and
+// reads 20-35 MiB of tables through their mappings between two passes a second apart; a pass
+// every 250 ms cut serve's peak RSS by 13-20 MiB at no measurable CPU (docs/performance.md,
+// issue 20 item 4, session 4).
 const (
-	defaultTrimEvery = 250 * time.Millisecond
-	trimTrailing     = 17
+	defaultTrimEvery  = 250 * time.Millisecond
+	trimTrailingAfter = 4 * time.Second
+	trimTrailing      = int(trimTrailingAfter/defaultTrimEvery) + 1
 )
 
 // trimmer pages out the store's file mappings trimEvery after writes, until Close. kick wakes it
