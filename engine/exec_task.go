@@ -19,6 +19,7 @@ import (
 	"github.com/fuscia/fuscia/internal/outcome"
 	"github.com/fuscia/fuscia/lang"
 	"github.com/fuscia/fuscia/lang/addrs"
+	"github.com/fuscia/fuscia/lang/schema"
 )
 
 // taskState is a task node: one instance, or one per for_each item.
@@ -334,6 +335,7 @@ func (j attemptJob) run(ctx context.Context) attemptResult {
 	}
 	actx, cancel := r.e.attemptContext(ctx, j.timeout)
 	began := time.Now()
+	j.call.Output = &task.DecodedOutput{}
 	res := r.e.cfg.Tasks.Call(actx, j.binding, j.call)
 	took := time.Since(began)
 	cancel()
@@ -375,7 +377,7 @@ func (j attemptJob) run(ctx context.Context) attemptResult {
 	if res.Type == outcome.Success || res.Type == outcome.Branch {
 		if j.transform && !spilled {
 			out = j.inVal
-		} else if v, err := fromJSON(res.Output); err != nil {
+		} else if v, err := j.outputValue(res.Output, spilled); err != nil {
 			res = outcome.Fail(outcome.Fatal, "%s returned an output that is not JSON: %v", j.call.Uses, err)
 		} else {
 			out = v
@@ -397,6 +399,15 @@ func (j attemptJob) run(ctx context.Context) attemptResult {
 		err = r.e.append(context.WithoutCancel(ctx), r.id, durable, entry)
 	}
 	return attemptResult{res: res, decision: dec, output: out, journal: err}
+}
+
+// outputValue is a call's output as a value: converted from what the dispatcher decoded for
+// its output_schema check when it did (the output was not spilled since), else decoded here.
+func (j attemptJob) outputValue(raw json.RawMessage, spilled bool) (cty.Value, error) {
+	if d := j.call.Output; d != nil && d.Set && !spilled {
+		return schema.FromJSON(d.Doc)
+	}
+	return fromJSON(raw)
 }
 
 // attemptOutcome is the metrics' outcome of a call: "succeeded", or its error kind.

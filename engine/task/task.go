@@ -102,6 +102,17 @@ type Call struct {
 	Sensitive []string
 	// Log receives the call's log lines; never nil.
 	Log func(level, message string)
+	// Output, when not nil, receives a success's or branch's output as the dispatcher decoded
+	// it to check it against the task's output_schema, so that the engine converts it without
+	// decoding the same bytes again. A dispatcher that decodes nothing leaves it unset.
+	Output *DecodedOutput
+}
+
+// DecodedOutput is an answer's output as a dispatcher decoded it (lang/schema.DecodeJSON:
+// numbers exact, null for an empty output); Doc is meaningful only when Set.
+type DecodedOutput struct {
+	Doc any
+	Set bool
 }
 
 // TriggerCall is one invocation of a component or plugin trigger.

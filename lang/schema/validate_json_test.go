@@ -1,6 +1,8 @@
 package schema
 
 import (
+	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -49,5 +51,39 @@ func TestValidateJSON(t *testing.T) {
 	}
 	if _, err := s.ValidateJSON([]byte(`{"count": `)); err == nil {
 		t.Error("a document that is not JSON validated")
+	}
+}
+
+// TestDecodeJSON: the decoding ValidateJSON checks is what a caller converts (FromJSON), so
+// numbers stay exact, an empty document is null and trailing data is refused; checking the
+// decoded document with ValidateDoc leaves it as it was.
+func TestDecodeJSON(t *testing.T) {
+	x, err := DecodeJSON([]byte(` {"count": 123456789012345678901234567890, "f": 0.1} `))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"count": json.Number("123456789012345678901234567890"), "f": json.Number("0.1")}
+	if !reflect.DeepEqual(x, want) {
+		t.Errorf("decoded %#v; want %#v", x, want)
+	}
+	s, err := Compile("test.output", []byte(`{"type": "object", "properties": {"count": {"type": "integer"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ps := s.ValidateDoc(x); len(ps) != 0 {
+		t.Errorf("problems %v; want none", ps)
+	}
+	if !reflect.DeepEqual(x, want) {
+		t.Errorf("after ValidateDoc: %#v; want it unchanged", x)
+	}
+	v, err := FromJSON(x)
+	if err != nil || v.GetAttr("count").AsBigFloat().Text('f', 0) != "123456789012345678901234567890" {
+		t.Errorf("FromJSON of the decoded document: %#v, %v", v, err)
+	}
+	if x, err := DecodeJSON([]byte("  \n")); err != nil || x != nil {
+		t.Errorf("an empty document decoded to %#v, %v; want null", x, err)
+	}
+	if _, err := DecodeJSON([]byte(`{} {}`)); err == nil || !strings.Contains(err.Error(), "not valid JSON") {
+		t.Errorf("trailing data: %v; want a not-valid-JSON error", err)
 	}
 }

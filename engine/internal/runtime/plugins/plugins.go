@@ -265,7 +265,11 @@ func (p *Dispatcher) Call(ctx context.Context, b task.Binding, call task.Call) o
 		return res
 	}
 	s, what := p.outputSchema(ctx, t, call.Uses.Name)
-	return taskenv.CheckOutput(res, s, what)
+	res, doc, ok := taskenv.CheckDecoded(res, s, what)
+	if ok && call.Output != nil {
+		*call.Output = task.DecodedOutput{Doc: doc, Set: true}
+	}
+	return res
 }
 
 // outputSchema is the compiled output_schema of a plugin task, compiled once per binary, and

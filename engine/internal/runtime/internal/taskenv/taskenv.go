@@ -100,16 +100,31 @@ func JSON(v cty.Value) (json.RawMessage, error) {
 // what names the producer: `component acme/text@1.0.0 task "count"`. s is nil when the task
 // declares no output_schema.
 func CheckOutput(res outcome.Result, s *schema.Schema, what string) outcome.Result {
+	res, _, _ = CheckDecoded(res, s, what)
+	return res
+}
+
+// CheckDecoded is CheckOutput that also gives the output as the check decoded it
+// (schema.DecodeJSON: numbers exact), with ok, when it was decoded and matched: the caller
+// converts it (schema.FromJSON) without decoding the same bytes again. ok is false when there
+// was nothing to check or the output failed the check.
+func CheckDecoded(res outcome.Result, s *schema.Schema, what string) (_ outcome.Result, doc any, ok bool) {
 	if s == nil || (res.Type != outcome.Success && res.Type != outcome.Branch) {
-		return res
+		return res, nil, false
 	}
-	problems, err := s.ValidateJSON(res.Output)
+	doc, err := schema.DecodeJSON(res.Output)
 	if err != nil {
-		return outcome.Fail(outcome.Fatal, "%s produced an output that is %v", what, err)
+		return outcome.Fail(outcome.Fatal, "%s produced an output that is %v", what, err), nil, false
 	}
+	problems := s.ValidateDoc(doc)
 	if len(problems) == 0 {
-		return res
+		return res, doc, true
 	}
+	return problemResult(problems, what), nil, false
+}
+
+// problemResult is the fatal result of an output that does not match its output_schema.
+func problemResult(problems []schema.Problem, what string) outcome.Result {
 	p := problems[0]
 	at := p.Pointer
 	if at == "" {
