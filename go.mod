@@ -94,3 +94,8 @@ require (
 // in a package init, which cost every fuscia command 10-20 ms of start-up
 // (internal/third_party/jsonschema/README.md).
 replace github.com/santhosh-tekuri/jsonschema/v6 => ./internal/third_party/jsonschema
+
+// A fork of v2.2.0 whose z.OpenMmapFile advises Badger's new memtable and value-log files for
+// random access, so that their first write does not read megabytes of holes around it
+// (internal/third_party/ristretto/README.md).
+replace github.com/dgraph-io/ristretto/v2 => ./internal/third_party/ristretto
