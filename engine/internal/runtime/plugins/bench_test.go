@@ -2,7 +2,6 @@ package plugins
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -39,15 +38,8 @@ func dispatcherCall(b *testing.B) {
 	home := b.TempDir()
 	bin := plugintest.Build(b, "examples/plugins/greeter", "greeter")
 	plugintest.Install(b, bin, filepath.Join(home, "plugins"), "fuscia-plugin-greeter_v0.1.0")
-	file := filepath.Join(home, "w.fsc.hcl")
 	src := "workflow \"w\" {}\nplugin \"g\" { source = \"greeter\" }\ntask \"a\" { uses = plugin.g.fail }\n"
-	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
-		b.Fatal(err)
-	}
-	w, diags := lang.NewParser().Load(file, lang.Options{})
-	if diags.HasErrors() {
-		b.Fatal(diags.Error())
-	}
+	w := loadWorkflow(b, home, src)
 	m := plugin.NewManager(plugin.Options{})
 	defer m.Close()
 	d := &Dispatcher{Manager: m, Env: plan.Env{Home: home}}

@@ -23,11 +23,26 @@ func eval(e hcl.Expression) (cty.Value, *outcome.Error) {
 	return v, nil
 }
 
+// loadWorkflow writes src to w.fsc.hcl in dir and loads it (plugins are looked for beside it).
+func loadWorkflow(tb testing.TB, dir, src string) *lang.Workflow {
+	tb.Helper()
+	file := filepath.Join(dir, "w.fsc.hcl")
+	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	w, diags := lang.NewParser().Load(file, lang.Options{})
+	if diags.HasErrors() {
+		tb.Fatal(diags.Error())
+	}
+	return w
+}
+
 // TestBind: a plugin binding carries the workflow's file (plugins are looked for beside it),
 // the plan's lock for the block's source, and the config as one JSON object; a config that is
 // not an object, or a block that does not exist, fails the bind.
 func TestBind(t *testing.T) {
-	file := filepath.Join(t.TempDir(), "w.fsc.hcl")
+	dir := t.TempDir()
+	file := filepath.Join(dir, "w.fsc.hcl")
 	src := `
 workflow "w" {}
 plugin "sh" {
@@ -41,13 +56,7 @@ plugin "bad" {
 task "a" { uses = plugin.sh.exec }
 task "b" { uses = plugin.bad.exec }
 `
-	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	w, diags := lang.NewParser().Load(file, lang.Options{})
-	if diags.HasErrors() {
-		t.Fatal(diags.Error())
-	}
+	w := loadWorkflow(t, dir, src)
 	d := &Dispatcher{}
 	locks := plan.Locks{Plugins: map[string]plan.PluginLock{"sh": {Source: "shell", Version: "0.3.0", Digest: "sha256:bb"}}}
 	b, err := d.Bind(context.Background(), task.Block{Uses: lang.Uses{Kind: lang.UsesPlugin, Local: "sh", Name: "exec"}, Workflow: w, Locks: locks, Eval: eval})

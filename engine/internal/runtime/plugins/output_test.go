@@ -3,7 +3,6 @@ package plugins
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -25,15 +24,8 @@ func TestCallHandsOverDecodedOutput(t *testing.T) {
 	bin := plugintest.Build(t, "cmd/fuscia/testdata/echoplugin", "echo")
 	path := plugintest.Install(t, bin, filepath.Join(home, "plugins"), "fuscia-plugin-echo_v0.3.0")
 	t.Cleanup(func() { plugintest.NoneLeft(t, path) })
-	file := filepath.Join(home, "w.fsc.hcl")
 	src := "workflow \"w\" {}\nplugin \"e\" { source = \"echo\" }\ntask \"a\" { uses = plugin.e.shaped }\ntask \"b\" { uses = plugin.e.run }\n"
-	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	w, diags := lang.NewParser().Load(file, lang.Options{})
-	if diags.HasErrors() {
-		t.Fatal(diags.Error())
-	}
+	w := loadWorkflow(t, home, src)
 	m := plugin.NewManager(plugin.Options{})
 	t.Cleanup(func() { m.Close() })
 	d := &Dispatcher{Manager: m, Env: plan.Env{Home: home}}
