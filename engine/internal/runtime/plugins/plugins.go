@@ -265,11 +265,7 @@ func (p *Dispatcher) Call(ctx context.Context, b task.Binding, call task.Call) o
 		return res
 	}
 	s, what := p.outputSchema(ctx, t, call.Uses.Name)
-	res, doc, ok := taskenv.CheckDecoded(res, s, what)
-	if ok && call.Output != nil {
-		*call.Output = task.DecodedOutput{Doc: doc, Set: true}
-	}
-	return res
+	return taskenv.CheckOutputInto(res, s, what, call.Output)
 }
 
 // outputSchema is the compiled output_schema of a plugin task, compiled once per binary, and

@@ -299,7 +299,7 @@ func (c *Dispatcher) Call(ctx context.Context, b task.Binding, call task.Call) o
 	if perr != nil {
 		return outcome.Fail(outcome.Fatal, "component %s task %q answered with an invalid response: %v (response: %s)", ic.ref(), task, perr, taskenv.Preview(resp))
 	}
-	return taskenv.CheckOutput(res, ic.outputs[task], fmt.Sprintf("component %s task %q", ic.ref(), task))
+	return taskenv.CheckOutputInto(res, ic.outputs[task], fmt.Sprintf("component %s task %q", ic.ref(), task), call.Output)
 }
 
 // env is what a call of ic may reach: the manifest's grants narrowed by the block.

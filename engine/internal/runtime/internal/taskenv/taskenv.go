@@ -100,27 +100,30 @@ func JSON(v cty.Value) (json.RawMessage, error) {
 // what names the producer: `component acme/text@1.0.0 task "count"`. s is nil when the task
 // declares no output_schema.
 func CheckOutput(res outcome.Result, s *schema.Schema, what string) outcome.Result {
-	res, _, _ = CheckDecoded(res, s, what)
-	return res
+	return CheckOutputInto(res, s, what, nil)
 }
 
-// CheckDecoded is CheckOutput that also gives the output as the check decoded it
-// (schema.DecodeJSON: numbers exact), with ok, when it was decoded and matched: the caller
-// converts it (schema.FromJSON) without decoding the same bytes again. ok is false when there
-// was nothing to check or the output failed the check.
-func CheckDecoded(res outcome.Result, s *schema.Schema, what string) (_ outcome.Result, doc any, ok bool) {
+// CheckOutputInto is CheckOutput that also hands the output, as the check decoded it
+// (schema.DecodeJSON: numbers exact), to into (task.Call.Output) when it was decoded and
+// matched, so that the engine converts it (schema.FromJSON) without decoding the same bytes
+// again. into is left as it is when there was nothing to check or the output failed the check;
+// it may be nil.
+func CheckOutputInto(res outcome.Result, s *schema.Schema, what string, into *task.DecodedOutput) outcome.Result {
 	if s == nil || (res.Type != outcome.Success && res.Type != outcome.Branch) {
-		return res, nil, false
+		return res
 	}
 	doc, err := schema.DecodeJSON(res.Output)
 	if err != nil {
-		return outcome.Fail(outcome.Fatal, "%s produced an output that is %v", what, err), nil, false
+		return outcome.Fail(outcome.Fatal, "%s produced an output that is %v", what, err)
 	}
 	problems := s.ValidateDoc(doc)
 	if len(problems) == 0 {
-		return res, doc, true
+		if into != nil {
+			*into = task.DecodedOutput{Doc: doc, Set: true}
+		}
+		return res
 	}
-	return problemResult(problems, what), nil, false
+	return problemResult(problems, what)
 }
 
 // problemResult is the fatal result of an output that does not match its output_schema.

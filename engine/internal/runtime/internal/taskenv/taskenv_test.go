@@ -1,10 +1,12 @@
 package taskenv
 
 import (
+	"encoding/json"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/fuscia/fuscia/engine/task"
 	"github.com/fuscia/fuscia/internal/outcome"
 	"github.com/fuscia/fuscia/lang/schema"
 )
@@ -39,10 +41,24 @@ func TestCheckOutput(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := CheckOutput(tc.res, tc.schema, what)
+			var into task.DecodedOutput
+			got := CheckOutputInto(tc.res, tc.schema, what, &into)
+			if plain := CheckOutput(tc.res, tc.schema, what); plain.Type != got.Type || plain.Message != got.Message {
+				t.Errorf("CheckOutput %+v, CheckOutputInto %+v; want the same result", plain, got)
+			}
+			// Only a checked output that matched is handed over, as the check decoded it.
+			checked := tc.schema != nil && (tc.res.Type == outcome.Success || tc.res.Type == outcome.Branch)
+			if wantSet := checked && tc.want == ""; into.Set != wantSet {
+				t.Errorf("decoded output handed over = %v; want %v", into.Set, wantSet)
+			}
 			if tc.want == "" {
 				if got.Type != tc.res.Type || got.Message != tc.res.Message {
 					t.Fatalf("%+v; want %+v unchanged", got, tc.res)
+				}
+				if into.Set {
+					if d, ok := into.Doc.(map[string]any); !ok || d["count"] != json.Number("3") {
+						t.Errorf("decoded output %#v; want count as json.Number 3", into.Doc)
+					}
 				}
 				return
 			}
