@@ -273,6 +273,7 @@ func (s *Store) writeBatch(b *batch, buf []byte) []byte {
 		return buf
 	}
 	seg.off += int64(len(buf))
+	seg.zeroAhead()
 	b.seg = seg
 	return buf
 }
