@@ -57,7 +57,14 @@ func madvise(b []byte, readahead bool) error {
 	return unix.Madvise(b, flags)
 }
 
-// msync writes any modified data to persistent storage.
+// msync writes any modified data of b to persistent storage. Fuscia's change (README.md): it
+// first drops b's pages from the process's page tables (MADV_DONTNEED; the mapping is shared,
+// so a dirty page's data passes to the page cache, still to be written), then syncs the file
+// range. Badger calls this for each table it has just written through its mapping (and at
+// DB.Sync); with the pages still mapped, writing each one back had to write-protect its page
+// table entry and flush the TLB of every CPU running the process, page by page, which was 8%
+// of a loaded serve's CPU on a 2-core VM, and the new table stayed in the resident set.
 func msync(b []byte) error {
+	_ = unix.Madvise(b, unix.MADV_DONTNEED) // if this fails, the sync below still writes the pages
 	return unix.Msync(b, unix.MS_SYNC)
 }
