@@ -46,18 +46,19 @@ const (
 	defaultCheckpointEvery = 10 * time.Second
 
 	// zeroAhead is how far past its last record the writer keeps a segment's blocks written,
-	// with zeros, and firstZeroed how much of a new segment is written so at its creation.
-	// fallocate leaves its blocks unwritten in the file system's extent map (ext4, XFS), so the
-	// first record written into each block changes metadata and its fdatasync must commit the
-	// file system's journal as well as write the data: on this project's 2-core VM an fdatasync
-	// of a few KiB cost ~60% more in fresh blocks than in written ones (docs/performance.md,
-	// issue 20, session 6). Writing zeros ahead, in the same syncs as the records, pays that
-	// commit once per ~zeroAhead bytes of records instead of at almost every group commit.
-	// zeroLow is how few written bytes past the last record make the writer write more: more
-	// than a group commit's records here, so that those land in written blocks.
-	zeroAhead   = 256 << 10
-	zeroLow     = 32 << 10
-	firstZeroed = 64 << 10
+	// with zeros, once zeroFrom bytes of it hold records; zeroLow is how few written bytes left
+	// past the last record make it write more (more than a group commit's records here).
+	// fallocate leaves a segment's blocks unwritten in the file system's extent map (ext4,
+	// XFS), so the first record written into each block changes that map, and the group
+	// commit's fdatasync must write it too (on a journaling file system, commit the journal): on
+	// this project's 2-core VM an fdatasync of a few KiB took ~35% longer into fresh blocks than
+	// into written ones (docs/state.md, "Files and format"). Zeros written ahead, synced with the
+	// records before them, pay that once per ~zeroAhead bytes of records. A process that writes
+	// less than zeroFrom (a one-shot `fuscia apply`) writes no zeros: for it they would cost
+	// more than they save.
+	zeroAhead = 256 << 10
+	zeroLow   = 32 << 10
+	zeroFrom  = 64 << 10
 )
 
 var (
@@ -131,11 +132,10 @@ func createSegment(dir string, num uint64, size int64) (*segment, error) {
 	if err := preallocate(f, size); err != nil {
 		return fail(err)
 	}
-	// The header, then zeros: the first records' syncs find their blocks written (zeroAhead).
-	hdr := make([]byte, max(segmentHeaderSize, min(firstZeroed, size)))
+	var hdr [segmentHeaderSize]byte
 	copy(hdr[:8], segmentMagic[:])
-	binary.LittleEndian.PutUint64(hdr[8:16], num)
-	if _, err := f.WriteAt(hdr, 0); err != nil {
+	binary.LittleEndian.PutUint64(hdr[8:], num)
+	if _, err := f.WriteAt(hdr[:], 0); err != nil {
 		return fail(err)
 	}
 	if err := f.Sync(); err != nil {
@@ -144,7 +144,7 @@ func createSegment(dir string, num uint64, size int64) (*segment, error) {
 	if err := syncDir(dir); err != nil {
 		return fail(err)
 	}
-	return &segment{num: num, path: path, f: f, size: size, off: segmentHeaderSize, zeroed: int64(len(hdr))}, nil
+	return &segment{num: num, path: path, f: f, size: size, off: segmentHeaderSize, zeroed: segmentHeaderSize}, nil
 }
 
 // zeroAhead writes zeros after seg's last record, up to zeroAhead bytes past it (at most to
@@ -153,7 +153,7 @@ func createSegment(dir string, num uint64, size int64) (*segment, error) {
 // makes them durable with the record before them. A failure is left to the next record's
 // write to report: the zeros only save time.
 func (seg *segment) zeroAhead() {
-	if seg.off+zeroLow <= seg.zeroed || seg.zeroed >= seg.size {
+	if seg.off < zeroFrom || seg.off+zeroLow <= seg.zeroed || seg.zeroed >= seg.size {
 		return
 	}
 	end := min(seg.off+zeroAhead, seg.size) &^ (4096 - 1)

@@ -12,9 +12,10 @@ import (
 	"unsafe"
 )
 
-// TestZeroAheadBounds checks where the writer's zeros go: from the end of what is written (or
-// the last record) to zeroAhead past the last record, on a block boundary, never past the
-// preallocated end, and only once fewer than zeroLow are left.
+// TestZeroAheadBounds checks where the writer's zeros go: none before zeroFrom bytes of
+// records, then from the end of what is written (or the last record) to zeroAhead past the last
+// record, on a block boundary, never past the preallocated end, and only once fewer than
+// zeroLow are left.
 func TestZeroAheadBounds(t *testing.T) {
 	const size = 1 << 20
 	seg, err := createSegment(t.TempDir(), 1, size)
@@ -22,15 +23,17 @@ func TestZeroAheadBounds(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer seg.f.Close()
-	if seg.zeroed != firstZeroed {
-		t.Fatalf("a new segment is written to %d, want %d", seg.zeroed, firstZeroed)
+	if seg.zeroed != segmentHeaderSize {
+		t.Fatalf("a new segment is written to %d, want its header's %d", seg.zeroed, segmentHeaderSize)
 	}
+	first := int64(zeroFrom+100+zeroAhead) &^ 4095
 	steps := []struct{ off, want int64 }{
-		{off: 1000, want: firstZeroed},                       // zeroLow or more is left
-		{off: 40 << 10, want: (40<<10 + zeroAhead) &^ 4095},  // less: zeroAhead past the record
-		{off: 200 << 10, want: (40<<10 + zeroAhead) &^ 4095}, // enough left again
-		{off: 900<<10 + 5, want: size},                       // not past the preallocated end
-		{off: size + 10, want: size},                         // a record that grew the file
+		{off: 1000, want: segmentHeaderSize},                                        // fewer than zeroFrom bytes of records: none
+		{off: zeroFrom + 100, want: first},                                          // zeroAhead past the record
+		{off: first - zeroLow - 1, want: first},                                     // zeroLow or more is left
+		{off: first - zeroLow + 1, want: (first - zeroLow + 1 + zeroAhead) &^ 4095}, // less
+		{off: 900<<10 + 5, want: size},                                              // not past the preallocated end
+		{off: size + 10, want: size},                                                // a record that grew the file
 	}
 	for _, st := range steps {
 		// What the zeros may cover must not hold a record: mark the bytes before off.
@@ -87,8 +90,8 @@ func TestWALSyncsWrittenBlocks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if end <= firstZeroed {
-		t.Fatalf("the records end at %d, inside the first %d bytes: the test must write more", end, firstZeroed)
+	if end <= zeroFrom {
+		t.Fatalf("the records end at %d, before zeroing starts at %d: the test must write more", end, zeroFrom)
 	}
 	unwritten, err := unwrittenBefore(f, end+4096)
 	if err != nil {
