@@ -458,8 +458,15 @@ func (s *Store) Close() error {
 		}
 		s.readMu.Unlock()
 		var closeErr error
+		if s.wc.badgerCloseHook != nil {
+			s.wc.badgerCloseHook()
+		}
 		if err := s.db.Close(); err != nil {
 			closeErr = fmt.Errorf("close state store %s: %w", s.dir, err)
+		} else if s.finalErr == nil && s.walDir != "" {
+			// Badger's Close made everything durable (checkpoint): the segments, closed by
+			// the checkpointer, are no longer needed.
+			closeErr = s.removeSegments(0, true)
 		}
 		s.closeErr = errors.Join(s.finalErr, closeErr)
 	})

@@ -85,6 +85,8 @@ type walConfig struct {
 	keepSegments bool
 	// applyHook (tests), when set, is called by the applier before each write to Badger.
 	applyHook func()
+	// badgerCloseHook (tests), when set, is called by Close just before Badger's Close.
+	badgerCloseHook func()
 	// holdRelaxed (Options.HoldRelaxed) keeps relaxed requests in the writer's memory until a
 	// request someone waits for comes, and writes them then, before it.
 	holdRelaxed bool

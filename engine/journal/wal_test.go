@@ -468,6 +468,51 @@ func TestCheckpoint(t *testing.T) {
 	})
 }
 
+// TestCloseRemovesWALAfterBadger: Close leaves the durability of what is in Badger's memtable
+// to Badger's own Close (no sync of its own before it), so the WAL segments must outlive
+// Badger's Close — a kill during it replays them — and be gone once Close has returned, the
+// store then holding everything on its own.
+func TestCloseRemovesWALAfterBadger(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	walDir := filepath.Join(dir, walDirName)
+	wc := defaultWALConfig()
+	var before []uint64
+	wc.badgerCloseHook = func() {
+		nums, err := listSegments(walDir)
+		if err != nil {
+			t.Error(err)
+		}
+		before = nums
+	}
+	s, err := open(dir, Options{}, wc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := testID(1)
+	const n = 50
+	if err := s.Append(ctx, id, true, started("wf", "")); err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		if err := s.Append(ctx, id, i%10 == 0, benchEntry()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	closeStore(t, s)
+	if len(before) == 0 {
+		t.Error("no WAL segment left when Badger's Close began: a kill during it would lose the unsynced writes")
+	}
+	if nums, err := listSegments(walDir); err != nil || len(nums) != 0 {
+		t.Fatalf("segments after Close: %v, %v", nums, err)
+	}
+	s = openStore(t, dir)
+	defer closeStore(t, s)
+	if got := collectEntries(t, s, id, 0); len(got) != n+1 {
+		t.Errorf("%d entries after reopening, want %d", len(got), n+1)
+	}
+}
+
 // TestWALSyncFailure fails a WAL sync: the durable Append of that group fails, and the next
 // one succeeds once the store has moved to a new segment and checkpointed the failed one.
 func TestWALSyncFailure(t *testing.T) {

@@ -718,13 +718,31 @@ func (s *Store) checkpointer() {
 
 // checkpoint makes everything written to Badger durable, then closes and removes the segments
 // up to upTo (every segment when all), which recovery no longer needs.
+//
+// Close's token (all) syncs nothing and removes nothing: Badger's own Close makes its state
+// durable (it flushes the memtable into a level-0 table it msyncs, syncs the manifest, msyncs
+// every value-log file and syncs the directory), so Close removes the segments after it
+// (removeSegments) rather than syncing Badger here and then again in its Close. A kill during
+// Badger's Close leaves every segment for the next Open to replay.
 func (s *Store) checkpoint(upTo uint64, all bool) error {
+	if err := s.fatal.Load(); err != nil && all {
+		return fmt.Errorf("checkpoint state store %s: the WAL is kept: %w", s.dir, *err)
+	}
+	if all {
+		return nil
+	}
 	if err := s.syncBadger(); err != nil {
 		return fmt.Errorf("checkpoint state store %s: %w", s.dir, err)
 	}
 	if err := s.fatal.Load(); err != nil {
 		return fmt.Errorf("checkpoint state store %s: the WAL is kept: %w", s.dir, *err)
 	}
+	return s.removeSegments(upTo, false)
+}
+
+// removeSegments closes and removes the live segments up to upTo (every one when all), then
+// syncs the WAL directory. A segment it fails to remove stays live, for the next checkpoint.
+func (s *Store) removeSegments(upTo uint64, all bool) error {
 	if s.wc.keepSegments {
 		return nil
 	}
