@@ -597,7 +597,9 @@ func TestUIWebhookRunLive(t *testing.T) {
 	}
 
 	// The screenshot of the README and docs/ui.md: the whole run, from the top of its page.
-	evalJS[bool](b, "window.scrollTo(0, 0) || true")
+	// Chromium 156.0.8078.108 returns a promise from scrollTo (promise-returning scroll
+	// methods) where earlier versions returned undefined: an instant scroll, then true.
+	evalJS[bool](b, "(window.scrollTo({top: 0, left: 0, behavior: 'instant'}), true)")
 	png := b.screenshot(1280, 900)
 	checkPNG(t, png, 1280, 900)
 	if os.Getenv("FUSCIA_UPDATE_SCREENSHOTS") == "1" {
