@@ -86,9 +86,9 @@ func TestWALSyncsWrittenBlocks(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	end, err := lastRecordEnd(f)
-	if err != nil {
-		t.Fatal(err)
+	how, end, err := readSegment(f, segs[0], func([]byte) error { return nil })
+	if err != nil || how != endOfRecords {
+		t.Fatalf("reading the segment: ended %d at %d, %v; want the end of its records", how, end, err)
 	}
 	if end <= zeroFrom {
 		t.Fatalf("the records end at %d, before zeroing starts at %d: the test must write more", end, zeroFrom)
@@ -99,22 +99,6 @@ func TestWALSyncsWrittenBlocks(t *testing.T) {
 	}
 	if unwritten != "" {
 		t.Fatalf("records end at %d, but the segment has unwritten extents before that: %s", end, unwritten)
-	}
-}
-
-// lastRecordEnd is where the records of segment f end.
-func lastRecordEnd(f *os.File) (int64, error) {
-	off := int64(segmentHeaderSize)
-	var hdr [recordHeaderSize]byte
-	for {
-		if _, err := f.ReadAt(hdr[:], off); err != nil {
-			return 0, err
-		}
-		n := binary.LittleEndian.Uint32(hdr[:4])
-		if n == 0 {
-			return off, nil
-		}
-		off += recordHeaderSize + int64(n)
 	}
 }
 

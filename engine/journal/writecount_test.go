@@ -25,7 +25,7 @@ func TestBadgerWritesPerSimpleRun(t *testing.T) {
 	}
 	closeStore(t, s)
 
-	db, err := badger.Open(badger.DefaultOptions(dir).WithLogger(nil))
+	db, err := badger.Open(badgerOptions(dir, nil))
 	if err != nil {
 		t.Fatalf("badger.Open: %v", err)
 	}

@@ -725,17 +725,16 @@ func (s *Store) checkpointer() {
 // (removeSegments) rather than syncing Badger here and then again in its Close. A kill during
 // Badger's Close leaves every segment for the next Open to replay.
 func (s *Store) checkpoint(upTo uint64, all bool) error {
-	if err := s.fatal.Load(); err != nil && all {
+	if !all {
+		if err := s.syncBadger(); err != nil {
+			return fmt.Errorf("checkpoint state store %s: %w", s.dir, err)
+		}
+	}
+	if err := s.fatal.Load(); err != nil {
 		return fmt.Errorf("checkpoint state store %s: the WAL is kept: %w", s.dir, *err)
 	}
 	if all {
 		return nil
-	}
-	if err := s.syncBadger(); err != nil {
-		return fmt.Errorf("checkpoint state store %s: %w", s.dir, err)
-	}
-	if err := s.fatal.Load(); err != nil {
-		return fmt.Errorf("checkpoint state store %s: the WAL is kept: %w", s.dir, *err)
 	}
 	return s.removeSegments(upTo, false)
 }
