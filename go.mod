@@ -99,3 +99,7 @@ replace github.com/santhosh-tekuri/jsonschema/v6 => ./internal/third_party/jsons
 // random access, so that their first write does not read megabytes of holes around it
 // (internal/third_party/ristretto/README.md).
 replace github.com/dgraph-io/ristretto/v2 => ./internal/third_party/ristretto
+
+// A fork of v4.9.6 whose compactions write one table at a time on one goroutine, so that a
+// level-0 compaction takes one CPU instead of all of them (internal/third_party/badger/README.md).
+replace github.com/dgraph-io/badger/v4 => ./internal/third_party/badger
