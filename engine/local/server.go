@@ -141,9 +141,12 @@ func (s *server) list(w http.ResponseWriter, r *http.Request) {
 			*p.to = t
 		}
 	}
-	// Without limit and cursor the answer is every run, as before pages existed (the CLI and
-	// scripts rely on it); a page is asked for with either.
-	paged := q.Get("limit") != "" || q.Get("cursor") != ""
+	// Without limit and cursor the answer is every run, as before pages existed (scripts rely
+	// on it), read and written a page at a time (listAll); a page is asked for with either.
+	if q.Get("limit") == "" && q.Get("cursor") == "" {
+		s.listAll(w, r, f)
+		return
+	}
 	limit := defaultPage
 	if v := q.Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
@@ -165,16 +168,13 @@ func (s *server) list(w http.ResponseWriter, r *http.Request) {
 	}
 	// One more than the page: whether it exists says whether there is a next page.
 	f.Limit = limit + 1
-	if !paged {
-		f.Limit = 0
-	}
 	runs, err := s.ops.List(r.Context(), f)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
 	next := ""
-	if paged && len(runs) > limit {
+	if len(runs) > limit {
 		runs = runs[:limit]
 		next = encodeCursor(runs[limit-1].ID)
 	}
