@@ -31,7 +31,7 @@ test: fmt-check vet ui-syntax build js-deps editors-test
 	$(GO) test -race -count=1 -timeout 30m ./...
 	cd internal/third_party/jsonschema && $(GO) test -race -count=1 ./...
 	cd internal/third_party/ristretto && $(GO) test -race -count=1 ./z/
-	cd internal/third_party/badger && $(GO) test -race -count=1 .
+	cd internal/third_party/badger && $(GO) test -race -count=1 . ./table/
 	./$(BIN) validate examples/
 	./$(BIN) test examples/
 	./$(BIN) fmt -check examples/

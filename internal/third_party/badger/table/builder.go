@@ -402,6 +402,16 @@ type buildData struct {
 	alloc     *z.Allocator
 }
 
+// buffers are the table's bytes in order, as Copy writes them (Fuscia: for writeTableFile).
+func (bd *buildData) buffers() [][]byte {
+	bufs := make([][]byte, 0, len(bd.blockList)+4)
+	for _, bl := range bd.blockList {
+		bufs = append(bufs, bl.data[:bl.end])
+	}
+	return append(bufs, bd.index, y.U32ToBytes(uint32(len(bd.index))),
+		bd.checksum, y.U32ToBytes(uint32(len(bd.checksum))))
+}
+
 func (bd *buildData) Copy(dst []byte) int {
 	var written int
 	for _, bl := range bd.blockList {

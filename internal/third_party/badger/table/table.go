@@ -244,21 +244,32 @@ func (b *Block) verifyCheckSum() error {
 
 func CreateTable(fname string, builder *Builder) (*Table, error) {
 	bd := builder.Done()
-	mf, err := z.OpenMmapFile(fname, os.O_CREATE|os.O_RDWR|os.O_EXCL, bd.Size)
-	if err == z.NewFile {
-		// Expected.
-	} else if err != nil {
-		return nil, y.Wrapf(err, "while creating table: %s", fname)
-	} else {
-		return nil, fmt.Errorf("file already exists: %s", fname)
+	// Fuscia: the table is written with write(2) and synced, then mapped as an existing table
+	// is at open. Upstream mapped the new file and copied the table into the mapping, which
+	// faulted every page of it in one by one (a minor fault costs ~25 µs on the 2-core test VM:
+	// ~7% of a loaded fuscia serve's CPU, docs/performance.md, issue 20 item 4, session 7), and
+	// left the pages mapped until the msync had cleaned them.
+	if err := writeTableFile(fname, bd.buffers(), bd.Size); err != nil {
+		return nil, err
 	}
-
-	written := bd.Copy(mf.Data)
-	y.AssertTrue(written == len(mf.Data))
-	if err := z.Msync(mf.Data); err != nil {
-		return nil, y.Wrapf(err, "while calling msync on %s", fname)
+	mf, err := z.OpenMmapFile(fname, os.O_RDWR, 0)
+	if err != nil {
+		return nil, y.Wrapf(err, "while opening table: %s", fname)
 	}
 	return OpenTable(mf, *builder.opts)
+}
+
+// createTableFile creates file fname, which must not exist: an error that says so when it does
+// (Fuscia).
+func createTableFile(fname string) (*os.File, error) {
+	f, err := os.OpenFile(fname, os.O_CREATE|os.O_WRONLY|os.O_EXCL, 0666)
+	if errors.Is(err, os.ErrExist) {
+		return nil, fmt.Errorf("file already exists: %s", fname)
+	}
+	if err != nil {
+		return nil, y.Wrapf(err, "while creating table: %s", fname)
+	}
+	return f, nil
 }
 
 // OpenTable assumes file has only one table and opens it. Takes ownership of fd upon function

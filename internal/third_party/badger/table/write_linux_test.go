@@ -1,0 +1,104 @@
+package table
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+
+	"github.com/dgraph-io/badger/v4/options"
+	"github.com/dgraph-io/badger/v4/y"
+)
+
+// minorFaults is the process's count of minor page faults so far.
+func minorFaults(t *testing.T) int64 {
+	t.Helper()
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		t.Fatalf("getrusage: %v", err)
+	}
+	return ru.Minflt
+}
+
+// TestCreateTableWritesThroughTheFile checks Fuscia's CreateTable: the table reaches its file
+// by write(2), not by copying it into a mapping page by page (a page fault each), and the file
+// holds it: the table opens from it, every key reads back, and the file's bytes are the
+// builder's.
+func TestCreateTableWritesThroughTheFile(t *testing.T) {
+	opts := Options{
+		TableSize:          4 << 20,
+		BlockSize:          4 << 10,
+		BloomFalsePositive: 0.01,
+		ChkMode:            options.NoVerification,
+		Compression:        options.None,
+	}
+	const n = 8000
+	key := func(i int) []byte { return y.KeyWithTs([]byte(fmt.Sprintf("key-%08d", i)), 1) }
+	value := bytes.Repeat([]byte("v"), 100)
+	build := func() *Builder {
+		b := NewTableBuilder(opts)
+		for i := 0; i < n; i++ {
+			b.Add(key(i), y.ValueStruct{Value: value}, 0)
+		}
+		return b
+	}
+
+	fname := filepath.Join(t.TempDir(), NewFilename(1, ""))
+	b := build()
+	defer b.Close()
+	before := minorFaults(t)
+	tbl, err := CreateTable(fname, b)
+	faults := minorFaults(t) - before
+	if err != nil {
+		t.Fatalf("CreateTable: %v", err)
+	}
+	defer func() { _ = tbl.DecrRef() }()
+
+	st, err := os.Stat(fname)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages := st.Size() / int64(os.Getpagesize())
+	t.Logf("table of %d bytes (%d pages): %d minor faults in CreateTable", st.Size(), pages, faults)
+	if pages < 128 {
+		t.Fatalf("the table is %d pages; the test needs a bigger one to mean anything", pages)
+	}
+	// Opening reads the index at the end of the file; writing through a mapping faulted every page.
+	if faults > pages/4 {
+		t.Fatalf("CreateTable took %d minor page faults for a table of %d pages: is it writing through a mapping again?", faults, pages)
+	}
+
+	// The file holds what the builder built.
+	want := build()
+	defer want.Close()
+	bd := want.Done()
+	wantBytes := make([]byte, bd.Size)
+	bd.Copy(wantBytes)
+	got, err := os.ReadFile(fname)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, wantBytes) {
+		t.Fatalf("the table file (%d bytes) differs from the builder's table (%d bytes)", len(got), len(wantBytes))
+	}
+
+	it := tbl.NewIterator(0)
+	defer it.Close()
+	i := 0
+	for it.Rewind(); it.Valid(); it.Next() {
+		if !bytes.Equal(it.Key(), key(i)) || !bytes.Equal(it.Value().Value, value) {
+			t.Fatalf("entry %d: key %q", i, it.Key())
+		}
+		i++
+	}
+	if i != n {
+		t.Fatalf("read %d entries back, want %d", i, n)
+	}
+	again := build()
+	defer again.Close()
+	if _, err := CreateTable(fname, again); err == nil {
+		t.Fatalf("CreateTable over an existing file: no error")
+	}
+}
