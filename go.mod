@@ -43,6 +43,8 @@ require (
 	google.golang.org/protobuf v1.36.12
 )
 
+require github.com/google/go-cmp v0.7.0 // indirect
+
 require (
 	github.com/agext/levenshtein v1.2.1 // indirect
 	github.com/antithesishq/antithesis-sdk-go v0.8.0-default-no-op // indirect
@@ -60,7 +62,6 @@ require (
 	github.com/go-logr/stdr v1.2.2 // indirect
 	github.com/golang/protobuf v1.5.4 // indirect
 	github.com/google/flatbuffers v25.2.10+incompatible // indirect
-	github.com/google/go-cmp v0.7.0 // indirect
 	github.com/google/go-tpm v0.9.8 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/grpc-ecosystem/grpc-gateway/v2 v2.30.0 // indirect
@@ -103,3 +104,8 @@ replace github.com/dgraph-io/ristretto/v2 => ./internal/third_party/ristretto
 // A fork of v4.9.6 whose compactions write one table at a time on one goroutine, so that a
 // level-0 compaction takes one CPU instead of all of them (internal/third_party/badger/README.md).
 replace github.com/dgraph-io/badger/v4 => ./internal/third_party/badger
+
+// A copy of v1.24.1 (the packages Fuscia imports) whose default registry registers its Go and
+// process collectors at its first use instead of in a package init, ~1 ms of every fuscia
+// start (internal/third_party/prometheus-client_golang/README.md).
+replace github.com/prometheus/client_golang => ./internal/third_party/prometheus-client_golang
