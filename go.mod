@@ -43,8 +43,6 @@ require (
 	google.golang.org/protobuf v1.36.12
 )
 
-require github.com/google/go-cmp v0.7.0 // indirect
-
 require (
 	github.com/agext/levenshtein v1.2.1 // indirect
 	github.com/antithesishq/antithesis-sdk-go v0.8.0-default-no-op // indirect
@@ -104,6 +102,11 @@ replace github.com/dgraph-io/ristretto/v2 => ./internal/third_party/ristretto
 // A fork of v4.9.6 whose compactions write one table at a time on one goroutine, so that a
 // level-0 compaction takes one CPU instead of all of them (internal/third_party/badger/README.md).
 replace github.com/dgraph-io/badger/v4 => ./internal/third_party/badger
+
+// A copy of v2.25.0 (the packages Fuscia imports) without hclwrite's unused node.Equal, whose
+// go-cmp dependency's package initializers cost every fuscia start ~0.6-0.9 ms
+// (internal/third_party/hcl/README.md).
+replace github.com/hashicorp/hcl/v2 => ./internal/third_party/hcl
 
 // A copy of v1.24.1 (the packages Fuscia imports) whose default registry registers its Go and
 // process collectors at its first use instead of in a package init, ~1 ms of every fuscia
