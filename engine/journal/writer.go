@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
@@ -585,9 +584,11 @@ func (s *Store) retire(t *batch) {
 	s.walFailed.Store(0)
 }
 
-// apply writes the ops of synced, acknowledged batches to Badger, in order, without syncing.
-// The last transaction of each batch is committed asynchronously so that Badger groups them; it
-// returns once every commit has completed. A failure stops the store's writes (fatal): the
+// apply writes the ops of synced, acknowledged batches to Badger, in order, without syncing,
+// in one transaction (more where Badger refuses to make one larger). One commit per job rather
+// than per batch: each commit costs Badger several goroutine hand-offs (its write channel, the
+// commit watermarks, the callback's goroutine), and a key set twice in the job (a run's summary
+// at its start and its end) is written once. A failure stops the store's writes (fatal): the
 // batches are acknowledged, so the WAL must keep them for the next Open to replay.
 func (s *Store) apply(batches []*batch) {
 	if len(batches) == 0 || s.wc.skipApply {
@@ -597,34 +598,29 @@ func (s *Store) apply(batches []*batch) {
 		s.wc.applyHook()
 	}
 	var (
-		wg   sync.WaitGroup
-		mu   sync.Mutex
 		errs []error
+		txn  *badger.Txn
 	)
-	fail := func(err error) {
-		mu.Lock()
-		errs = append(errs, err)
-		mu.Unlock()
-	}
 	for _, b := range batches {
 		if ferr := s.failApply.Swap(nil); ferr != nil {
-			fail(*ferr)
+			errs = append(errs, *ferr)
 			continue
 		}
-		txn, err := s.writeOps(nil, b.reqs)
+		next, err := s.writeOps(txn, b.reqs)
 		if err != nil {
-			fail(err)
+			// writeOps discarded the transaction: what it held of earlier batches is lost
+			// with it, and the store stops below.
+			errs = append(errs, err)
+			txn = nil
 			continue
 		}
-		wg.Add(1)
-		txn.CommitWith(func(err error) {
-			if err != nil {
-				fail(err)
-			}
-			wg.Done()
-		})
+		txn = next
 	}
-	wg.Wait()
+	if txn != nil {
+		if err := txn.Commit(); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	if len(errs) > 0 {
 		err := fmt.Errorf("write state store %s: %w (writes are stopped; reopening the store replays them from its write-ahead log)", s.dir, errors.Join(errs...))
 		s.fatal.CompareAndSwap(nil, &err)
