@@ -533,8 +533,15 @@ func (b *Builder) compressData(data []byte) ([]byte, error) {
 	return nil, errors.New("Unsupported compression type")
 }
 
+// indexBuilderSize is the first buffer of the flatbuffers builder that encodes a table's index
+// (Fuscia: upstream asks for 3 MiB). An index of a 1 MiB table is tens of KiB, and the builder
+// doubles its buffer when an index needs more; the 3 MiB zeroed slice per table built was 18% of
+// the bytes a loaded fuscia serve allocated and ~4% of its CPU in clearing and page faults
+// (docs/performance.md, issue 20 item 4, session 7).
+const indexBuilderSize = 64 << 10
+
 func (b *Builder) buildIndex(bloom []byte) ([]byte, uint32) {
-	builder := fbs.NewBuilder(3 << 20)
+	builder := fbs.NewBuilder(indexBuilderSize)
 
 	boList, dataSize := b.writeBlockOffsets(builder)
 	// Write block offset vector the the idxBuilder.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"syscall"
 	"testing"
 
@@ -100,5 +101,47 @@ func TestCreateTableWritesThroughTheFile(t *testing.T) {
 	defer again.Close()
 	if _, err := CreateTable(fname, again); err == nil {
 		t.Fatalf("CreateTable over an existing file: no error")
+	}
+}
+
+// TestIndexBuilderStartsSmall checks Fuscia's indexBuilderSize: finishing a table of ~1 MB (an
+// index of a few KiB) allocates far less than upstream's 3 MiB index buffer, and an index
+// bigger than the first buffer (a table of many small keys, its bloom filter and block offsets
+// past 64 KiB) still builds and reads back.
+func TestIndexBuilderStartsSmall(t *testing.T) {
+	opts := Options{TableSize: 64 << 20, BlockSize: 4 << 10, BloomFalsePositive: 0.01, Compression: options.None}
+	value := bytes.Repeat([]byte("v"), 100)
+	build := func(n, valueLen int) *Builder {
+		b := NewTableBuilder(opts)
+		for i := 0; i < n; i++ {
+			b.Add(y.KeyWithTs([]byte(fmt.Sprintf("key-%09d", i)), 1), y.ValueStruct{Value: value[:valueLen]}, 0)
+		}
+		return b
+	}
+
+	small := build(8000, 100)
+	defer small.Close()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	bd := small.Done()
+	runtime.ReadMemStats(&after)
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 1<<20 {
+		t.Fatalf("finishing a table with an index of %d bytes allocated %d bytes", len(bd.index), grew)
+	}
+
+	// 100,000 keys with 1-byte values: a bloom filter of ~120 KB, an index well over 64 KiB.
+	big := build(100_000, 1)
+	fname := filepath.Join(t.TempDir(), NewFilename(2, ""))
+	tbl, err := CreateTable(fname, big)
+	big.Close()
+	if err != nil {
+		t.Fatalf("CreateTable: %v", err)
+	}
+	defer func() { _ = tbl.DecrRef() }()
+	if idx := tbl.IndexSize(); idx <= indexBuilderSize {
+		t.Fatalf("the big table's index is %d bytes; the test needs one over %d", idx, indexBuilderSize)
+	}
+	if got := tbl.KeyCount(); got != 100_000 {
+		t.Fatalf("the big table has %d keys, want 100000", got)
 	}
 }
