@@ -80,7 +80,7 @@ func (s *Store) Sync(ctx context.Context, runID string) error {
 	}
 	s.mu.Lock()
 	st := s.runs[runID]
-	if st == nil || st.lastReq <= s.acked.Load() {
+	if st == nil || st.lastReq <= s.settled.Load() {
 		s.mu.Unlock()
 		return s.syncFailure(runID)
 	}

@@ -134,10 +134,20 @@ func (s *Store) memCommit(reqs []*request) {
 	s.appliedMu.Lock()
 	s.applied.Broadcast()
 	s.appliedMu.Unlock()
+	// The failures of unwaited writes are recorded before settled moves and before anyone
+	// returns, so that a Sync that returns or skips the barrier reports them (as in commit).
 	for _, r := range reqs {
-		if len(r.ops) > 0 {
+		if len(r.ops) > 0 && r.done == nil {
 			s.answer(r, err)
-		} else {
+		}
+	}
+	s.settled.Store(last)
+	for _, r := range reqs {
+		switch {
+		case r.done == nil:
+		case len(r.ops) > 0:
+			s.answer(r, err)
+		default:
 			s.answer(r, nil) // a barrier
 		}
 	}

@@ -121,8 +121,13 @@ type Store struct {
 	// acked is the number of the last request synced in the WAL (or failed); written the number
 	// of the last one written to Badger (or failed). Reads wait for written to reach acked
 	// (applied, under appliedMu, is broadcast when written moves).
-	acked     atomic.Uint64
-	written   atomic.Uint64
+	acked   atomic.Uint64
+	written atomic.Uint64
+	// settled is the number of the last request whose failure, if it failed unwaited, is
+	// recorded for its run (recordFailure). It follows acked, which moves before the outcome of
+	// the acknowledged batches is known to the runs: Sync's fast path reads settled, so that it
+	// never reports as synced a relaxed write that failed.
+	settled   atomic.Uint64
 	appliedMu sync.Mutex
 	applied   *sync.Cond
 	// fatal is set when a Badger write of an acknowledged batch failed: later writes fail with

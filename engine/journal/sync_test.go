@@ -106,6 +106,88 @@ func TestSyncReportsFailedRelaxedWrite(t *testing.T) {
 	}
 }
 
+// TestSyncReportsFailedRelaxedWriteBarrier gives the barrier of Sync its worst timing: the
+// syncer stops once the applier has the job of the failed relaxed write and Sync's barrier, and
+// goes on only once Sync has returned. The applier answers the barrier meanwhile, so Sync
+// reports the failure only if the syncer recorded it before handing over the job.
+func TestSyncReportsFailedRelaxedWriteBarrier(t *testing.T) {
+	ctx := context.Background()
+	returned := make(chan struct{})
+	wc := defaultWALConfig()
+	wc.holdRelaxed = true
+	wc.commitHook = func(failed bool) {
+		if failed {
+			<-returned
+		}
+	}
+	s, err := open(t.TempDir(), Options{}, wc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeStore(t, s)
+	id := testID(1)
+	if err := s.Append(ctx, id, true, started("wf", "", "task.a")); err != nil {
+		t.Fatal(err)
+	}
+	diskFull := errors.New("no space left on device")
+	s.failWrites.Store(&diskFull)
+	if err := s.Append(ctx, id, false, Entry{Type: AttemptStarted, Node: "task.a", Attempt: 1}); err != nil {
+		t.Fatalf("a relaxed Append returns before its write: %v", err)
+	}
+	err = s.Sync(ctx, id)
+	close(returned)
+	s.failWrites.Store(nil)
+	if err == nil || !strings.Contains(err.Error(), "no space left on device") {
+		t.Fatalf("Sync after a failed relaxed write: %v; want its failure", err)
+	}
+}
+
+// TestSyncFastPathReportsFailedRelaxedWrite calls Sync from within the syncer's commit of a
+// failed relaxed write, after the write is acknowledged and before the waited writes are
+// answered: Sync must not take the write for synced (its fast path) without reporting its
+// failure. Its context is cancelled: a Sync that queued a barrier returns that error, since
+// the syncer it waits for is the caller.
+func TestSyncFastPathReportsFailedRelaxedWrite(t *testing.T) {
+	ctx := context.Background()
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	var id string
+	var s *Store
+	result := make(chan error, 1)
+	wc := defaultWALConfig()
+	wc.commitHook = func(failed bool) {
+		if failed {
+			result <- s.Sync(cancelled, id)
+		}
+	}
+	s, err := open(t.TempDir(), Options{}, wc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeStore(t, s)
+	id = testID(1)
+	if err := s.Append(ctx, id, true, started("wf", "", "task.a")); err != nil {
+		t.Fatal(err)
+	}
+	diskFull := errors.New("no space left on device")
+	s.failWrites.Store(&diskFull)
+	defer s.failWrites.Store(nil)
+	if err := s.Append(ctx, id, false, Entry{Type: AttemptStarted, Node: "task.a", Attempt: 1}); err != nil {
+		t.Fatalf("a relaxed Append returns before its write: %v", err)
+	}
+	select {
+	case err := <-result:
+		if err == nil {
+			t.Fatal("Sync during the commit of a failed relaxed write: <nil>; want an error")
+		}
+		if !strings.Contains(err.Error(), "no space left on device") {
+			t.Errorf("Sync during the commit of a failed relaxed write: %v; want its failure", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the failed relaxed write was not committed within 30 s")
+	}
+}
+
 const (
 	holdChildEnv = "JOURNAL_TEST_HOLD_CHILD"
 	holdDirEnv   = "JOURNAL_TEST_HOLD_DIR"

@@ -85,6 +85,10 @@ type walConfig struct {
 	keepSegments bool
 	// applyHook (tests), when set, is called by the applier before each write to Badger.
 	applyHook func()
+	// commitHook (tests), when set, is called by the syncer in commit once the applier has the
+	// job (when its queue had room) and before the waited writes are answered; failed: a batch
+	// of the job failed. A test holds it to give the applier and Sync their worst timing.
+	commitHook func(failed bool)
 	// badgerCloseHook (tests), when set, is called by Close just before Badger's Close.
 	badgerCloseHook func()
 	// holdRelaxed (Options.HoldRelaxed) keeps relaxed requests in the writer's memory until a

@@ -466,13 +466,31 @@ func (s *Store) commit(batches []*batch) {
 	if last == 0 {
 		return
 	}
-	// Acknowledged (flush set acked): answer the writes; the applier makes them readable. The
-	// job is queued first when the queue has room: a goroutine readied by a channel send runs
-	// next on this P, displacing the one readied before it, so a waiter answered before the
-	// applier is woken waits behind the applier's Badger write or for another P to steal it (a
-	// cross-CPU wake-up, ~150 µs on a loaded VM), while one answered last runs as soon as the
-	// syncer blocks. The applier answers only barriers, once the writes are in Badger, and the
-	// order of the answers is not observable: each one follows the sync of everything before.
+	// Record the failures of unwaited (relaxed) writes before anything can tell their run the
+	// writes are settled: a Sync returns its barrier's answer, which the applier may give as
+	// soon as it has the job, and then the run's recorded failure; and Sync's fast path trusts
+	// settled. Recorded later, a Sync could report a failed relaxed write as synced.
+	failed := false
+	for _, b := range batches {
+		if b.err == nil {
+			continue
+		}
+		failed = true
+		for _, r := range b.reqs {
+			if len(r.ops) > 0 && r.done == nil {
+				s.answer(r, b.err)
+			}
+		}
+	}
+	s.settled.Store(last)
+	// Acknowledged (flush set acked): answer the waited writes; the applier makes them
+	// readable. The job is queued first when the queue has room: a goroutine readied by a
+	// channel send runs next on this P, displacing the one readied before it, so a waiter
+	// answered before the applier is woken waits behind the applier's Badger write or for
+	// another P to steal it (a cross-CPU wake-up, ~150 µs on a loaded VM), while one answered
+	// last runs as soon as the syncer blocks. The applier answers only barriers, once the
+	// writes are in Badger, and the order of the answers is not observable: each one follows
+	// the sync of everything before, and the failures of unwaited writes are recorded above.
 	job := &applyJob{batches: slices.Clone(batches), apply: apply, last: last, size: size}
 	queued := false
 	select {
@@ -480,9 +498,12 @@ func (s *Store) commit(batches []*batch) {
 		queued = true
 	default: // full: answer the writes first rather than wait for Badger
 	}
+	if s.wc.commitHook != nil {
+		s.wc.commitHook(failed)
+	}
 	for _, b := range batches {
 		for _, r := range b.reqs {
-			if len(r.ops) > 0 {
+			if len(r.ops) > 0 && r.done != nil {
 				s.answer(r, b.err)
 			}
 		}
