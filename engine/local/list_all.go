@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/fuscia/fuscia/engine/journal"
+	"github.com/fuscia/fuscia/engine/redact"
 )
 
 // listAll answers GET /v1/executions without limit and cursor: every run f selects, newest
@@ -24,6 +25,13 @@ func (s *server) listAll(w http.ResponseWriter, r *http.Request, f journal.Filte
 		s.fail(w, r, err)
 		return
 	}
+	// The API's secret scrubbing (redact.HTTP) keeps a JSON body whole to scrub it as one
+	// document: 49 MB and ~110 MB of live heap for 200,000 runs. Each run is scrubbed here
+	// instead, and the body passes through.
+	scrub := func(v []byte) []byte { return v }
+	if sw, ok := w.(redact.JSONValues); ok {
+		scrub = sw.JSONValues()
+	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)
 	out := bufio.NewWriterSize(w, 32<<10)
@@ -38,7 +46,7 @@ func (s *server) listAll(w http.ResponseWriter, r *http.Request, f journal.Filte
 				_ = out.WriteByte(',')
 			}
 			n++
-			if _, err := out.Write(b); err != nil {
+			if _, err := out.Write(scrub(b)); err != nil {
 				return // the client went away
 			}
 		}

@@ -91,6 +91,21 @@ func TestHTTP(t *testing.T) {
 		w.Header().Set("Content-Length", fmt.Sprint(len(body)))
 		_, _ = io.WriteString(w, body)
 	})
+	// A document written a value at a time, each scrubbed by the handler; the writer passes
+	// the bytes through as they come (the first value reaches the client before the handler
+	// returns).
+	firstSent := make(chan struct{})
+	mux.HandleFunc("/values", func(w http.ResponseWriter, r *http.Request) {
+		scrub := w.(JSONValues).JSONValues()
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"values":[`)
+		_, _ = w.Write(scrub([]byte(`{"v":"one ` + s + `"}`)))
+		w.(http.Flusher).Flush()
+		<-firstSent
+		_, _ = io.WriteString(w, ",")
+		_, _ = w.Write(scrub([]byte(`"two ` + s + `"`)))
+		_, _ = io.WriteString(w, "]}\n")
+	})
 	srv := httptest.NewServer(HTTP(mux, set))
 	defer srv.Close()
 	get := func(path string) (*http.Response, string) {
@@ -131,5 +146,40 @@ func TestHTTP(t *testing.T) {
 	_, body = get("/artifact")
 	if body != "stored bytes "+s {
 		t.Errorf("/artifact was changed: %q", body)
+	}
+
+	first := make([]byte, len(`{"values":[{"v":"one `+Marker+`"}`))
+	type answer struct {
+		resp *http.Response
+		err  error
+	}
+	read := make(chan answer, 1)
+	go func() {
+		resp, err := http.Get(srv.URL + "/values")
+		if err == nil {
+			_, err = io.ReadFull(resp.Body, first)
+		}
+		read <- answer{resp, err}
+	}()
+	var a answer
+	select {
+	case a = <-read:
+	case <-time.After(time.Minute): // a hang guard: kept whole, nothing comes until the end
+		close(firstSent)
+		a = <-read
+		a.err = errors.New("the first value did not come before the handler returned")
+	}
+	if a.resp != nil {
+		defer a.resp.Body.Close()
+	}
+	if a.err != nil {
+		t.Fatalf("/values: %v", a.err)
+	}
+	close(firstSent)
+	rest, _ := io.ReadAll(a.resp.Body)
+	var values struct{ Values []any }
+	if err := json.Unmarshal(append(first, rest...), &values); err != nil || strings.Contains(string(first)+string(rest), s) ||
+		len(values.Values) != 2 || values.Values[1] != "two "+Marker {
+		t.Errorf("/values body %s%s (%v)", first, rest, err)
 	}
 }

@@ -47,6 +47,24 @@ type scrubWriter struct {
 
 func (sw *scrubWriter) Header() http.Header { return sw.w.Header() }
 
+// JSONValues is implemented by the writer HTTP gives a handler, for a handler that writes a JSON
+// document too large to keep whole (GET /v1/executions without a limit): called before the
+// body's first byte, it makes the writer pass the body through as written and returns the
+// function that scrubs one JSON value; the handler scrubs each value it writes with it.
+type JSONValues interface {
+	JSONValues() func(value []byte) []byte
+}
+
+// JSONValues implements the interface of that name. Each call of the function it returns takes
+// the set's current scrubber, so a secret added while the body is written is scrubbed from what
+// follows.
+func (sw *scrubWriter) JSONValues() func([]byte) []byte {
+	if sw.mode == modeUndecided {
+		sw.mode = modePass
+	}
+	return func(v []byte) []byte { return sw.set.Scrubber().JSON(v) }
+}
+
 // Unwrap lets http.ResponseController reach the connection (deadlines, flushes).
 func (sw *scrubWriter) Unwrap() http.ResponseWriter { return sw.w }
 
