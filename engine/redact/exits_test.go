@@ -106,7 +106,16 @@ func TestHTTP(t *testing.T) {
 		_, _ = w.Write(scrub([]byte(`"two ` + s + `"`)))
 		_, _ = io.WriteString(w, "]}\n")
 	})
-	srv := httptest.NewServer(HTTP(mux, set))
+	// The outer set's secret, scrubbed by an outer HTTP as fuscia serve wraps the owner's API.
+	const outerSecret = "outer-secret-value"
+	outerSet := NewSet()
+	outerSet.Add(outerSecret)
+	mux.HandleFunc("/values2", func(w http.ResponseWriter, r *http.Request) {
+		scrub := w.(JSONValues).JSONValues()
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(scrub([]byte(`["` + s + `","` + outerSecret + `"]`)))
+	})
+	srv := httptest.NewServer(HTTP(HTTP(mux, set), outerSet))
 	defer srv.Close()
 	get := func(path string) (*http.Response, string) {
 		req, _ := http.NewRequest("GET", srv.URL+path, nil)
@@ -177,6 +186,9 @@ func TestHTTP(t *testing.T) {
 	}
 	close(firstSent)
 	rest, _ := io.ReadAll(a.resp.Body)
+	if _, body := get("/values2"); body != `["`+Marker+`","`+Marker+`"]` {
+		t.Errorf("/values2 (two HTTPs, one secret each): %q", body)
+	}
 	var values struct{ Values []any }
 	if err := json.Unmarshal(append(first, rest...), &values); err != nil || strings.Contains(string(first)+string(rest), s) ||
 		len(values.Values) != 2 || values.Values[1] != "two "+Marker {

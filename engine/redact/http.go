@@ -57,12 +57,18 @@ type JSONValues interface {
 
 // JSONValues implements the interface of that name. Each call of the function it returns takes
 // the set's current scrubber, so a secret added while the body is written is scrubbed from what
-// follows.
+// follows. When the writer it writes to is another HTTP's (fuscia serve wraps the owner's
+// scrubbed API in its own, for the secrets it read itself), that one passes the body through
+// too, and the value is scrubbed by both.
 func (sw *scrubWriter) JSONValues() func([]byte) []byte {
 	if sw.mode == modeUndecided {
 		sw.mode = modePass
 	}
-	return func(v []byte) []byte { return sw.set.Scrubber().JSON(v) }
+	outer := func(v []byte) []byte { return v }
+	if o, ok := sw.w.(JSONValues); ok {
+		outer = o.JSONValues()
+	}
+	return func(v []byte) []byte { return outer(sw.set.Scrubber().JSON(v)) }
 }
 
 // Unwrap lets http.ResponseController reach the connection (deadlines, flushes).
