@@ -78,6 +78,21 @@ func TestSync(t *testing.T) {
 	}
 }
 
+// appendFailingRelaxed starts run id with a durable Append, then makes the store's writes fail
+// ("no space left on device") and appends a relaxed entry, which returns before its write
+// fails. The caller stores nil in s.failWrites when the failure has served.
+func appendFailingRelaxed(ctx context.Context, t *testing.T, s *Store, id string) {
+	t.Helper()
+	if err := s.Append(ctx, id, true, started("wf", "", "task.a")); err != nil {
+		t.Fatal(err)
+	}
+	diskFull := errors.New("no space left on device")
+	s.failWrites.Store(&diskFull)
+	if err := s.Append(ctx, id, false, Entry{Type: AttemptStarted, Node: "task.a", Attempt: 1}); err != nil {
+		t.Fatalf("a relaxed Append returns before its write: %v", err)
+	}
+}
+
 // TestSyncReportsFailedRelaxedWrite: a relaxed write that failed is returned by the Sync after
 // it, once; the run's next Append then goes through.
 func TestSyncReportsFailedRelaxedWrite(t *testing.T) {
@@ -88,14 +103,7 @@ func TestSyncReportsFailedRelaxedWrite(t *testing.T) {
 	}
 	defer closeStore(t, s)
 	id := testID(1)
-	if err := s.Append(ctx, id, true, started("wf", "", "task.a")); err != nil {
-		t.Fatal(err)
-	}
-	diskFull := errors.New("no space left on device")
-	s.failWrites.Store(&diskFull)
-	if err := s.Append(ctx, id, false, Entry{Type: AttemptStarted, Node: "task.a", Attempt: 1}); err != nil {
-		t.Fatalf("a relaxed Append returns before its write: %v", err)
-	}
+	appendFailingRelaxed(ctx, t, s, id)
 	err = s.Sync(ctx, id)
 	s.failWrites.Store(nil)
 	if err == nil || !strings.Contains(err.Error(), "no space left on device") {
@@ -126,14 +134,7 @@ func TestSyncReportsFailedRelaxedWriteBarrier(t *testing.T) {
 	}
 	defer closeStore(t, s)
 	id := testID(1)
-	if err := s.Append(ctx, id, true, started("wf", "", "task.a")); err != nil {
-		t.Fatal(err)
-	}
-	diskFull := errors.New("no space left on device")
-	s.failWrites.Store(&diskFull)
-	if err := s.Append(ctx, id, false, Entry{Type: AttemptStarted, Node: "task.a", Attempt: 1}); err != nil {
-		t.Fatalf("a relaxed Append returns before its write: %v", err)
-	}
+	appendFailingRelaxed(ctx, t, s, id)
 	err = s.Sync(ctx, id)
 	close(returned)
 	s.failWrites.Store(nil)
@@ -166,15 +167,8 @@ func TestSyncFastPathReportsFailedRelaxedWrite(t *testing.T) {
 	}
 	defer closeStore(t, s)
 	id = testID(1)
-	if err := s.Append(ctx, id, true, started("wf", "", "task.a")); err != nil {
-		t.Fatal(err)
-	}
-	diskFull := errors.New("no space left on device")
-	s.failWrites.Store(&diskFull)
+	appendFailingRelaxed(ctx, t, s, id)
 	defer s.failWrites.Store(nil)
-	if err := s.Append(ctx, id, false, Entry{Type: AttemptStarted, Node: "task.a", Attempt: 1}); err != nil {
-		t.Fatalf("a relaxed Append returns before its write: %v", err)
-	}
 	select {
 	case err := <-result:
 		if err == nil {
