@@ -229,21 +229,24 @@ func (e *Engine) Signal(ctx context.Context, id, node string, data json.RawMessa
 	if len(data) > 0 && !json.Valid(data) {
 		return false, fmt.Errorf("%w: the signal data is not JSON", ErrInvalidSignal)
 	}
-	if r := e.Active(id); r != nil {
-		if err := r.Signal(ctx, node, data, reject); !errors.Is(err, errRunGone) {
-			return false, err
+	for {
+		if r := e.Active(id); r != nil {
+			if err := r.Signal(ctx, node, data, reject); !errors.Is(err, errRunGone) {
+				return false, err
+			}
+			// It parked (or ended) meanwhile: answer it in its journal.
+			<-r.Done()
 		}
-		// It parked (or ended) meanwhile: answer it in its journal.
-		<-r.Done()
-	}
-	e.signalMu.Lock()
-	if r := e.Active(id); r != nil {
-		// Resumed meanwhile (its journal was read before this answer): it takes it directly.
+		e.signalMu.Lock()
+		if e.Active(id) == nil {
+			defer e.signalMu.Unlock()
+			return true, e.signalJournal(ctx, id, node, data, reject)
+		}
+		// Resumed meanwhile (its journal was read before this answer): it takes the answer
+		// directly, unless it too leaves first, when its journal says what became of the wait
+		// (another answer resolved it, or it parked again).
 		e.signalMu.Unlock()
-		return false, r.Signal(ctx, node, data, reject)
 	}
-	defer e.signalMu.Unlock()
-	return true, e.signalJournal(ctx, id, node, data, reject)
 }
 
 // signalJournal journals the answer to a wait of run id, which no process runs, after
