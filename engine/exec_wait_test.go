@@ -238,3 +238,62 @@ join "j" {
 		wantNode(t, ex, "wait.long", "cancelled")
 	})
 }
+
+// TestSignalToARunThatLeavesTwice holds Engine.Signal at the interleaving that once answered
+// 500 in serve: the active run leaves before it takes the signal, a resumed run is active by
+// the time Signal looks again, and that one too leaves first (another answer resolved the
+// wait). Signal must then answer from the journal — here the run has finished — and not hand
+// the second run's errRunGone to its caller. Two stand-in runs, registered by hand, take the
+// places of the resumed and leaving ones so that the order is fixed, not raced.
+func TestSignalToARunThatLeavesTwice(t *testing.T) {
+	te := newTestEnv(t)
+	ex := te.apply(`
+workflow "w" {}
+wait "approve" {
+  approval {}
+  timeout = "1ms"
+}
+`, StartOptions{})
+	id := ex.ID
+	e := te.engine
+	standIn := func() *Run {
+		return &Run{id: id, inbox: make(chan func()), done: make(chan struct{})}
+	}
+	first, second := standIn(), standIn()
+	register := func(r *Run) {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		if r == nil {
+			delete(e.runs, id)
+			return
+		}
+		e.runs[id] = r
+	}
+	register(first)
+	t.Cleanup(func() { register(nil) })
+
+	// Each stand-in leaves when the signal is posted to it, without running it, as a loop that
+	// has just ended does; the first is replaced by the second as it leaves, as a resume does.
+	leaves := make(chan error, 1)
+	go func() {
+		<-first.inbox
+		register(second)
+		close(first.done)
+		<-second.inbox
+		register(nil)
+		close(second.done)
+		leaves <- nil
+	}()
+	queued, err := e.Signal(context.Background(), id, "approve", nil, false)
+	if errors.Is(err, errRunGone) {
+		t.Fatalf("Signal handed a leaving run's error to its caller: %v", err)
+	}
+	if !errors.Is(err, ErrFinished) || !queued {
+		t.Fatalf("Signal = (queued %v, %v), want the journal's answer: %v", queued, err, ErrFinished)
+	}
+	select {
+	case <-leaves:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the signal was not posted to both stand-in runs")
+	}
+}
