@@ -76,6 +76,7 @@ func (j attemptJob) passBarrier(ctx context.Context) error {
 	if hook := r.e.cfg.BeforeEffect; hook != nil {
 		hook(r.id, j.inst)
 	}
+	signalBegun(j.begun) // before the start's append wakes the journal's writer (Run.next)
 	if err := r.e.cfg.Store.Sync(ctx, r.id); err != nil {
 		return err
 	}

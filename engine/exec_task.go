@@ -213,6 +213,7 @@ func (r *Run) dispatch(ti *taskInst) {
 	pure := r.pureNode(ns.n)
 	barrier := r.durable && !pure
 	var started *journal.Entry
+	var begun chan<- struct{}
 	if ti.calls == 0 {
 		ti.attempt++
 		if ti.startedAt.IsZero() {
@@ -230,7 +231,7 @@ func (r *Run) dispatch(ti *taskInst) {
 			r.emit(Event{Type: EventNodeStarted, Node: ns.addr, Kind: "task", Attempt: ti.attempt})
 		}
 		if ti.attempt == 1 && ti.item < 0 {
-			r.noteDispatched(ns)
+			begun = r.noteDispatched(ns)
 		}
 	}
 	r.running++
@@ -252,7 +253,8 @@ func (r *Run) dispatch(ti *taskInst) {
 		inVal:       ti.inVal, kind: string(ns.n.Addr.Kind),
 		sensitive: len(ti.sensitive) > 0,
 		pure:      pure, barrier: barrier, started: started,
-		inst: ns.instance(ti.index).String(),
+		inst:  ns.instance(ti.index).String(),
+		begun: begun,
 	}
 	deep := ns.n.Task.Uses.Kind == lang.UsesPlugin
 	r.goAsync(func() {
@@ -322,6 +324,9 @@ type attemptJob struct {
 	pure, barrier bool
 	started       *journal.Entry
 	inst          string
+	// begun, when set, is signalled once the attempt runs: the loop then evaluates its
+	// dependents' inputs ahead (Run.next).
+	begun chan<- struct{}
 }
 
 // attemptResult is what a worker reports to the loop.
@@ -352,6 +357,8 @@ func (j attemptJob) run(ctx context.Context) attemptResult {
 		if err := j.passBarrier(ctx); err != nil {
 			return attemptResult{journal: err}
 		}
+	} else {
+		signalBegun(j.begun)
 	}
 	actx, cancel := r.e.attemptContext(ctx, j.timeout)
 	began := time.Now()

@@ -29,13 +29,64 @@ type preparedInput struct {
 }
 
 // noteDispatched records, when ns's first attempt starts, the dependents whose inputs the
-// loop may evaluate before its next wait.
-func (r *Run) noteDispatched(ns *nodeState) {
+// loop may evaluate before its next wait. It returns the channel the attempt signals once it
+// runs when one of them can be evaluated now (awaitAttempt), else nil.
+func (r *Run) noteDispatched(ns *nodeState) chan<- struct{} {
+	ahead := false
 	for _, d := range ns.dependents {
 		if d.n.Task != nil && d.n.Task.ForEach == nil && d.status == "" && d.prepared == nil {
 			r.toPrepare = append(r.toPrepare, d)
+			ahead = ahead || r.canPrepare(d)
 		}
 	}
+	if !ahead {
+		return nil
+	}
+	if r.attemptBegun == nil {
+		r.attemptBegun = make(chan struct{}, 1)
+	}
+	select {
+	case <-r.attemptBegun: // an earlier attempt's signal, which the loop did not wait for
+	default:
+	}
+	r.awaitAttempt = true
+	return r.attemptBegun
+}
+
+// signalBegun tells the loop that an attempt it dispatched runs (noteDispatched).
+func signalBegun(c chan<- struct{}) {
+	if c == nil {
+		return
+	}
+	select {
+	case c <- struct{}{}:
+	default: // one signal is enough
+	}
+}
+
+// next waits for the loop's next message. While an attempt the loop has just dispatched has
+// not begun, inputs ahead are not evaluated: the attempt's new goroutine waits in this P's run
+// queue until the loop blocks, so an evaluation right after the dispatch delayed the very
+// attempt it was meant to overlap (10 µs a node in a chain of builtin.sleep, 25–70 µs in a
+// shell chain: docs/performance.md, item 1, sessions 7 and 8). The loop blocks at once; the
+// attempt, running, signals it (signalBegun), and the loop evaluates while the attempt works,
+// usually on the other P.
+func (r *Run) next() func() {
+	for r.awaitAttempt {
+		select {
+		case f := <-r.inbox:
+			return f
+		case <-r.attemptBegun:
+			r.awaitAttempt = false
+			if len(r.inbox) == 0 {
+				act := r.activity()
+				act.Busy() // the evaluation is the loop's work, as it is before a wait
+				r.prepareInputs()
+				act.Idle()
+			}
+		}
+	}
+	return <-r.inbox
 }
 
 // prepareInputs evaluates the inputs noted by noteDispatched that can be evaluated now. It

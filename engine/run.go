@@ -98,11 +98,15 @@ type Run struct {
 	pure      map[*lang.Node]bool
 	pureCalls map[*lang.Node]bool
 	// toPrepare are tasks whose inputs the loop may evaluate ahead (prepare.go).
-	toPrepare   []*nodeState
-	finalErr    error
-	finalStatus string
-	finalRunErr *outcome.Error
-	resultOnce  sync.Once
+	toPrepare []*nodeState
+	// attemptBegun is signalled by an attempt whose dependents' inputs wait for it to begin
+	// before the loop evaluates them (awaitAttempt; Run.next).
+	attemptBegun chan struct{}
+	awaitAttempt bool
+	finalErr     error
+	finalStatus  string
+	finalRunErr  *outcome.Error
+	resultOnce   sync.Once
 }
 
 // ID is the execution id.
@@ -530,11 +534,11 @@ func (r *Run) loop() {
 			r.detach(why)
 			return
 		}
-		if len(r.toPrepare) > 0 && len(r.inbox) == 0 {
+		if len(r.toPrepare) > 0 && len(r.inbox) == 0 && !r.awaitAttempt {
 			r.prepareInputs() // while the attempts run: nothing else is due
 		}
 		r.activity().Idle() // the turn that ran the last message (or the first turn) ends here
-		f := <-r.inbox      // counted busy by post until its turn ends
+		f := r.next()       // counted busy by post until its turn ends
 		f()
 		r.pump()
 		r.updateStatus()
