@@ -686,8 +686,12 @@ func (db *DB) close() (err error) {
 	if syncErr := db.syncDir(db.opt.Dir); err == nil {
 		err = y.Wrap(syncErr, "DB.Close")
 	}
-	if syncErr := db.syncDir(db.opt.ValueDir); err == nil {
-		err = y.Wrap(syncErr, "DB.Close")
+	// Fuscia: the value directory is synced only when it is another directory (Fuscia's store
+	// keeps both in one): each fsync of a directory asks the device to flush its cache.
+	if db.opt.ValueDir != db.opt.Dir {
+		if syncErr := db.syncDir(db.opt.ValueDir); err == nil {
+			err = y.Wrap(syncErr, "DB.Close")
+		}
 	}
 
 	return err
@@ -2044,6 +2048,7 @@ func (db *DB) syncDir(dir string) error {
 	if db.opt.InMemory {
 		return nil
 	}
+	db.dirSyncs.Add(1) // Fuscia
 	return syncDir(dir)
 }
 

@@ -24,3 +24,7 @@ require (
 retract v4.0.0 // see #1888 and #1889
 
 retract v4.3.0 // see #2113 and #2121
+
+// Fuscia: the copy's tests build with Fuscia's copy of ristretto, as Fuscia's binary does (a
+// replace in a dependency's go.mod is ignored by the modules that use it).
+replace github.com/dgraph-io/ristretto/v2 => ../ristretto

@@ -5,6 +5,8 @@
 
 package badger
 
+import "sync/atomic"
+
 // Important: Do NOT import the "testing" package, as otherwise, that
 // will pull in imports into the production class that we do not want.
 
@@ -46,6 +48,10 @@ type testOnlyDBExtensions struct {
 	// inject a delete + compaction into the race window to reproduce the
 	// GC write-back race deterministically.
 	vlogGCPauseHook func()
+
+	// dirSyncs counts the directory fsyncs db.syncDir made (Fuscia: for
+	// TestCloseSyncsTheDirectoryOnce).
+	dirSyncs atomic.Int32
 }
 
 // logToSyncChan sends a message to the DB's syncChan. Note that we expect

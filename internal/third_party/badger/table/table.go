@@ -259,6 +259,28 @@ func CreateTable(fname string, builder *Builder) (*Table, error) {
 	return OpenTable(mf, *builder.opts)
 }
 
+// Close unmaps the table and closes its file (truncating it to maxSz when maxSz >= 0) without
+// the msync of z.MmapFile.Close (Fuscia). Nothing writes a table through its mapping: CreateTable
+// writes and fdatasyncs the file before mapping it, and a table opened at start was made durable
+// when it was written. An msync of a clean mapping still fsyncs the file, which on ext4 asks the
+// device to flush its cache (~75 µs on the test VM): a closing store paid one per table for
+// nothing (docs/performance.md, issue 20 item 3, session 8).
+func (t *Table) Close(maxSz int64) error {
+	if t.MmapFile == nil || t.Fd == nil {
+		return nil // an in-memory table
+	}
+	if err := z.Munmap(t.Data); err != nil {
+		return fmt.Errorf("while munmap file: %s, error: %v", t.Fd.Name(), err)
+	}
+	t.Data = nil
+	if maxSz >= 0 {
+		if err := t.Fd.Truncate(maxSz); err != nil {
+			return fmt.Errorf("while truncate file: %s, error: %v", t.Fd.Name(), err)
+		}
+	}
+	return t.Fd.Close()
+}
+
 // createTableFile creates file fname, which must not exist: an error that says so when it does
 // (Fuscia).
 func createTableFile(fname string) (*os.File, error) {

@@ -7,6 +7,7 @@ package z
 
 import (
 	"os"
+	"sync/atomic"
 )
 
 // Mmap uses the mmap system call to memory-map a file. If writable is true,
@@ -29,5 +30,13 @@ func Madvise(b []byte, readahead bool) error {
 
 // Msync would call sync on the mmapped data.
 func Msync(b []byte) error {
+	msyncs.Add(1) // Fuscia
 	return msync(b)
 }
+
+// msyncs counts the calls of Msync (Fuscia: Badger's TestTableCloseDoesNotSync checks that
+// closing a table does not msync it).
+var msyncs atomic.Int64
+
+// MsyncCalls is how many times Msync has been called in this process (Fuscia: for tests).
+func MsyncCalls() int64 { return msyncs.Load() }
