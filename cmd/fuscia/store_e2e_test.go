@@ -27,6 +27,15 @@ task "small" {
   inputs = { n = 1 }
 }`
 
+// wideWorkflow writes 80 outputs of ~3.5 KiB, under the store's value threshold (4 KiB): ~280
+// KiB into the memtable, more than a close keeps in its log (256 KiB).
+var wideWorkflow = `workflow "wide" {}
+task "w" {
+  uses     = builtin.transform
+  for_each = range(80)
+  inputs   = { text = "${each.value}` + strings.Repeat("w", 3500) + `" }
+}`
+
 // storeRun applies storeWorkflow in a new home and returns the harness and the run's id.
 func storeRun(t *testing.T) (*harness, string) {
 	t.Helper()
@@ -125,7 +134,11 @@ func wantCorruptFile(t *testing.T, r result, file string) {
 func TestCorruptStoreFiles(t *testing.T) {
 	t.Run("table", func(t *testing.T) {
 		h, id := storeRun(t)
-		// apply closed the store, which flushed its memtable into a table.
+		// A second apply writes more than a close keeps in the memtable's log (~3.5 KiB
+		// outputs stay in the memtable: 80 of them), so its close flushes the memtable,
+		// the first run's entries with it, into a table.
+		h.write("wide.fsc.hcl", wideWorkflow)
+		wantCode(t, h.run("apply", "wide.fsc.hcl"), 0)
 		tables, _ := filepath.Glob(filepath.Join(h.home, "state", "*.sst"))
 		if len(tables) == 0 {
 			t.Fatal("no table in the store after apply")
@@ -140,6 +153,18 @@ func TestCorruptStoreFiles(t *testing.T) {
 		flipNear(t, largest, "", 0)
 		wantCorruptFile(t, h.run("show", id, "-json"), largest)
 		wantCorruptFile(t, h.run("executions", "list"), largest)
+	})
+
+	t.Run("kept memtable log", func(t *testing.T) {
+		h, id := storeRun(t)
+		// apply's close kept its few entries in the memtable's log, cut to its last entry.
+		logs, _ := filepath.Glob(filepath.Join(h.home, "state", "*.mem"))
+		if len(logs) != 1 {
+			t.Fatalf("memtable logs after apply: %v; want the kept one", logs)
+		}
+		flipNear(t, logs[0], "", 0)
+		wantCorruptFile(t, h.run("show", id, "-json"), logs[0])
+		wantCorruptFile(t, h.run("executions", "list"), logs[0])
 	})
 
 	t.Run("newest value log", func(t *testing.T) {

@@ -72,6 +72,7 @@ func badgerOptions(dir string, logger *slog.Logger) badger.Options {
 	// fewer bytes and used 8% less CPU per webhook run. Twelve tables of 1.5 MiB memtables are
 	// about the data six of 4 MiB were. Smaller tables still (512 KiB, with 2 MiB memtables) cost
 	// 12-27% more CPU per run (docs/performance.md, issue 20).
+	o.KeepMemTableOnClose = keepMemTableOnClose(o.MemTableSize)
 	o.NumLevelZeroTables = 12
 	o.NumLevelZeroTablesStall = 24
 	o.NumCompactors = 2
@@ -96,6 +97,14 @@ func badgerOptions(dir string, logger *slog.Logger) badger.Options {
 	o.VerifyValueChecksum = true
 	return o
 }
+
+// keepMemTableOnClose is the most a memtable's log may hold for Badger's close to keep it for the
+// next open (the copy's KeepMemTableOnClose) rather than write it to a level-0 table: a one-shot
+// apply wrote, synced and listed a table of a few KiB at every close, and every twelfth close
+// compacted them. The next open replays the kept log, so it stays small: a sixth of a memtable,
+// 256 KiB with the default sizes, the entries of ~70 applies of three nodes (docs/state.md,
+// "Badger options"; docs/performance.md, issue 20 item 3, session 8).
+func keepMemTableOnClose(memTableSize int64) int64 { return memTableSize / 6 }
 
 // slogLogger passes Badger's warnings and errors to a slog.Logger and drops the rest.
 type slogLogger struct{ l *slog.Logger }

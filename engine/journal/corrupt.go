@@ -63,7 +63,28 @@ func checkStoreFiles(dir string, bo badger.Options) error {
 	if err := verifyTables(dir, bo); err != nil {
 		return err
 	}
+	if err := checkKeptMemTables(dir); err != nil {
+		return err
+	}
 	return checkValueLogTail(dir)
+}
+
+// checkKeptMemTables checks the entries of every memtable log of dir that a close kept (Badger's
+// KeepMemTableOnClose, badger_options.go): such a log is cut to its last entry, as a value-log
+// file closed cleanly is, and holds what its last runs wrote until a later close flushes it to
+// a table. The usual replay would end the log at a damaged entry and silently drop the rest; a
+// log left by a crash still has its full size and ends with zeros, and is replayed as usual.
+func checkKeptMemTables(dir string) error {
+	logs, err := filepath.Glob(filepath.Join(dir, "*.mem"))
+	if err != nil {
+		return err
+	}
+	for _, path := range logs {
+		if err := checkClosedLog(dir, path); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // verifyTables verifies the checksums of the tables the manifest of dir lists (tables not in
@@ -228,7 +249,12 @@ func checkValueLogTail(dir string) error {
 	if err != nil || len(logs) == 0 {
 		return err
 	}
-	path := logs[len(logs)-1]
+	return checkClosedLog(dir, logs[len(logs)-1])
+}
+
+// checkClosedLog checks every entry of the log file at path (a value-log file or a memtable
+// log: the same entries) when the file was closed cleanly, cut to its last entry's CRC.
+func checkClosedLog(dir, path string) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/dgraph-io/badger/v4"
 )
 
 // bigOutput is a node output well over Badger's value threshold (4 KiB): its journal entry goes
@@ -34,6 +36,22 @@ func corruptibleStore(t *testing.T) (string, string) {
 	}
 	closeStore(t, s)
 	return dir, id
+}
+
+// flushKeptMemTable writes the memtable a store's close kept (Badger's KeepMemTableOnClose) to a
+// level-0 table, so that the store has a table to damage: Badger opened without the option
+// flushes the kept memtable, and its close waits for that.
+func flushKeptMemTable(t *testing.T, dir string) {
+	t.Helper()
+	bo := badgerOptions(dir, nil)
+	bo.KeepMemTableOnClose = 0
+	db, err := badger.Open(bo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // flip inverts the 3 bytes of the file at path that start at off (from the end when negative).
@@ -76,6 +94,7 @@ func wantCorrupt(t *testing.T, err error, file, detail string) {
 // missing, and never panic (Badger's table code panics on some damaged footers).
 func TestCorruptTable(t *testing.T) {
 	dir, _ := corruptibleStore(t)
+	flushKeptMemTable(t, dir)
 	sst := filepath.Join(dir, "000001.sst")
 	orig, err := os.ReadFile(sst)
 	if err != nil {

@@ -68,6 +68,7 @@ func (z Sizes) check() error {
 func (z Sizes) applyBadger(o *badger.Options) {
 	if z.MemTable != 0 {
 		o.MemTableSize = z.MemTable
+		o.KeepMemTableOnClose = keepMemTableOnClose(z.MemTable)
 	}
 	if z.ValueLogFile != 0 {
 		o.ValueLogFileSize = z.ValueLogFile

@@ -57,7 +57,7 @@ func TestTornLogFiles(t *testing.T) {
 		{"000009.vlog"},                // the next value log
 		{"000000.vlog"},                // a value log below the others: Badger would keep it sized
 		{"00099.mem", "000099.vlog"},   // both at once
-		{"00001.mem", "00002.mem"},     // two memtables
+		{"00002.mem", "00003.mem"},     // two memtables (00001.mem holds tornStore's entries)
 		{"000002.vlog", "000003.vlog"}, // two value logs
 	} {
 		t.Run(strings.Join(torn, "+"), func(t *testing.T) {

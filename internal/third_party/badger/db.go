@@ -345,7 +345,7 @@ func Open(opt Options) (*DB, error) {
 		return nil, y.Wrapf(err, "while opening memtables")
 	}
 
-	if !db.opt.ReadOnly {
+	if !db.opt.ReadOnly && db.mt == nil { // Fuscia: openMemTables may have reopened a kept one
 		if db.mt, err = db.newMemTable(); err != nil {
 			return nil, y.Wrapf(err, "cannot create memtable")
 		}
@@ -596,6 +596,13 @@ func (db *DB) close() (err error) {
 		if db.mt.sl.Empty() {
 			// Remove the memtable if empty.
 			db.mt.DecrRef()
+		} else if db.keepsMemTable(db.mt) {
+			// Fuscia: a small memtable stays in its synced log for the next Open
+			// (KeepMemTableOnClose) instead of becoming one more level-0 table.
+			if kerr := db.keepMemTable(db.mt); kerr != nil {
+				err = y.Wrap(kerr, "DB.Close")
+			}
+			db.mt = nil
 		} else {
 			db.opt.Debugf("Flushing memtable")
 			for {

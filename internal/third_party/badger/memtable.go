@@ -67,10 +67,25 @@ func (db *DB) openMemTables(opt Options) error {
 	sort.Slice(fids, func(i, j int) bool {
 		return fids[i] < fids[j]
 	})
-	for _, fid := range fids {
+	for i, fid := range fids {
 		flags := os.O_RDWR
 		if db.opt.ReadOnly {
 			flags = os.O_RDONLY
+		}
+		if i == len(fids)-1 && db.opt.KeepMemTableOnClose > 0 && !db.opt.ReadOnly {
+			// Fuscia: the newest memtable may be one Close kept (KeepMemTableOnClose).
+			mt, keep, err := db.reopenMemTable(fid)
+			if err != nil {
+				return y.Wrapf(err, "while opening fid: %d", fid)
+			}
+			if keep {
+				db.mt = mt
+				continue
+			}
+			if mt != nil {
+				db.imm = append(db.imm, mt) // a kept log too large to go on with: flushed
+				continue
+			}
 		}
 		mt, err := db.openMemTable(fid, flags)
 		if err != nil {
@@ -93,6 +108,119 @@ func (db *DB) openMemTables(opt Options) error {
 }
 
 const memFileExt string = ".mem"
+
+// reopenMemTable opens the memtable log fid and, when it is one Close kept (KeepMemTableOnClose:
+// cut to its last entry, where a log left by a crash still has its full size) and small enough
+// to keep, replays it and returns the memtable to be written to again, its log sized again and
+// continuing after its last entry, and true (Fuscia). A kept log too large to go on with is
+// returned replayed, with false: a memtable to flush. A log Close did not keep is closed and
+// nil returned: the caller opens it the usual way. A kept log whose entries end before its end
+// is damaged: an error, where the usual replay would cut it at the damage.
+func (db *DB) reopenMemTable(fid int) (*memTable, bool, error) {
+	path := db.mtFilePath(fid)
+	full := 2 * db.opt.MemTableSize
+	mt := &memTable{
+		opt: db.opt,
+		buf: &bytes.Buffer{},
+	}
+	mt.wal = &logFile{
+		fid:      uint32(fid),
+		path:     path,
+		registry: db.registry,
+		writeAt:  vlogHeaderSize,
+		opt:      db.opt,
+	}
+	release := func() error {
+		if err := z.Munmap(mt.wal.Data); err != nil {
+			return err
+		}
+		return mt.wal.Fd.Close()
+	}
+	if err := mt.wal.open(path, os.O_RDWR, full); err == z.NewFile {
+		// A log left empty (a kill between its creation and its sizing): refused as
+		// openMemTable refuses it, after sizing it.
+		_ = release()
+		return nil, false, err
+	} else if err != nil {
+		return nil, false, y.Wrapf(err, "While opening memtable: %s", path)
+	}
+	// A kept log ends with its last entry's CRC; a log left by a crash, or by a process that
+	// sized its memtables otherwise, ends with the zeros it was sized with (a CRC is zero once
+	// in 2^32).
+	size := int64(len(mt.wal.Data))
+	if size <= vlogHeaderSize || y.BytesToU32(mt.wal.Data[size-4:]) == 0 {
+		return nil, false, release() // not kept by Close: replayed and flushed as upstream does
+	}
+	// The log may come from a process with larger memtables (a reader opened with the default
+	// sizes, then a test's small ones): the skiplist is sized for the log, so that its replay
+	// fits (an entry of the log takes at most ~7 times its size in the skiplist's arena:
+	// its key and value, and a node of at most skl.MaxNodeSize for an entry of at least ~18
+	// bytes).
+	mt.sl = skl.NewSkiplist(max(arenaSize(db.opt), 7*size))
+	endOff, err := mt.wal.iterate(true, 0, mt.replayFunction(mt.opt))
+	if err == nil && int64(endOff) != size {
+		err = fmt.Errorf("checksum mismatch: its entries end at %d of its %d bytes", endOff, size)
+	}
+	if err != nil {
+		_ = release()
+		return nil, false, y.Wrapf(err, "while replaying kept memtable: %s", path)
+	}
+	mt.sl.OnClose = func() {
+		if err := mt.wal.Delete(); err != nil {
+			db.opt.Errorf("while deleting file: %s, err: %v", path, err)
+		}
+	}
+	if size >= full || size > db.opt.KeepMemTableOnClose {
+		// Too large to go on with (the store opened with smaller memtables): flushed as
+		// upstream flushes a log found at open.
+		return mt, false, nil
+	}
+	// Size the log again for writing: unmapped first, so that nothing is synced.
+	if err := z.Munmap(mt.wal.Data); err != nil {
+		_ = mt.wal.Fd.Close()
+		return nil, false, err
+	}
+	if err := mt.wal.Fd.Truncate(full); err != nil {
+		_ = mt.wal.Fd.Close()
+		return nil, false, y.Wrapf(err, "while sizing kept memtable: %s", path)
+	}
+	data, err := z.Mmap(mt.wal.Fd, true, full)
+	if err != nil {
+		_ = mt.wal.Fd.Close()
+		return nil, false, y.Wrapf(err, "while mapping kept memtable: %s", path)
+	}
+	mt.wal.Data = data
+	mt.wal.writeAt = endOff
+	mt.wal.size.Store(uint32(full))
+	mt.wal.zeroNextEntry()
+	return mt, true, nil
+}
+
+// keepMemTable is Close's alternative to flushing the memtable mt (KeepMemTableOnClose): it
+// syncs mt's log, cuts it to its last entry (which tells the next Open that it was closed, not
+// left by a crash) and closes it, leaving the file for the next Open to go on with (Fuscia).
+func (db *DB) keepMemTable(mt *memTable) error {
+	if err := mt.SyncWAL(); err != nil {
+		return err
+	}
+	mt.sl.OnClose = nil // the skiplist's release must not delete the log
+	mt.DecrRef()
+	if err := z.Munmap(mt.wal.Data); err != nil {
+		return err
+	}
+	mt.wal.Data = nil
+	if err := mt.wal.Fd.Truncate(int64(mt.wal.writeAt)); err != nil {
+		_ = mt.wal.Fd.Close()
+		return err
+	}
+	return mt.wal.Fd.Close()
+}
+
+// keepsMemTable says whether Close keeps mt rather than flushing it (Fuscia).
+func (db *DB) keepsMemTable(mt *memTable) bool {
+	return db.opt.KeepMemTableOnClose > 0 && !db.opt.InMemory && !db.opt.ReadOnly &&
+		mt.wal != nil && int64(mt.wal.writeAt) <= db.opt.KeepMemTableOnClose
+}
 
 func (db *DB) openMemTable(fid, flags int) (*memTable, error) {
 	filepath := db.mtFilePath(fid)

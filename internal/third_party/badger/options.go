@@ -73,8 +73,14 @@ type Options struct {
 	ValueLogFileSize   int64
 	ValueLogMaxEntries uint32
 
-	NumCompactors        int
-	CompactL0OnClose     bool
+	NumCompactors    int
+	CompactL0OnClose bool
+	// Fuscia: KeepMemTableOnClose, when > 0, lets Close keep a memtable whose log holds at most
+	// that many bytes instead of writing it to a level-0 table: its log (the .mem file) is synced
+	// and left in place, and the next Open replays it and goes on writing to it. A process that
+	// opens a store for a few writes (a one-shot fuscia apply) then no longer writes, syncs and
+	// later compacts one small table per run.
+	KeepMemTableOnClose  int64
 	LmaxCompaction       bool
 	ZSTDCompressionLevel int
 
