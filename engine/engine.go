@@ -413,43 +413,46 @@ func (e *Engine) Active(id string) *Run {
 // cancelled at once — its waits and pending nodes end cancelled and the run finishes as a
 // cancelled run does — or, if it cannot be resumed, marked cancelled in the journal.
 func (e *Engine) Cancel(ctx context.Context, id string) error {
-	if r := e.Active(id); r != nil {
-		if r.requestCancel() {
-			return nil
-		}
-		// Its loop detached (parked) just before: once it has left the engine, cancel it the
-		// way a parked run is cancelled, below.
-		select {
-		case <-r.Done():
-		case <-ctx.Done():
-			return fmt.Errorf("cancel execution %s: %w", id, ctx.Err())
-		}
-	}
-	sum, err := e.cfg.Store.Summary(id)
-	if err != nil {
-		return err
-	}
-	if journal.Finished(sum.Status) {
-		return fmt.Errorf("execution %s already ended: %s", id, sum.Status)
-	}
-	if sum.Parent == nil || *sum.Parent == "" {
-		r, err := e.Resume(ctx, id, ResumeOptions{cancel: true})
-		if err == nil {
+	for {
+		if r := e.Active(id); r != nil {
+			if r.requestCancel() {
+				return nil
+			}
+			// Its loop detached (parked) just before: once it has left the engine, cancel it
+			// the way a parked run is cancelled, below.
 			select {
 			case <-r.Done():
-				return nil
 			case <-ctx.Done():
 				return fmt.Errorf("cancel execution %s: %w", id, ctx.Err())
 			}
 		}
-		if r := e.Active(id); r != nil {
-			r.Cancel() // resumed by someone else meanwhile
-			return nil
+		sum, err := e.cfg.Store.Summary(id)
+		if err != nil {
+			return err
 		}
-		e.cfg.Logger.Warn("the run cannot be resumed to cancel it; marking it cancelled", "execution_id", id, "error", err)
+		if journal.Finished(sum.Status) {
+			return fmt.Errorf("execution %s already ended: %s", id, sum.Status)
+		}
+		if sum.Parent == nil || *sum.Parent == "" {
+			r, err := e.Resume(ctx, id, ResumeOptions{cancel: true})
+			if err == nil {
+				select {
+				case <-r.Done():
+					return nil
+				case <-ctx.Done():
+					return fmt.Errorf("cancel execution %s: %w", id, ctx.Err())
+				}
+			}
+			if e.Active(id) != nil {
+				// Resumed by someone else meanwhile: cancel that run, which may itself detach
+				// before it takes the cancel, when the next round resumes it here.
+				continue
+			}
+			e.cfg.Logger.Warn("the run cannot be resumed to cancel it; marking it cancelled", "execution_id", id, "error", err)
+		}
+		return e.append(ctx, id, true, journal.Entry{Type: journal.RunFinished, Status: journal.StatusCancelled,
+			Error: &outcome.Error{Kind: outcome.Cancelled, Message: "cancelled while no process was running it"}})
 	}
-	return e.append(ctx, id, true, journal.Entry{Type: journal.RunFinished, Status: journal.StatusCancelled,
-		Error: &outcome.Error{Kind: outcome.Cancelled, Message: "cancelled while no process was running it"}})
 }
 
 func newID() string { return ulid.Make().String() }

@@ -504,3 +504,65 @@ task "a" {
 	wantJSON(t, "trigger payload", ex.Trigger.Payload, `{}`)
 	wantJSON(t, "task.a output", ex.Nodes["task.a"].Output, `{"p": {}}`)
 }
+
+// TestCancelARunResumedElsewhereThatDetaches: Cancel finds the run active but detached (parked
+// just before), waits for it to leave, and finds it active again when its own Resume is
+// refused — resumed by another caller meanwhile — and that run too has detached before it could
+// take the cancel. Cancel must go round again and cancel the run, not report success with the
+// run still waiting. A stand-in run, registered by hand, plays both active runs, so that the
+// order is fixed rather than raced.
+func TestCancelARunResumedElsewhereThatDetaches(t *testing.T) {
+	te := newTestEnv(t)
+	r := te.start(approvalWorkflow, StartOptions{})
+	te.waitParked(r)
+	// A copy of the journal with no process running it, as after a crash.
+	id := te.crashCopy(r.ID(), func(e journal.Entry) bool { return e.Type == journal.NodeWaiting })
+	r.Cancel()
+	te.wait(r)
+
+	e := te.engine
+	standIn := &Run{id: id, inbox: make(chan func()), done: make(chan struct{}), hasDetached: true}
+	register := func(on bool) {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		if on {
+			e.runs[id] = standIn
+		} else {
+			delete(e.runs, id)
+		}
+	}
+	register(true)
+	t.Cleanup(func() { register(false) })
+	// asked waits until Cancel has asked the stand-in to cancel (it is polled: the stand-in has
+	// no loop to tell), and forgets the request for the next one.
+	asked := func(which string) {
+		deadline := time.Now().Add(runDeadline)
+		for !standIn.cancelRequested.Swap(false) {
+			if time.Now().After(deadline) {
+				t.Errorf("Cancel did not make its %s request to the active run", which)
+				return
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	left := make(chan struct{})
+	go func() {
+		defer close(left)
+		// The first cancel finds it detached: it leaves, and stays registered, as a run
+		// resumed by another caller at once would be.
+		asked("first")
+		close(standIn.done)
+		// The second finds it detached again; then no process runs it.
+		asked("second")
+		register(false)
+	}()
+	if err := e.Cancel(context.Background(), id); err != nil {
+		t.Fatal(err)
+	}
+	<-left
+	ex, err := te.store.Execution(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantRun(t, ex, "cancelled")
+}
