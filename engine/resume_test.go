@@ -30,6 +30,19 @@ func (te *testEnv) crashCopy(src string, cut func(e journal.Entry) bool) string 
 	return te.crashCopyWith(src, cut, nil)
 }
 
+// waitingCopy runs approvalWorkflow until its approval waits and returns the id of a crash copy
+// of its journal up to that wait: a waiting run no process runs, as after a crash. The original
+// run is cancelled and ended.
+func (te *testEnv) waitingCopy() string {
+	te.t.Helper()
+	r := te.start(approvalWorkflow, StartOptions{})
+	te.waitParked(r)
+	id := te.crashCopy(r.ID(), func(e journal.Entry) bool { return e.Type == journal.NodeWaiting })
+	r.Cancel()
+	te.wait(r)
+	return id
+}
+
 // crashCopyWith is crashCopy, with edit applied to each copied entry.
 func (te *testEnv) crashCopyWith(src string, cut func(e journal.Entry) bool, edit func(*journal.Entry)) string {
 	te.t.Helper()
@@ -314,11 +327,7 @@ task "after" {
 
 func TestResumeApproval(t *testing.T) {
 	te := newTestEnv(t)
-	r := te.start(approvalWorkflow, StartOptions{})
-	te.waitParked(r)
-	id := te.crashCopy(r.ID(), func(e journal.Entry) bool { return e.Type == journal.NodeWaiting })
-	r.Cancel()
-	te.wait(r)
+	id := te.waitingCopy()
 
 	rr, err := te.engine.Resume(context.Background(), id, ResumeOptions{})
 	if err != nil {

@@ -344,12 +344,7 @@ task "slow" {
 
 func TestCancelInterruptedRunInStore(t *testing.T) {
 	te := newTestEnv(t)
-	r := te.start(approvalWorkflow, StartOptions{})
-	te.waitParked(r)
-	// A copy of the journal with no process running it, as after a crash.
-	id := te.crashCopy(r.ID(), func(e journal.Entry) bool { return e.Type == journal.NodeWaiting })
-	r.Cancel()
-	te.wait(r)
+	id := te.waitingCopy()
 	if err := te.engine.Cancel(context.Background(), id); err != nil {
 		t.Fatal(err)
 	}
@@ -513,12 +508,7 @@ task "a" {
 // order is fixed rather than raced.
 func TestCancelARunResumedElsewhereThatDetaches(t *testing.T) {
 	te := newTestEnv(t)
-	r := te.start(approvalWorkflow, StartOptions{})
-	te.waitParked(r)
-	// A copy of the journal with no process running it, as after a crash.
-	id := te.crashCopy(r.ID(), func(e journal.Entry) bool { return e.Type == journal.NodeWaiting })
-	r.Cancel()
-	te.wait(r)
+	id := te.waitingCopy()
 
 	e := te.engine
 	standIn := &Run{id: id, inbox: make(chan func()), done: make(chan struct{}), hasDetached: true}
