@@ -136,13 +136,7 @@ func (s *Store) memCommit(reqs []*request) {
 	s.appliedMu.Unlock()
 	// The failures of unwaited writes are recorded before settled moves and before anyone
 	// returns, so that a Sync that returns or skips the barrier reports them (as in commit).
-	if err != nil {
-		for _, r := range reqs {
-			if len(r.ops) > 0 && r.done == nil {
-				s.answer(r, err)
-			}
-		}
-	}
+	s.recordUnwaited(reqs, err)
 	s.settled.Store(last)
 	for _, r := range reqs {
 		switch {

@@ -93,6 +93,25 @@ func appendFailingRelaxed(ctx context.Context, t *testing.T, s *Store, id string
 	}
 }
 
+// openHoldingFailedCommit opens a store in a new directory whose syncer calls hold in its commit
+// of a job with a failed batch, once the applier has the job and before the waited writes are
+// answered (walConfig.commitHook); holdRelaxed keeps relaxed writes in memory until a Sync.
+func openHoldingFailedCommit(t *testing.T, holdRelaxed bool, hold func()) *Store {
+	t.Helper()
+	wc := defaultWALConfig()
+	wc.holdRelaxed = holdRelaxed
+	wc.commitHook = func(failed bool) {
+		if failed {
+			hold()
+		}
+	}
+	s, err := open(t.TempDir(), Options{}, wc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
 // TestSyncReportsFailedRelaxedWrite: a relaxed write that failed is returned by the Sync after
 // it, once; the run's next Append then goes through.
 func TestSyncReportsFailedRelaxedWrite(t *testing.T) {
@@ -121,21 +140,11 @@ func TestSyncReportsFailedRelaxedWrite(t *testing.T) {
 func TestSyncReportsFailedRelaxedWriteBarrier(t *testing.T) {
 	ctx := context.Background()
 	returned := make(chan struct{})
-	wc := defaultWALConfig()
-	wc.holdRelaxed = true
-	wc.commitHook = func(failed bool) {
-		if failed {
-			<-returned
-		}
-	}
-	s, err := open(t.TempDir(), Options{}, wc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := openHoldingFailedCommit(t, true, func() { <-returned })
 	defer closeStore(t, s)
 	id := testID(1)
 	appendFailingRelaxed(ctx, t, s, id)
-	err = s.Sync(ctx, id)
+	err := s.Sync(ctx, id)
 	close(returned)
 	s.failWrites.Store(nil)
 	if err == nil || !strings.Contains(err.Error(), "no space left on device") {
@@ -155,16 +164,7 @@ func TestSyncFastPathReportsFailedRelaxedWrite(t *testing.T) {
 	var id string
 	var s *Store
 	result := make(chan error, 1)
-	wc := defaultWALConfig()
-	wc.commitHook = func(failed bool) {
-		if failed {
-			result <- s.Sync(cancelled, id)
-		}
-	}
-	s, err := open(t.TempDir(), Options{}, wc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s = openHoldingFailedCommit(t, false, func() { result <- s.Sync(cancelled, id) })
 	defer closeStore(t, s)
 	id = testID(1)
 	appendFailingRelaxed(ctx, t, s, id)

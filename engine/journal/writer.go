@@ -472,15 +472,8 @@ func (s *Store) commit(batches []*batch) {
 	// settled. Recorded later, a Sync could report a failed relaxed write as synced.
 	failed := false
 	for _, b := range batches {
-		if b.err == nil {
-			continue
-		}
-		failed = true
-		for _, r := range b.reqs {
-			if len(r.ops) > 0 && r.done == nil {
-				s.answer(r, b.err)
-			}
-		}
+		failed = failed || b.err != nil
+		s.recordUnwaited(b.reqs, b.err)
 	}
 	s.settled.Store(last)
 	// Acknowledged (flush set acked): answer the waited writes; the applier makes them
@@ -563,6 +556,20 @@ func (s *Store) waitApplier() {
 	idle := make(chan struct{})
 	s.applyQ <- &applyJob{idle: idle}
 	<-idle
+}
+
+// recordUnwaited records err, when there is one, for the runs of the unwaited (relaxed) writes
+// among reqs: their Append has returned, so the run learns of the failure from its next Sync or
+// Append (recordFailure).
+func (s *Store) recordUnwaited(reqs []*request, err error) {
+	if err == nil {
+		return
+	}
+	for _, r := range reqs {
+		if len(r.ops) > 0 && r.done == nil {
+			s.answer(r, err)
+		}
+	}
 }
 
 // answer tells a request's waiter its outcome, or records the failure of an unwaited one.

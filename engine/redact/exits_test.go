@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -95,6 +96,8 @@ func TestHTTP(t *testing.T) {
 	// the bytes through as they come (the first value reaches the client before the handler
 	// returns).
 	firstSent := make(chan struct{})
+	var sentOnce sync.Once
+	sendRest := func() { sentOnce.Do(func() { close(firstSent) }) }
 	mux.HandleFunc("/values", func(w http.ResponseWriter, r *http.Request) {
 		scrub := w.(JSONValues).JSONValues()
 		w.Header().Set("Content-Type", "application/json")
@@ -117,6 +120,7 @@ func TestHTTP(t *testing.T) {
 	})
 	srv := httptest.NewServer(HTTP(HTTP(mux, set), outerSet))
 	defer srv.Close()
+	defer sendRest() // before Close, which waits for /values's handler, on every way out
 	get := func(path string) (*http.Response, string) {
 		req, _ := http.NewRequest("GET", srv.URL+path, nil)
 		req.Header.Set("Accept-Encoding", "gzip")
@@ -174,7 +178,7 @@ func TestHTTP(t *testing.T) {
 	select {
 	case a = <-read:
 	case <-time.After(time.Minute): // a hang guard: kept whole, nothing comes until the end
-		close(firstSent)
+		sendRest()
 		a = <-read
 		a.err = errors.New("the first value did not come before the handler returned")
 	}
@@ -184,7 +188,7 @@ func TestHTTP(t *testing.T) {
 	if a.err != nil {
 		t.Fatalf("/values: %v", a.err)
 	}
-	close(firstSent)
+	sendRest()
 	rest, _ := io.ReadAll(a.resp.Body)
 	if _, body := get("/values2"); body != `["`+Marker+`","`+Marker+`"]` {
 		t.Errorf("/values2 (two HTTPs, one secret each): %q", body)
