@@ -20,6 +20,25 @@ import (
 // chunk (4 MiB) carries the kernel's "hg" flag. Without the advice no such mapping exists (Go
 // does not advise its heap).
 func TestApplyHeapHugePages(t *testing.T) {
+	waitForMapping(t, "an anonymous read-write mapping of 4 MiB or more with VmFlags hg", func(m mapping) bool {
+		return m.anonRW() && m.hugeAdvised && m.size() >= 4<<20
+	})
+}
+
+// TestApplyRuntimeMetadataHugePage: a running `fuscia apply` serves the Go runtime's small
+// metadata mappings from one 2 MiB region advised for huge pages (apply_heap_linux.c): an
+// anonymous read-write mapping of exactly 2 MiB, aligned to 2 MiB, with VmFlags hg and pages in
+// use. Without the region the only advised mappings are the heap's, of 4 MiB or more.
+func TestApplyRuntimeMetadataHugePage(t *testing.T) {
+	waitForMapping(t, "a 2 MiB-aligned anonymous read-write mapping of 2 MiB with VmFlags hg and pages in use", func(m mapping) bool {
+		return m.anonRW() && m.hugeAdvised && m.size() == 2<<20 && m.lo%(2<<20) == 0 && m.rssKiB > 0
+	})
+}
+
+// waitForMapping starts `fuscia apply` of a workflow that sleeps and waits until its smaps
+// holds a mapping for which match is true.
+func waitForMapping(t *testing.T, what string, match func(mapping) bool) {
+	t.Helper()
 	if _, err := os.Stat("/sys/kernel/mm/transparent_hugepage/enabled"); err != nil {
 		t.Skipf("no transparent huge pages on this kernel: %v", err)
 	}
@@ -43,53 +62,74 @@ func TestApplyHeapHugePages(t *testing.T) {
 	smaps := filepath.Join("/proc", strconv.Itoa(cmd.Process.Pid), "smaps")
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		found, err := hugeAdvisedHeap(smaps)
+		maps, err := readSmaps(smaps)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if found != "" {
-			return
+		for _, m := range maps {
+			if match(m) {
+				return
+			}
 		}
 		select {
 		case err := <-exited:
 			exited <- err
-			t.Fatalf("fuscia apply exited (%v) before a huge-page-advised heap mapping was seen:\n%s", err, out.String())
+			t.Fatalf("fuscia apply exited (%v) before %s was seen:\n%s", err, what, out.String())
 		case <-time.After(50 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("no anonymous read-write mapping of 4 MiB or more with VmFlags hg in %s within 30 s", smaps)
+			t.Fatalf("%s was not seen in %s within 30 s", what, smaps)
 		}
 	}
 }
 
-// hugeAdvisedHeap returns the address range of the first anonymous read-write mapping of at
-// least 4 MiB that carries the hg (MADV_HUGEPAGE) flag in the smaps file, or "".
-func hugeAdvisedHeap(smaps string) (string, error) {
+// mapping is what the tests read of one mapping in an smaps file.
+type mapping struct {
+	lo, hi      uint64
+	perms       string
+	offset      string
+	anon        bool // no file; the runtime may name its heap ("[anon: Go: heap]")
+	rssKiB      uint64
+	hugeAdvised bool // VmFlags has hg (MADV_HUGEPAGE)
+}
+
+func (m mapping) size() uint64 { return m.hi - m.lo }
+
+func (m mapping) anonRW() bool { return m.perms == "rw-p" && m.offset == "0" && m.anon }
+
+// readSmaps reads the mappings of an smaps file.
+func readSmaps(smaps string) ([]mapping, error) {
 	data, err := os.ReadFile(smaps)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	var cur string // the current mapping when it is a candidate
+	var maps []mapping
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	for sc.Scan() {
 		line := sc.Text()
 		fields := strings.Fields(line)
 		if len(fields) >= 5 && strings.Contains(fields[0], "-") && !strings.HasSuffix(fields[0], ":") {
-			cur = ""
-			var lo, hi uint64
-			if _, err := fmt.Sscanf(fields[0], "%x-%x", &lo, &hi); err != nil {
+			var m mapping
+			if _, err := fmt.Sscanf(fields[0], "%x-%x", &m.lo, &m.hi); err != nil {
 				continue
 			}
-			// Anonymous: no file; the runtime may name its heap ("[anon: Go: heap]").
-			anon := len(fields) == 5 || strings.HasPrefix(fields[5], "[anon:")
-			if fields[1] == "rw-p" && fields[4] == "0" && anon && hi-lo >= 4<<20 {
-				cur = fields[0]
-			}
+			m.perms, m.offset = fields[1], fields[4]
+			m.anon = len(fields) == 5 || strings.HasPrefix(fields[5], "[anon:")
+			maps = append(maps, m)
 			continue
 		}
-		if cur != "" && fields[0] == "VmFlags:" && strings.Contains(line, " hg") {
-			return cur, nil
+		if len(maps) == 0 {
+			continue
+		}
+		cur := &maps[len(maps)-1]
+		switch fields[0] {
+		case "Rss:":
+			if len(fields) >= 2 {
+				cur.rssKiB, _ = strconv.ParseUint(fields[1], 10, 64)
+			}
+		case "VmFlags:":
+			cur.hugeAdvised = strings.Contains(line+" ", " hg ")
 		}
 	}
-	return "", sc.Err()
+	return maps, sc.Err()
 }

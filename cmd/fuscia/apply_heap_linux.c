@@ -13,6 +13,16 @@
 // pages. Everything else — other commands, other mappings, the libc's own calls (glibc calls
 // its internal __mmap) — is the plain system call. GODEBUG=disablethp=1 still wins: the runtime
 // advises MADV_NOHUGEPAGE after this mmap returns.
+//
+// The runtime's own metadata — span sets, spans, itabs, profiling buckets: what it allocates
+// with persistentalloc, outside the heap — comes from small anonymous mappings (256 KiB chunks
+// and less) that cannot be huge pages, and each 4 KiB of them it touches is a fault: ~105 of an
+// apply's ~360 (docs/performance.md, issue 20 item 3, session 9). In an apply process this file
+// therefore serves those mappings from one 2 MiB region advised for huge pages, reserved by the
+// constructor: a request (no address, read-write, private and anonymous, 256 KiB or less) gets
+// the region's next unused page-aligned part, never handed out before and so still zero as the
+// caller expects; when the region is used up, the system call as before. A part is never
+// reused, so a caller's munmap or mprotect of it only splits the region.
 
 #if defined(__x86_64__) || defined(__aarch64__)
 
@@ -28,17 +38,60 @@
 // are the runtime's metadata, not the heap.
 #define heapChunk ((size_t)4 << 20)
 
+// hugePage is the size of a transparent huge page on x86-64 and on arm64 with 4 KiB pages.
+#define hugePage ((size_t)2 << 20)
+
+// metaMaxRequest is the largest mapping served from the metadata region: the runtime's
+// persistentalloc chunk.
+#define metaMaxRequest ((size_t)256 << 10)
+
 // fuscia_huge_heap is set, before the Go runtime starts, when the command is apply.
 int fuscia_huge_heap;
+
+// meta_region is the 2 MiB-aligned metadata region of an apply process (NULL otherwise), and
+// meta_used how much of it has been handed out.
+static char *meta_region;
+static size_t meta_used;
+
+// reserve_meta_region maps twice a huge page and keeps its aligned half: an aligned 2 MiB is
+// what the kernel can back with one huge page. The other half stays mapped and untouched.
+static void reserve_meta_region(void) {
+	long r = syscall(SYS_mmap, NULL, 2 * hugePage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (r == -1) {
+		return;
+	}
+	char *aligned = (char *)(((size_t)r + hugePage - 1) & ~(hugePage - 1));
+	(void)madvise(aligned, hugePage, MADV_HUGEPAGE); // advice: a kernel without THP ignores it
+	meta_region = aligned;
+}
 
 __attribute__((constructor)) static void fuscia_apply_heap(int argc, char **argv, char **envp) {
 	(void)envp;
 	if (argv != NULL && argc >= 2 && argv[1] != NULL && strcmp(argv[1], "apply") == 0) {
 		fuscia_huge_heap = 1;
+		reserve_meta_region();
 	}
 }
 
+// from_meta_region returns the next len bytes (rounded up to pages) of the metadata region, or
+// NULL when they do not fit. Threads may ask at once: the claim is one atomic add.
+static void *from_meta_region(size_t len) {
+	size_t size = (len + 4095) & ~(size_t)4095;
+	size_t at = __atomic_fetch_add(&meta_used, size, __ATOMIC_RELAXED);
+	if (at + size > hugePage) {
+		return NULL;
+	}
+	return meta_region + at;
+}
+
 void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off) {
+	if (meta_region != NULL && addr == NULL && prot == (PROT_READ | PROT_WRITE) && flags == (MAP_PRIVATE | MAP_ANONYMOUS) &&
+	    len > 0 && len <= metaMaxRequest) {
+		void *p = from_meta_region(len);
+		if (p != NULL) {
+			return p;
+		}
+	}
 	long r = syscall(SYS_mmap, addr, len, prot, flags, fd, off);
 	if (r == -1) {
 		return MAP_FAILED; // errno is set
