@@ -33,6 +33,8 @@ test: fmt-check vet ui-syntax build js-deps editors-test
 	cd internal/third_party/ristretto && $(GO) test -race -count=1 ./z/
 	cd internal/third_party/badger && $(GO) test -race -count=1 . ./table/
 	cd internal/third_party/prometheus-client_golang && $(GO) test -race -count=1 ./prometheus/
+	cd internal/third_party/procfs && $(GO) test -race -count=1 .
+	cd internal/third_party/nuid && $(GO) test -race -count=1 .
 	./$(BIN) validate examples/
 	./$(BIN) test examples/
 	./$(BIN) fmt -check examples/

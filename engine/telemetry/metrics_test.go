@@ -7,7 +7,9 @@ import (
 	"net/http/httptest"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -92,8 +94,27 @@ func TestMetrics(t *testing.T) {
 	if !hasFamily(body, "go_goroutines") {
 		t.Error("scrape lacks the Go collector's go_goroutines")
 	}
-	if runtime.GOOS == "linux" && !hasFamily(body, "process_resident_memory_bytes") {
-		t.Error("scrape lacks the process collector's process_resident_memory_bytes")
+	if runtime.GOOS == "linux" {
+		// Every family of the process collector, which reads /proc through procfs (the
+		// repository's copy compiles procfs's regexps at first use: process_max_fds and
+		// process_virtual_memory_max_bytes come from parsing /proc/self/limits with one).
+		for _, family := range []string{
+			"process_cpu_seconds_total", "process_open_fds", "process_max_fds",
+			"process_virtual_memory_bytes", "process_virtual_memory_max_bytes",
+			"process_resident_memory_bytes", "process_start_time_seconds",
+			"process_network_receive_bytes_total", "process_network_transmit_bytes_total",
+		} {
+			if !hasFamily(body, family) {
+				t.Errorf("scrape lacks the process collector's %s", family)
+			}
+		}
+		var nofile syscall.Rlimit
+		if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &nofile); err != nil {
+			t.Fatal(err)
+		}
+		if line := "process_max_fds " + strconv.FormatFloat(float64(nofile.Cur), 'g', -1, 64); !hasLine(body, line) {
+			t.Errorf("scrape lacks %q (getrlimit's RLIMIT_NOFILE)", line)
+		}
 	}
 	if t.Failed() {
 		t.Logf("scrape:\n%s", body)

@@ -10,7 +10,6 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
-	"expvar"
 	"fmt"
 	"math"
 	"os"
@@ -963,7 +962,7 @@ func (db *DB) doWrites(lc *z.Closer) {
 	}
 
 	// This variable tracks the number of pending writes.
-	reqLen := new(expvar.Int)
+	reqLen := new(y.Int) // Fuscia: y.Int, not expvar.Int (y/metrics.go)
 	y.PendingWritesSet(db.opt.MetricsEnabled, db.opt.Dir, reqLen)
 
 	reqs := make([]*request, 0, 10)
@@ -1214,8 +1213,8 @@ func (db *DB) calculateSize() {
 	if db.opt.InMemory {
 		return
 	}
-	newInt := func(val int64) *expvar.Int {
-		v := new(expvar.Int)
+	newInt := func(val int64) *y.Int { // Fuscia: y.Int, not expvar.Int (y/metrics.go)
+		v := new(y.Int)
 		v.Add(val)
 		return v
 	}
@@ -1318,8 +1317,9 @@ func (db *DB) Size() (lsm, vlog int64) {
 		lsm, vlog = 0, 0
 		return
 	}
-	lsm = y.LSMSizeGet(db.opt.MetricsEnabled, db.opt.Dir).(*expvar.Int).Value()
-	vlog = y.VlogSizeGet(db.opt.MetricsEnabled, db.opt.ValueDir).(*expvar.Int).Value()
+	// Fuscia: the metrics are y.Int, not expvar.Int (y/metrics.go).
+	lsm = y.LSMSizeGet(db.opt.MetricsEnabled, db.opt.Dir).Value()
+	vlog = y.VlogSizeGet(db.opt.MetricsEnabled, db.opt.ValueDir).Value()
 	return
 }
 

@@ -145,8 +145,9 @@
 //
 // The Collector example illustrates the use case. You can also look at the
 // source code of the processCollector (mirroring process metrics), the
-// goCollector (mirroring Go metrics), or the expvarCollector (mirroring expvar
-// metrics) as examples that are used in this package itself.
+// goCollector (mirroring Go metrics), or upstream's expvarCollector (mirroring expvar
+// metrics; left out of Fuscia's copy, see README.md) as examples that are used in this
+// package itself.
 //
 // If you just need to call a function to get a single float value to collect as
 // a metric, GaugeFunc, CounterFunc, or UntypedFunc might be interesting

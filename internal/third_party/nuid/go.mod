@@ -1,0 +1,3 @@
+module github.com/nats-io/nuid
+
+go 1.25.0
