@@ -52,7 +52,11 @@ type Target struct {
 	Path, Digest, Version string
 }
 
-func (t Target) key() string { return t.Path + "\x00" + t.Digest }
+// targetKey is what identifies a plugin process: its binary's path and digest. A struct,
+// not a joined string, so that finding the process of a call allocates nothing.
+type targetKey struct{ path, digest string }
+
+func (t Target) key() targetKey { return targetKey{t.Path, t.Digest} }
 
 func (t Target) String() string {
 	return fmt.Sprintf("plugin %q (%s)", t.Name, filepath.Base(t.Path))
@@ -64,8 +68,8 @@ type Manager struct {
 	opts Options
 
 	mu       sync.Mutex
-	procs    map[string]*process
-	starting map[string]*startWait
+	procs    map[targetKey]*process
+	starting map[targetKey]*startWait
 	schemas  map[string]*Schema // by digest
 	closed   bool
 	restarts int
@@ -92,7 +96,7 @@ func NewManager(opts Options) *Manager {
 	if opts.GracePeriod <= 0 {
 		opts.GracePeriod = DefaultGracePeriod
 	}
-	return &Manager{opts: opts, procs: map[string]*process{}, starting: map[string]*startWait{},
+	return &Manager{opts: opts, procs: map[targetKey]*process{}, starting: map[targetKey]*startWait{},
 		schemas: map[string]*Schema{}, done: make(chan struct{})}
 }
 
@@ -114,7 +118,7 @@ func (m *Manager) Close() error {
 	m.closed = true
 	close(m.done)
 	procs := m.procs
-	m.procs = map[string]*process{}
+	m.procs = map[targetKey]*process{}
 	m.mu.Unlock()
 	var wg sync.WaitGroup
 	for _, p := range procs {

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/fuscia/fuscia/engine/artifact"
 	"github.com/fuscia/fuscia/engine/internal/runtime/internal/taskenv"
@@ -36,6 +37,11 @@ type binding struct {
 	mu         sync.Mutex // held while Configure runs: the block's first calls wait for it
 	configured bool
 	configErr  *outcome.Error
+
+	// resolved is the binary found for the block (Dispatcher.target), kept once found: every
+	// call and every input check of the run's nodes asks for it, and the Dispatcher's own
+	// cache costs a key built of four strings each time.
+	resolved atomic.Pointer[resolvedPlugin]
 }
 
 // Dispatcher runs the tasks and triggers of plugin binaries through a plugin.Manager.
@@ -49,8 +55,16 @@ type Dispatcher struct {
 
 	mu       sync.Mutex
 	resolved map[string]resolvedPlugin
-	inputs   map[string]*schema.Schema // by digest + task
-	outputs  map[string]*schema.Schema // by digest + task; nil when none or it does not compile
+	inputs   map[string]*schema.Schema // by digest + version + task
+	outputs  map[string]outputCheck    // by digest + version + task
+}
+
+// outputCheck is a task's compiled output_schema (nil when it declares none or it does not
+// compile) and the words checkOutput's message names it with, both worked out once per binary
+// and task rather than per call.
+type outputCheck struct {
+	schema *schema.Schema
+	what   string
 }
 
 type resolvedPlugin struct {
@@ -61,6 +75,16 @@ type resolvedPlugin struct {
 // target finds the binary of a plugin call: the locked version and digest when the plan has
 // them, the newest match of the block's constraint otherwise. Kept for the process.
 func (p *Dispatcher) target(pc *binding) (plugin.Target, error) {
+	if r := pc.resolved.Load(); r != nil {
+		return r.target, r.err
+	}
+	r := p.resolve(pc)
+	pc.resolved.Store(&r)
+	return r.target, r.err
+}
+
+// resolve finds pc's binary through the Dispatcher's cache.
+func (p *Dispatcher) resolve(pc *binding) resolvedPlugin {
 	b := pc.Block
 	constraint := b.Version
 	if pc.Version != "" {
@@ -71,7 +95,7 @@ func (p *Dispatcher) target(pc *binding) (plugin.Target, error) {
 	r, ok := p.resolved[key]
 	p.mu.Unlock()
 	if ok {
-		return r.target, r.err
+		return r
 	}
 	r = p.find(pc, constraint)
 	p.mu.Lock()
@@ -80,7 +104,14 @@ func (p *Dispatcher) target(pc *binding) (plugin.Target, error) {
 	}
 	p.resolved[key] = r
 	p.mu.Unlock()
-	return r.target, r.err
+	return r
+}
+
+// schemaKey keys the compiled schemas of a binary's task: the version is in it because the
+// plugin's schema is only used when it reports the version the file's name says
+// (plugin.Target.Check), which a cached entry then need not ask again.
+func schemaKey(t plugin.Target, task string) string {
+	return t.Digest + "\x00" + t.Version + "\x00" + task
 }
 
 func (p *Dispatcher) find(pc *binding, constraint string) resolvedPlugin {
@@ -173,6 +204,13 @@ func (p *Dispatcher) InputSchema(b task.Binding, task string) *schema.Schema {
 	if err != nil {
 		return nil
 	}
+	key := schemaKey(t, task)
+	p.mu.Lock()
+	cs, ok := p.inputs[key]
+	p.mu.Unlock()
+	if ok {
+		return cs // only kept once the plugin's schema was known and checked
+	}
 	s := p.Manager.CachedSchema(t)
 	if s == nil {
 		return nil
@@ -181,13 +219,12 @@ func (p *Dispatcher) InputSchema(b task.Binding, task string) *schema.Schema {
 	if !ok || len(ts.Input) == 0 {
 		return nil
 	}
-	key := t.Digest + "\x00" + task
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if cs, ok := p.inputs[key]; ok {
 		return cs
 	}
-	cs, err := schema.Compile("plugin "+s.Name+" task "+task, ts.Input)
+	cs, err = schema.Compile("plugin "+s.Name+" task "+task, ts.Input)
 	if err != nil {
 		cs = nil // plan reports a schema that does not compile
 	}
@@ -273,36 +310,39 @@ func (p *Dispatcher) Call(ctx context.Context, b task.Binding, call task.Call) o
 // declares none, when it does not compile (`validate` reports that), or when the plugin's
 // schema cannot be had: its answer then stands unchecked.
 func (p *Dispatcher) outputSchema(ctx context.Context, t plugin.Target, task string) (*schema.Schema, string) {
+	key := schemaKey(t, task)
+	p.mu.Lock()
+	oc, ok := p.outputs[key]
+	p.mu.Unlock()
+	if ok {
+		return oc.schema, oc.what
+	}
 	s := p.Manager.CachedSchema(t)
 	if s == nil {
 		var err error
 		if s, err = p.Manager.Schema(ctx, t); err != nil {
-			return nil, ""
+			return nil, "" // not kept: the next call asks again
 		}
 	}
-	what := fmt.Sprintf("plugin %s task %q", s.Name, task)
+	oc.what = fmt.Sprintf("plugin %s task %q", s.Name, task)
 	if s.Version != "" {
-		what = fmt.Sprintf("plugin %s@%s task %q", s.Name, s.Version, task)
+		oc.what = fmt.Sprintf("plugin %s@%s task %q", s.Name, s.Version, task)
 	}
-	ts, ok := s.Tasks[task]
-	if !ok || len(ts.Output) == 0 {
-		return nil, what
+	if ts, ok := s.Tasks[task]; ok && len(ts.Output) > 0 {
+		if cs, err := schema.Compile("plugin "+s.Name+" task "+task+" output", ts.Output); err == nil {
+			oc.schema = cs
+		}
 	}
-	key := t.Digest + "\x00" + task
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if cs, ok := p.outputs[key]; ok {
-		return cs, what
-	}
-	cs, err := schema.Compile("plugin "+s.Name+" task "+task+" output", ts.Output)
-	if err != nil {
-		cs = nil
+	if prev, ok := p.outputs[key]; ok {
+		return prev.schema, prev.what // compiled meanwhile by another call
 	}
 	if p.outputs == nil {
-		p.outputs = map[string]*schema.Schema{}
+		p.outputs = map[string]outputCheck{}
 	}
-	p.outputs[key] = cs
-	return cs, what
+	p.outputs[key] = oc
+	return oc.schema, oc.what
 }
 
 // env is the Host service's view of a call.
