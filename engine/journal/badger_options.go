@@ -74,6 +74,17 @@ func badgerOptions(dir string, logger *slog.Logger) badger.Options {
 	// 12-27% more CPU per run (docs/performance.md, issue 20).
 	o.KeepMemTableOnClose = keepMemTableOnClose(o.MemTableSize)
 	o.NumLevelZeroTables = 12
+	// Badger compacts level 0 only from its compactor goroutines, which wait up to a second (a
+	// random delay) before their first compaction. A one-shot `fuscia apply` closes the store well
+	// before that, and a close that writes its memtable to a table adds one more to level 0 (past
+	// NumLevelZeroTablesStall too: a closing Badger does not stall). So a home used only by
+	// one-shot applies gained level-0 tables and never lost one: after a few hundred applies every
+	// open opened them all, every read looked in each (docs/performance.md, issue 20 item 3). The
+	// copy's CompactL0OnCloseFrom makes Open ask for a compaction of level 0 at close once the table
+	// that close may write brings level 0 to the count at which the compactors would have started:
+	// a store used by long-lived processes rarely gets there, one used by one-shot applies does
+	// every few applies.
+	o.CompactL0OnCloseFrom = o.NumLevelZeroTables - 1
 	o.NumLevelZeroTablesStall = 24
 	o.NumCompactors = 2
 	// No compression: Badger sizes a compressed table by its compressed size and holds it
@@ -87,12 +98,15 @@ func badgerOptions(dir string, logger *slog.Logger) badger.Options {
 	// to the value log.
 	o.ValueThreshold = 4 << 10
 	o.ValueLogFileSize = valueLogFileSize
-	// Checksums (docs/state.md, "Corruption"): Open verifies every table the manifest lists
-	// before Badger opens them (checkStoreFiles: Badger panics on some damaged tables, and its
-	// OnTableRead would read every table a second time), and Badger verifies every value it
+	// Checksums (docs/state.md, "Damaged files"): Badger's copy verifies every block of every
+	// table the manifest lists as Open opens it, before it touches any log, and fails with an
+	// error naming a damaged table where upstream panics on some damage or leaves the table out
+	// (VerifyTablesOnOpen; openError makes it a *CorruptError). Badger verifies every value it
 	// reads from the value log. Not on each block read: Badger's reads and compactions take a
 	// block that fails its check for the end of its table (no error reaches the caller), which
-	// would turn damage into silently missing entries.
+	// would turn damage into silently missing entries. Nor at every table a compaction writes
+	// (OnTableRead would do that): those were just built from checked data.
+	o.VerifyTablesOnOpen = true
 	o.ChecksumVerificationMode = options.NoVerification
 	o.VerifyValueChecksum = true
 	return o

@@ -8,7 +8,6 @@ import (
 	"hash"
 	"hash/crc32"
 	"io"
-	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -18,9 +17,6 @@ import (
 	"sync"
 
 	"github.com/dgraph-io/badger/v4"
-	"github.com/dgraph-io/badger/v4/options"
-	"github.com/dgraph-io/badger/v4/table"
-	"github.com/dgraph-io/ristretto/v2/z"
 )
 
 // ErrCorrupt is wrapped by the errors of Open and of reads that found a file of the store
@@ -54,119 +50,14 @@ func (e *CorruptError) Error() string {
 // Unwrap makes a CorruptError match ErrCorrupt.
 func (e *CorruptError) Unwrap() error { return ErrCorrupt }
 
-// checkStoreFiles runs before Badger opens dir (with the directory lock held): it verifies the
-// checksums of every table the manifest lists, and the entries of the newest value-log file
-// when it was closed cleanly. Badger would panic on some damaged tables (a Go stack instead of
-// an error), and would silently cut the newest value-log file at its first damaged entry,
-// taking every value after it with it.
-func checkStoreFiles(dir string, bo badger.Options) error {
-	if err := verifyTables(dir, bo); err != nil {
-		return err
-	}
-	if err := checkKeptMemTables(dir); err != nil {
-		return err
-	}
+// checkStoreFiles runs before Badger opens dir (with the directory lock held): it checks the
+// entries of the newest value-log file when it was closed cleanly. Badger would silently cut it
+// at its first damaged entry, taking every value after it with it. Badger's copy checks the rest
+// itself as it opens them, before it changes any file (badger_options.go): every block of every
+// table (VerifyTablesOnOpen) and every entry of a kept memtable log (KeepMemTableOnClose); openError
+// names the damaged file.
+func checkStoreFiles(dir string) error {
 	return checkValueLogTail(dir)
-}
-
-// checkKeptMemTables checks the entries of every memtable log of dir that a close kept (Badger's
-// KeepMemTableOnClose, badger_options.go): such a log is cut to its last entry, as a value-log
-// file closed cleanly is, and holds what its last runs wrote until a later close flushes it to
-// a table. The usual replay would end the log at a damaged entry and silently drop the rest; a
-// log left by a crash still has its full size and ends with zeros, and is replayed as usual.
-func checkKeptMemTables(dir string) error {
-	logs, err := filepath.Glob(filepath.Join(dir, "*.mem"))
-	if err != nil {
-		return err
-	}
-	for _, path := range logs {
-		if err := checkClosedLog(dir, path); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// verifyTables verifies the checksums of the tables the manifest of dir lists (tables not in
-// the manifest are leftovers of a crash, which Badger deletes). A manifest Badger cannot read
-// is reported by badger.Open.
-func verifyTables(dir string, bo badger.Options) error {
-	f, err := os.Open(filepath.Join(dir, badger.ManifestFilename))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	m, err := replayManifest(f, bo)
-	if err != nil {
-		return nil
-	}
-	for _, id := range slices.Sorted(maps.Keys(m.Tables)) {
-		tm := m.Tables[id]
-		if tm.KeyID != 0 {
-			continue // encrypted: this store never encrypts
-		}
-		if err := verifyTable(dir, table.NewFilename(id, dir), tm.Compression, bo); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// replayManifest reads the manifest, turning a panic in Badger's decoding into an error.
-func replayManifest(f *os.File, bo badger.Options) (m badger.Manifest, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("read the manifest: %v", r)
-		}
-	}()
-	m, _, err = badger.ReplayManifestFile(f, bo.ExternalMagicVersion, bo)
-	return m, err
-}
-
-// verifyTable checks every block and the index of the table at path against their checksums.
-// Badger's table code panics on some damage (an offset out of range): a panic is damage too.
-func verifyTable(dir, path string, c options.CompressionType, bo badger.Options) (err error) {
-	f, err := os.Open(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil // badger.Open reports a missing table
-	}
-	if err != nil {
-		return err
-	}
-	info, err := f.Stat()
-	if err != nil {
-		_ = f.Close()
-		return err
-	}
-	data, err := z.Mmap(f, false, info.Size())
-	if err != nil {
-		_ = f.Close()
-		return fmt.Errorf("map %s: %w", path, err)
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = &CorruptError{Dir: dir, File: path, Detail: "its index or a block cannot be decoded"}
-		}
-		// OpenTable closes the file (and unmaps it) on some of its errors, not on others.
-		if f.Fd() != ^uintptr(0) {
-			_ = z.Munmap(data)
-			_ = f.Close()
-		}
-	}()
-	_, err = table.OpenTable(&z.MmapFile{Data: data, Fd: f}, table.Options{
-		ReadOnly:    true,
-		TableSize:   uint64(bo.BaseTableSize),
-		BlockSize:   bo.BlockSize,
-		ChkMode:     options.OnTableRead,
-		Compression: c,
-	})
-	if err != nil {
-		return &CorruptError{Dir: dir, File: path, Detail: tableDetail(err)}
-	}
-	return nil
 }
 
 // tableDetail says what Badger found wrong with a table.
@@ -183,11 +74,30 @@ var badgerTablePath = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?:Opening table: |for table: )"?([^",\s]+\.sst)`)
 })
 
-// openError turns an error of badger.Open that reports damage into a *CorruptError (tables are
-// verified before Open, so this is for damage Badger finds in other files or meanwhile).
+// openError turns an error of badger.Open that reports damage into a *CorruptError: a kept
+// memtable log or a table Badger's copy found damaged as it opened it (a *badger.KeptLogError, a
+// *badger.TableOpenError), or damage Badger found in another file.
 func openError(dir string, err error) error {
 	if errors.Is(err, ErrCorrupt) {
 		return err
+	}
+	var ke *badger.KeptLogError
+	if errors.As(err, &ke) {
+		// A kept log is cut to its last entry, as a value-log file closed cleanly is: its usual
+		// replay would end it at the damaged entry and drop the rest. Read again (an error path)
+		// to say which entry is damaged and how.
+		var ce *CorruptError
+		if errors.As(scanValueLog(dir, ke.Path), &ce) {
+			return ce
+		}
+		return &CorruptError{Dir: dir, File: ke.Path, Detail: fmt.Sprintf("its entries end at offset %d of its %d bytes", ke.End, ke.Size)}
+	}
+	var te *badger.TableOpenError
+	if errors.As(err, &te) {
+		if te.Err == nil { // the table code panicked decoding it
+			return &CorruptError{Dir: dir, File: te.Path, Detail: "its index or a block cannot be decoded"}
+		}
+		return &CorruptError{Dir: dir, File: te.Path, Detail: tableDetail(te.Err)}
 	}
 	msg := err.Error()
 	if m := badgerTablePath().FindStringSubmatch(msg); m != nil {

@@ -41,7 +41,7 @@ func corruptibleStore(t *testing.T) (string, string) {
 // flushKeptMemTable writes the memtable a store's close kept (Badger's KeepMemTableOnClose) to a
 // level-0 table, so that the store has a table to damage: Badger opened without the option
 // flushes the kept memtable, and its close waits for that.
-func flushKeptMemTable(t *testing.T, dir string) {
+func flushKeptMemTable(t testing.TB, dir string) {
 	t.Helper()
 	bo := badgerOptions(dir, nil)
 	bo.KeepMemTableOnClose = 0
@@ -254,4 +254,91 @@ func TestOpenError(t *testing.T) {
 	if err := openError(dir, other); err != other {
 		t.Errorf("openError of a lock error = %v; want it unchanged", err)
 	}
+}
+
+// storeBytes maps each file of dir (the WAL's directory aside) to its bytes.
+func storeBytes(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{}
+	for _, e := range entries {
+		if e.IsDir() {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[e.Name()] = string(data)
+	}
+	return files
+}
+
+// wantUnchanged fails when the files of dir differ from before.
+func wantUnchanged(t *testing.T, dir string, before map[string]string) {
+	t.Helper()
+	after := storeBytes(t, dir)
+	for name, data := range before {
+		if got, ok := after[name]; !ok || got != data {
+			t.Errorf("the refused Open changed %s (%d bytes, was %d)", name, len(got), len(data))
+		}
+	}
+	for name := range after {
+		if _, ok := before[name]; !ok {
+			t.Errorf("the refused Open created %s", name)
+		}
+	}
+}
+
+// TestCorruptTableChangesNothing: a store with a table and a kept memtable log (the usual state
+// of a home used by one-shot applies) whose table has a damaged block is refused, naming the
+// table, and the refused Open changes no file: Badger's copy verifies the tables before it opens
+// the kept log (which it would size again for writing) or creates a new one.
+func TestCorruptTableChangesNothing(t *testing.T) {
+	dir, _ := corruptibleStore(t)
+	flushKeptMemTable(t, dir)
+	s := openStore(t, dir)
+	if err := s.Append(context.Background(), testID(2), true, started("wf", "", "task.a")); err != nil {
+		t.Fatal(err)
+	}
+	closeStore(t, s) // keeps its memtable in its log
+	if mems := countFiles(t, dir)[".mem"]; mems != 1 {
+		t.Fatalf("%d memtable logs; want the kept one", mems)
+	}
+	sst := filepath.Join(dir, "000001.sst")
+	flip(t, sst, 100) // in the first block
+	before := storeBytes(t, dir)
+	_, err := Open(dir, Options{})
+	wantCorrupt(t, err, sst, "checksum mismatch")
+	wantUnchanged(t, dir, before)
+}
+
+// TestCorruptKeptMemTable: a kept memtable log (cut to its last entry by a close) with a damaged
+// entry is refused, naming the log and the entry — the usual replay would end the log at the
+// damaged entry and drop the later ones — and the refused Open changes no file.
+func TestCorruptKeptMemTable(t *testing.T) {
+	dir := t.TempDir()
+	s := openStore(t, dir)
+	for i := range 20 {
+		if err := s.Append(context.Background(), testID(i+1), true, started("wf", "", "task.a")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	closeStore(t, s)
+	mems, err := filepath.Glob(filepath.Join(dir, "*.mem"))
+	if err != nil || len(mems) != 1 {
+		t.Fatalf("memtable logs %v (%v); want the kept one", mems, err)
+	}
+	info, err := os.Stat(mems[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	flip(t, mems[0], info.Size()/2)
+	before := storeBytes(t, dir)
+	_, err = Open(dir, Options{})
+	wantCorrupt(t, err, mems[0], "the entry at offset")
+	wantUnchanged(t, dir, before)
 }

@@ -3,7 +3,11 @@ package journal
 import (
 	"bytes"
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
+
+	"github.com/dgraph-io/badger/v4"
 )
 
 // TestLevelZeroBoundedByShortOpens: a store opened, written and closed again and again within
@@ -31,7 +35,7 @@ func TestLevelZeroBoundedByShortOpens(t *testing.T) {
 		if err := s.Close(); err != nil {
 			t.Fatal(err)
 		}
-		n := levelZeroTables(dir, bo)
+		n := levelZeroTables(t, dir, bo)
 		maxL0 = max(maxL0, n)
 		if n >= bo.NumLevelZeroTables {
 			t.Fatalf("after open and close %d: %d level-0 tables, want fewer than %d (compacted at close)", i+1, n, bo.NumLevelZeroTables)
@@ -71,7 +75,7 @@ func TestShortOpensKeepTheMemtable(t *testing.T) {
 		if err := s.Close(); err != nil {
 			t.Fatal(err)
 		}
-		if n := levelZeroTables(dir, bo); n != 0 {
+		if n := levelZeroTables(t, dir, bo); n != 0 {
 			t.Fatalf("after open and close %d: %d level-0 tables; want none (the memtable kept)", i+1, n)
 		}
 		if mems := countFiles(t, dir)[".mem"]; mems != 1 {
@@ -89,4 +93,25 @@ func TestShortOpensKeepTheMemtable(t *testing.T) {
 			t.Fatalf("plan %d: %q, %v", i, plan, err)
 		}
 	}
+}
+
+// levelZeroTables is the number of level-0 tables the manifest in dir lists.
+func levelZeroTables(t *testing.T, dir string, bo badger.Options) int {
+	t.Helper()
+	f, err := os.Open(filepath.Join(dir, badger.ManifestFilename))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	m, _, err := badger.ReplayManifestFile(f, bo.ExternalMagicVersion, bo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, tm := range m.Tables {
+		if tm.Level == 0 {
+			n++
+		}
+	}
+	return n
 }

@@ -2,6 +2,7 @@ package journal
 
 import (
 	"context"
+	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
@@ -44,4 +45,51 @@ func BenchmarkShortOpens(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64((cpuTime(b)-cpu).Microseconds())/float64(b.N), "cpu-µs/op")
+}
+
+// BenchmarkOpenTables is the open and close of a store whose tree is in 8 level-0 tables of
+// ~200 KB (as in a home reused by a few hundred one-shot applies), with no memtable log to
+// replay: what Badger and the store do at open for each table (map it, decode its index, verify
+// its blocks). Run it with a fixed -benchtime (e.g. 200x).
+func BenchmarkOpenTables(b *testing.B) {
+	dir := b.TempDir()
+	ctx := context.Background()
+	run := 0
+	for range 8 {
+		s := openStore(b, dir)
+		for range 60 {
+			run++
+			entries := []Entry{started("bench", "", "task.a")}
+			for range 10 {
+				entries = append(entries, benchEntry())
+			}
+			if err := s.Append(ctx, testID(run), false, entries...); err != nil {
+				b.Fatal(err)
+			}
+		}
+		closeStore(b, s)
+		flushKeptMemTable(b, dir) // one more level-0 table
+	}
+	cpu := cpuTime(b)
+	for b.Loop() {
+		s, err := Open(dir, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := s.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64((cpuTime(b)-cpu).Microseconds())/float64(b.N), "cpu-µs/op")
+	b.ReportMetric(float64(len(tableFiles(b, dir))), "tables")
+}
+
+// tableFiles lists the tables (*.sst) of dir.
+func tableFiles(b *testing.B, dir string) []string {
+	b.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "*.sst"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return files
 }

@@ -197,7 +197,6 @@ func open(dir string, opts Options, wc walConfig) (*Store, error) {
 	}
 	bo := badgerOptions(dir, opts.Logger)
 	opts.Sizes.applyBadger(&bo)
-	bo.CompactL0OnClose = levelZeroFull(dir, bo) // level0.go: one-shot processes never compact
 	db, err := openBadger(dir, bo, badger.Open)
 	if err != nil {
 		if strings.Contains(err.Error(), "Cannot acquire directory lock") {

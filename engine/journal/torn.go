@@ -50,7 +50,7 @@ func openBadger(dir string, opts badger.Options, open func(badger.Options) (*bad
 			if attempt > 0 {
 				return nil
 			}
-			return checkStoreFiles(dir, opts)
+			return checkStoreFiles(dir)
 		})
 		if err != nil && !errors.Is(err, errDirBusy) {
 			return nil, err

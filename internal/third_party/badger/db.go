@@ -340,19 +340,38 @@ func Open(opt Options) (*DB, error) {
 	db.closers.updateSize = z.NewCloser(1)
 	go db.updateSize(db.closers.updateSize)
 
+	// newLevelsController potentially loads files in directory.
+	// Fuscia: before the memtable logs are opened (upstream opened them first), so that a damaged
+	// table (VerifyTablesOnOpen) fails Open before anything resizes a log or creates one.
+	if db.lc, err = newLevelsController(db, &manifest); err != nil {
+		return db, err
+	}
+	if n := db.opt.CompactL0OnCloseFrom; n > 0 && !db.opt.ReadOnly && db.lc.levels[0].numTables() >= n {
+		db.opt.CompactL0OnClose = true // Fuscia: see Options.CompactL0OnCloseFrom
+	}
+
 	if err := db.openMemTables(db.opt); err != nil {
+		_ = db.lc.close()
+		if isKeptLogError(err) {
+			return nil, err // Fuscia: a *KeptLogError for the caller (y.Wrapf would flatten it)
+		}
 		return nil, y.Wrapf(err, "while opening memtables")
+	}
+
+	// Fuscia: the table files a crash left unlisted are removed only now (levelsController's
+	// unlisted), so that an Open refused above has removed nothing.
+	if !db.opt.InMemory {
+		if err := removeUnlisted(db, &manifest, db.lc.unlisted); err != nil {
+			_ = db.lc.close()
+			return nil, err
+		}
 	}
 
 	if !db.opt.ReadOnly && db.mt == nil { // Fuscia: openMemTables may have reopened a kept one
 		if db.mt, err = db.newMemTable(); err != nil {
+			_ = db.lc.close()
 			return nil, y.Wrapf(err, "cannot create memtable")
 		}
-	}
-
-	// newLevelsController potentially loads files in directory.
-	if db.lc, err = newLevelsController(db, &manifest); err != nil {
-		return db, err
 	}
 
 	// Initialize vlog struct.

@@ -1,6 +1,8 @@
 package badger
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -155,8 +157,18 @@ func TestKeptMemTableDamaged(t *testing.T) {
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if db, err := Open(opt); err == nil {
+	db, err = Open(opt)
+	if err == nil {
 		_ = db.Close()
 		t.Fatal("Open replayed a damaged kept memtable log without an error")
+	}
+	var ke *KeptLogError
+	if !errors.As(err, &ke) || ke.Path != path || ke.End >= ke.Size || ke.Size != int64(len(data)) {
+		t.Fatalf("Open's error %v; want a *KeptLogError naming %s, its entries ending before its %d bytes", err, path, len(data))
+	}
+	// Refused before the log was sized again for writing.
+	after, err := os.ReadFile(path)
+	if err != nil || !bytes.Equal(after, data) {
+		t.Fatalf("the refused log changed (%d bytes, was %d): %v", len(after), len(data), err)
 	}
 }

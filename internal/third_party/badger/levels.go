@@ -23,6 +23,7 @@ import (
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 
+	"github.com/dgraph-io/badger/v4/options"
 	"github.com/dgraph-io/badger/v4/pb"
 	"github.com/dgraph-io/badger/v4/table"
 	"github.com/dgraph-io/badger/v4/y"
@@ -47,20 +48,27 @@ type levelsController struct {
 	maxSplitsRunning atomic.Int32
 	tablesWriting    atomic.Int32
 	maxTablesWriting atomic.Int32
+
+	// Fuscia: unlisted holds the ids of the table files found at open; removeUnlisted removes
+	// those the manifest does not list once Open has opened everything else, so that an Open
+	// refused for a damaged table or kept memtable log has removed nothing.
+	unlisted map[uint64]struct{}
 }
 
-// revertToManifest checks that all necessary table files exist and removes all table files not
-// referenced by the manifest. idMap is a set of table file id's that were read from the directory
-// listing.
-func revertToManifest(kv *DB, mf *Manifest, idMap map[uint64]struct{}) error {
-	// 1. Check all files in manifest exist.
+// checkManifestTables checks that every table the manifest lists has its file. Fuscia: upstream's
+// revertToManifest did this and then removed the files removeUnlisted removes; newLevelsController
+// now opens the tables after the check, and Open removes the files after the memtable logs.
+func checkManifestTables(mf *Manifest, idMap map[uint64]struct{}) error {
 	for id := range mf.Tables {
 		if _, ok := idMap[id]; !ok {
 			return fmt.Errorf("file does not exist for table %d", id)
 		}
 	}
+	return nil
+}
 
-	// 2. Delete files that shouldn't exist.
+// removeUnlisted deletes the table files the manifest does not list (left by a crash).
+func removeUnlisted(kv *DB, mf *Manifest, idMap map[uint64]struct{}) error {
 	for id := range idMap {
 		if _, ok := mf.Tables[id]; !ok {
 			kv.opt.Debugf("Table file %d not referenced in MANIFEST\n", id)
@@ -92,7 +100,10 @@ func newLevelsController(db *DB, mf *Manifest) (*levelsController, error) {
 		return s, nil
 	}
 	// Compare manifest against directory, check for existent/non-existent files, and remove.
-	if err := revertToManifest(db, mf, getIDMap(db.opt.Dir)); err != nil {
+	// Fuscia: the files are removed once every table has opened (removeUnlisted below), so that
+	// an Open that fails on a damaged table has changed nothing.
+	idMap := getIDMap(db.opt.Dir)
+	if err := checkManifestTables(mf, idMap); err != nil {
 		return nil, err
 	}
 
@@ -146,6 +157,20 @@ func newLevelsController(db *DB, mf *Manifest) (*levelsController, error) {
 				rerr = y.Wrapf(err, "Opening file: %q", fname)
 				return
 			}
+			if db.opt.VerifyTablesOnOpen {
+				// Fuscia: verify every block now, and turn a panic on a damaged table into an
+				// error naming it (Options.VerifyTablesOnOpen).
+				topt.ChkMode = options.OnTableRead
+				t, err := openTableChecked(mf, topt)
+				if err != nil {
+					rerr = err
+					return
+				}
+				mu.Lock()
+				tables[tf.Level] = append(tables[tf.Level], t)
+				mu.Unlock()
+				return
+			}
 			t, err := table.OpenTable(mf, topt)
 			if err != nil {
 				if strings.HasPrefix(err.Error(), "CHECKSUM_MISMATCH:") {
@@ -169,6 +194,7 @@ func newLevelsController(db *DB, mf *Manifest) (*levelsController, error) {
 	}
 	db.opt.Infof("All %d tables opened in %s\n", numOpened.Load(),
 		time.Since(start).Round(time.Millisecond))
+	s.unlisted = idMap // Fuscia: removed by Open once the memtable logs have opened
 	s.nextFileID.Store(maxFileID + 1)
 	for i, tbls := range tables {
 		s.levels[i].initTables(tbls)

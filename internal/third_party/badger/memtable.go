@@ -75,6 +75,9 @@ func (db *DB) openMemTables(opt Options) error {
 		if i == len(fids)-1 && db.opt.KeepMemTableOnClose > 0 && !db.opt.ReadOnly {
 			// Fuscia: the newest memtable may be one Close kept (KeepMemTableOnClose).
 			mt, keep, err := db.reopenMemTable(fid)
+			if isKeptLogError(err) {
+				return err // Fuscia: kept a *KeptLogError for the caller (y.Wrapf would not)
+			}
 			if err != nil {
 				return y.Wrapf(err, "while opening fid: %d", fid)
 			}
@@ -88,6 +91,9 @@ func (db *DB) openMemTables(opt Options) error {
 			}
 		}
 		mt, err := db.openMemTable(fid, flags)
+		if isKeptLogError(err) {
+			return err // Fuscia: a *KeptLogError for the caller (y.Wrapf would flatten it)
+		}
 		if err != nil {
 			return y.Wrapf(err, "while opening fid: %d", fid)
 		}
@@ -159,10 +165,13 @@ func (db *DB) reopenMemTable(fid int) (*memTable, bool, error) {
 	mt.sl = skl.NewSkiplist(max(arenaSize(db.opt), 7*size))
 	endOff, err := mt.wal.iterate(true, 0, mt.replayFunction(mt.opt))
 	if err == nil && int64(endOff) != size {
-		err = fmt.Errorf("checksum mismatch: its entries end at %d of its %d bytes", endOff, size)
+		err = &KeptLogError{Path: path, End: int64(endOff), Size: size}
 	}
 	if err != nil {
 		_ = release()
+		if isKeptLogError(err) {
+			return nil, false, err // it names the log
+		}
 		return nil, false, y.Wrapf(err, "while replaying kept memtable: %s", path)
 	}
 	mt.sl.OnClose = func() {
@@ -259,6 +268,12 @@ func (db *DB) openMemTable(fid, flags int) (*memTable, error) {
 		return mt, lerr
 	}
 	err := mt.UpdateSkipList()
+	if isKeptLogError(err) {
+		// Fuscia: refused before the log was cut (UpdateSkipList); it names the log.
+		_ = z.Munmap(mt.wal.Data)
+		_ = mt.wal.Fd.Close()
+		return nil, err
+	}
 	return mt, y.Wrapf(err, "while updating skiplist")
 }
 
@@ -333,6 +348,15 @@ func (mt *memTable) UpdateSkipList() error {
 	endOff, err := mt.wal.iterate(true, 0, mt.replayFunction(mt.opt))
 	if err != nil {
 		return y.Wrapf(err, "while iterating wal: %s", mt.wal.Fd.Name())
+	}
+	// Fuscia: a log that a Close kept (KeepMemTableOnClose) but that was not the newest at this
+	// open (a later process flushed it, and a crash came before the flush ended) still ends with
+	// its last entry's CRC, where a log left by a crash ends with zeros: entries ending before its
+	// end are damage, which the cut below would drop without a word (reopenMemTable checks the
+	// newest log the same way).
+	if size := int64(len(mt.wal.Data)); mt.opt.KeepMemTableOnClose > 0 && int64(endOff) < size &&
+		size > vlogHeaderSize && y.BytesToU32(mt.wal.Data[size-4:]) != 0 {
+		return &KeptLogError{Path: mt.wal.path, End: int64(endOff), Size: size}
 	}
 	if endOff < mt.wal.size.Load() && mt.opt.ReadOnly {
 		return y.Wrapf(ErrTruncateNeeded, "end offset: %d < size: %d", endOff, mt.wal.size.Load())

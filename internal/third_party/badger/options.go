@@ -80,7 +80,17 @@ type Options struct {
 	// and left in place, and the next Open replays it and goes on writing to it. A process that
 	// opens a store for a few writes (a one-shot fuscia apply) then no longer writes, syncs and
 	// later compacts one small table per run.
-	KeepMemTableOnClose  int64
+	KeepMemTableOnClose int64
+	// Fuscia: CompactL0OnCloseFrom, when > 0, makes Open set CompactL0OnClose when level 0 holds
+	// at least that many tables, so that a caller does not have to read the manifest itself
+	// before Open to decide (a one-shot process never lives long enough for the compactors).
+	CompactL0OnCloseFrom int
+	// Fuscia: VerifyTablesOnOpen makes Open verify every block of every table the manifest lists
+	// (as ChecksumVerificationMode OnTableRead does, for the tables found at open only, not for
+	// the ones compactions write) before it touches the memtable logs, and fail with a
+	// *TableOpenError naming the table when one is damaged: upstream panics on some damage (a
+	// Go stack instead of an error) and leaves out a table whose error says CHECKSUM_MISMATCH.
+	VerifyTablesOnOpen   bool
 	LmaxCompaction       bool
 	ZSTDCompressionLevel int
 
