@@ -44,6 +44,7 @@ func openTableChecked(mf *z.MmapFile, topt table.Options) (t *table.Table, err e
 			}
 		}
 	}()
+	populate(mf.Data)
 	t, err = table.OpenTable(mf, topt)
 	if err != nil {
 		// OpenTable closes the file (and unmaps it) on some of its errors, not on others.
