@@ -232,8 +232,7 @@ func (r *Run) dispatch(ti *taskInst) {
 		}
 		if ti.attempt == 1 && ti.item < 0 {
 			begun = r.noteDispatched(ns)
-			// A barrier's attempt signals before its fdatasync, long before its request.
-			r.yieldAhead = ns.n.Task.Uses.Kind == lang.UsesPlugin && !barrier
+			r.yieldAhead = ns.n.Task.Uses.Kind == lang.UsesPlugin
 		}
 	}
 	r.running++
