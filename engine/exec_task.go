@@ -232,7 +232,6 @@ func (r *Run) dispatch(ti *taskInst) {
 		}
 		if ti.attempt == 1 && ti.item < 0 {
 			begun = r.noteDispatched(ns)
-			r.yieldAhead = ns.n.Task.Uses.Kind == lang.UsesPlugin
 		}
 	}
 	r.running++

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"encoding/json"
-	"runtime"
 
 	"github.com/zclconf/go-cty/cty"
 
@@ -79,17 +78,6 @@ func (r *Run) next() func() {
 			return f
 		case <-r.attemptBegun:
 			r.awaitAttempt = false
-			if r.yieldAhead {
-				// Behind the plugin call's request. The signal put the loop in the P's next
-				// slot, but the request is written by gRPC's writer goroutine, which waits in
-				// the global run queue (it yields there once per batch, and the previous
-				// answer's stream cleanup woke it): the evaluation ran before the request
-				// left, 108–147 µs from the call queued to its write at load 6–10, 45–76 µs
-				// with the yield (docs/performance.md, item 2, session 9). Not for other attempts:
-				// nothing of theirs waits there, and a strict chain of builtin.sleep was
-				// slower with it.
-				runtime.Gosched()
-			}
 			if len(r.inbox) == 0 {
 				act := r.activity()
 				act.Busy() // the evaluation is the loop's work, as it is before a wait

@@ -103,13 +103,10 @@ type Run struct {
 	// before the loop evaluates them (awaitAttempt; Run.next).
 	attemptBegun chan struct{}
 	awaitAttempt bool
-	// yieldAhead: the attempt awaited is a plugin call, whose request gRPC's writer goroutine
-	// still has to write when the attempt signals (Run.next yields to it first).
-	yieldAhead  bool
-	finalErr    error
-	finalStatus string
-	finalRunErr *outcome.Error
-	resultOnce  sync.Once
+	finalErr     error
+	finalStatus  string
+	finalRunErr  *outcome.Error
+	resultOnce   sync.Once
 }
 
 // ID is the execution id.
