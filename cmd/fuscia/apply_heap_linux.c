@@ -70,7 +70,11 @@ __attribute__((constructor)) static void fuscia_apply_heap(int argc, char **argv
 	(void)envp;
 	if (argv != NULL && argc >= 2 && argv[1] != NULL && strcmp(argv[1], "apply") == 0) {
 		fuscia_huge_heap = 1;
-		reserve_meta_region();
+		// The region hands out 4 KiB pages: on a kernel with larger pages (arm64 with 16 or
+		// 64 KiB) its parts would not be page-aligned, so the runtime keeps the system call.
+		if (sysconf(_SC_PAGESIZE) == 4096) {
+			reserve_meta_region();
+		}
 		// Every thread the runtime starts calls malloc once (pthread_getattr_np, for its stack
 		// bounds), and glibc gave each of an apply's ~7 threads an arena of its own: a 64 MiB
 		// reservation made with 2-3 mmap, munmap and mprotect calls and a fault. One arena
@@ -79,7 +83,7 @@ __attribute__((constructor)) static void fuscia_apply_heap(int argc, char **argv
 	}
 }
 
-// from_meta_region returns the next len bytes (rounded up to pages) of the metadata region, or
+// from_meta_region returns the next len bytes (rounded up to 4 KiB pages) of the metadata region, or
 // NULL when they do not fit. Threads may ask at once: the claim is one atomic add.
 static void *from_meta_region(size_t len) {
 	size_t size = (len + 4095) & ~(size_t)4095;
