@@ -5,6 +5,8 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"debug/elf"
+	"encoding/binary"
 	"fmt"
 	"os"
 	"os/exec"
@@ -35,6 +37,60 @@ func TestApplyRuntimeMetadataHugePage(t *testing.T) {
 	})
 }
 
+// TestApplyDataPrefaulted: a running `fuscia apply` has every page from the start of .data to
+// 256 KiB into the bss mapped and written (apply_heap_linux.c's prefault_data): /proc/PID/pagemap
+// shows each present and none a page of the file. Without the prefault the pages the runtime never
+// wrote are absent, or still the file's.
+func TestApplyDataPrefaulted(t *testing.T) {
+	lo, hi := prefaultRange(t)
+	waitForApply(t, fmt.Sprintf("every page of %#x-%#x present and private", lo, hi), func(pid int) (bool, error) {
+		f, err := os.Open(filepath.Join("/proc", strconv.Itoa(pid), "pagemap"))
+		if err != nil {
+			return false, err
+		}
+		defer f.Close()
+		entries := make([]byte, (hi-lo)/4096*8)
+		if _, err := f.ReadAt(entries, int64(lo/4096*8)); err != nil {
+			return false, err
+		}
+		for i := 0; i < len(entries); i += 8 {
+			e := binary.LittleEndian.Uint64(entries[i:])
+			const present, filePage = 1 << 63, 1 << 61
+			if e&present == 0 || e&filePage != 0 {
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+}
+
+// prefaultRange reads the page range prefault_data covers from the binary's symbols.
+func prefaultRange(t *testing.T) (lo, hi uint64) {
+	t.Helper()
+	f, err := elf.Open(fusciaBin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	syms, err := f.Symbols()
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := map[string]uint64{}
+	for _, s := range syms {
+		switch s.Name {
+		case "__data_start", "__bss_start", "_end":
+			addr[s.Name] = s.Value
+		}
+	}
+	if len(addr) != 3 {
+		t.Fatalf("the binary's symbols %v lack one of __data_start, __bss_start, _end", addr)
+	}
+	lo = addr["__data_start"] &^ 4095
+	hi = min(addr["__bss_start"]+256<<10, addr["_end"])
+	return lo, (hi + 4095) &^ 4095
+}
+
 // waitForMapping starts `fuscia apply` of a workflow that sleeps and waits until its smaps
 // holds a mapping for which match is true.
 func waitForMapping(t *testing.T, what string, match func(mapping) bool) {
@@ -42,6 +98,24 @@ func waitForMapping(t *testing.T, what string, match func(mapping) bool) {
 	if _, err := os.Stat("/sys/kernel/mm/transparent_hugepage/enabled"); err != nil {
 		t.Skipf("no transparent huge pages on this kernel: %v", err)
 	}
+	waitForApply(t, what, func(pid int) (bool, error) {
+		maps, err := readSmaps(filepath.Join("/proc", strconv.Itoa(pid), "smaps"))
+		if err != nil {
+			return false, err
+		}
+		for _, m := range maps {
+			if match(m) {
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+}
+
+// waitForApply starts `fuscia apply` of a workflow that sleeps and waits until seen, given the
+// process's id, is true.
+func waitForApply(t *testing.T, what string, seen func(pid int) (bool, error)) {
+	t.Helper()
 	h := newHarness(t)
 	h.write("sleep.fsc.hcl", "workflow \"sleep\" {}\ntask \"s\" {\n  uses   = builtin.sleep\n  inputs = { duration = \"10m\" }\n}\n")
 	cmd := exec.Command(fusciaBin, "apply", "sleep.fsc.hcl")
@@ -59,17 +133,14 @@ func waitForMapping(t *testing.T, what string, match func(mapping) bool) {
 		<-exited
 	}()
 
-	smaps := filepath.Join("/proc", strconv.Itoa(cmd.Process.Pid), "smaps")
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		maps, err := readSmaps(smaps)
+		ok, err := seen(cmd.Process.Pid)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, m := range maps {
-			if match(m) {
-				return
-			}
+		if ok {
+			return
 		}
 		select {
 		case err := <-exited:
@@ -78,7 +149,7 @@ func waitForMapping(t *testing.T, what string, match func(mapping) bool) {
 		case <-time.After(50 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%s was not seen in %s within 30 s", what, smaps)
+			t.Fatalf("%s was not seen in fuscia apply (pid %d) within 30 s", what, cmd.Process.Pid)
 		}
 	}
 }
