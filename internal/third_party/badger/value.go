@@ -8,6 +8,7 @@ package badger
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash"
@@ -102,6 +103,63 @@ func (t *hashReader) ReadByte() (byte, error) {
 // Sum32 returns the sum32 of the underlying hash.
 func (t *hashReader) Sum32() uint32 {
 	return t.h.Sum32()
+}
+
+// errVarintOverflow is what binary.ReadUvarint answers for a varint of more than 64 bits, which
+// Entry returns as it is (Fuscia: entryAt returns the same).
+var errVarintOverflow = errors.New("binary: varint overflows a 64-bit integer")
+
+// entryAt decodes the entry at r.recordOffset of data, a log file's mapping, into e (Fuscia).
+// It is Entry without the reader: e.Key and e.Value point into data, and the checksum is
+// computed over the entry's bytes at once. Its answers are Entry's for the same bytes: io.EOF
+// at the end of data; io.ErrUnexpectedEOF or errTruncate for an entry cut short, too long a key
+// or a checksum that does not match, all of which end iterate's replay there; and
+// errVarintOverflow, which fails it. Not for encrypted files.
+func (r *safeRead) entryAt(data []byte, e *Entry) error {
+	off := int(r.recordOffset)
+	if off >= len(data) {
+		return io.EOF
+	}
+	buf := data[off:]
+	if len(buf) < 2 {
+		return io.ErrUnexpectedEOF
+	}
+	var h header
+	h.meta, h.userMeta = buf[0], buf[1]
+	n := 2
+	var fields [3]uint64
+	for i := range fields {
+		v, c := binary.Uvarint(buf[n:])
+		switch {
+		case c == 0:
+			return io.ErrUnexpectedEOF
+		case c < 0:
+			return errVarintOverflow
+		}
+		fields[i] = v
+		n += c
+	}
+	h.klen, h.vlen, h.expiresAt = uint32(fields[0]), uint32(fields[1]), fields[2]
+	if h.klen > uint32(1<<16) { // Key length must be below uint16.
+		return errTruncate
+	}
+	end := n + int(h.klen) + int(h.vlen)
+	if end+crc32.Size > len(buf) {
+		return errTruncate
+	}
+	if binary.BigEndian.Uint32(buf[end:]) != crc32.Checksum(buf[:end], y.CastagnoliCrcTable) {
+		return errTruncate
+	}
+	*e = Entry{
+		Key:       buf[n : n+int(h.klen) : n+int(h.klen)],
+		Value:     buf[n+int(h.klen) : end : end],
+		ExpiresAt: h.expiresAt,
+		offset:    r.recordOffset,
+		UserMeta:  h.userMeta,
+		meta:      h.meta,
+		hlen:      n,
+	}
+	return nil
 }
 
 // Entry reads an entry from the provided reader. It also validates the checksum for every entry
