@@ -1,11 +1,12 @@
 package fsctest
 
 import (
-	"encoding/xml"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/hashicorp/hcl/v2"
 
@@ -68,22 +69,17 @@ func WriteJUnit(w io.Writer, rep *Report) error {
 		all.Skipped += s.Skipped
 		all.Suites = append(all.Suites, s)
 	}
-	if _, err := io.WriteString(w, xml.Header); err != nil {
-		return err
-	}
-	enc := xml.NewEncoder(w)
-	enc.Indent("", "  ")
-	if err := enc.Encode(all); err != nil {
-		return err
-	}
-	_, err := io.WriteString(w, "\n")
+	b := &strings.Builder{}
+	all.write(b)
+	_, err := io.WriteString(w, b.String())
 	return err
 }
 
-// The JUnit XML schema as CI systems (Jenkins, GitLab, GitHub actions) read it.
+// The JUnit XML schema as CI systems (Jenkins, GitLab, GitHub actions) read it. The tags are
+// what encoding/xml would marshal; the write methods below print the same bytes.
 type (
 	junitSuites struct {
-		XMLName  xml.Name     `xml:"testsuites"`
+		XMLName  struct{}     `xml:"testsuites"`
 		Name     string       `xml:"name,attr"`
 		Tests    int          `xml:"tests,attr"`
 		Failures int          `xml:"failures,attr"`
@@ -122,6 +118,146 @@ type (
 	}
 )
 
+// The report is printed by hand, byte for byte what encoding/xml's Encoder prints for these
+// types with a two-space indent after xml.Header (TestJUnitMatchesEncodingXML compares them).
+// Linking encoding/xml ran its package initializer — a map of 250 HTML entities — at every start
+// of every fuscia command, ~0.6 ms of a one-shot apply's ~25 (docs/performance.md, issue 20
+// item 3, session 10), for a report only `fuscia test -junit` writes.
+
+func (all junitSuites) write(b *strings.Builder) {
+	b.WriteString("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites")
+	xmlAttr(b, "name", all.Name)
+	xmlCounts(b, all.Tests, all.Failures, all.Errors, all.Skipped)
+	xmlAttr(b, "time", all.Time)
+	b.WriteString(">")
+	for _, s := range all.Suites {
+		b.WriteString("\n  <testsuite")
+		xmlAttr(b, "name", s.Name)
+		xmlCounts(b, s.Tests, s.Failures, s.Errors, s.Skipped)
+		xmlAttr(b, "time", s.Time)
+		b.WriteString(">")
+		for _, c := range s.Cases {
+			c.write(b)
+		}
+		xmlClose(b, "  ", "testsuite", len(s.Cases) > 0)
+	}
+	xmlClose(b, "", "testsuites", len(all.Suites) > 0)
+	b.WriteString("\n")
+}
+
+func (c junitCase) write(b *strings.Builder) {
+	b.WriteString("\n    <testcase")
+	xmlAttr(b, "name", c.Name)
+	xmlAttr(b, "classname", c.Classname)
+	xmlAttr(b, "time", c.Time)
+	b.WriteString(">")
+	children := false
+	for _, t := range []struct {
+		tag  string
+		text *junitText
+	}{{"failure", c.Failure}, {"error", c.Error}, {"skipped", c.Skipped}} {
+		if t.text == nil {
+			continue
+		}
+		children = true
+		b.WriteString("\n      <" + t.tag)
+		xmlAttr(b, "message", t.text.Message)
+		if t.text.Type != "" {
+			xmlAttr(b, "type", t.text.Type)
+		}
+		b.WriteString(">")
+		xmlCDATA(b, t.text.Text)
+		b.WriteString("</" + t.tag + ">")
+	}
+	if c.SystemOut != nil {
+		children = true
+		b.WriteString("\n      <system-out>")
+		xmlCDATA(b, c.SystemOut.Text)
+		b.WriteString("</system-out>")
+	}
+	xmlClose(b, "    ", "testcase", children)
+}
+
+// xmlClose ends an element: on a line of its own, indented, after child elements; right after
+// its start tag otherwise.
+func xmlClose(b *strings.Builder, indent, tag string, children bool) {
+	if children {
+		b.WriteString("\n" + indent)
+	}
+	b.WriteString("</" + tag + ">")
+}
+
+func xmlCounts(b *strings.Builder, tests, failures, errors, skipped int) {
+	xmlAttr(b, "tests", strconv.Itoa(tests))
+	xmlAttr(b, "failures", strconv.Itoa(failures))
+	xmlAttr(b, "errors", strconv.Itoa(errors))
+	xmlAttr(b, "skipped", strconv.Itoa(skipped))
+}
+
+// xmlAttr writes ` name="value"` with value escaped as encoding/xml escapes attributes:
+// markup characters and whitespace other than a space as references, what XML cannot hold as
+// U+FFFD.
+func xmlAttr(b *strings.Builder, name, value string) {
+	b.WriteString(" " + name + "=\"")
+	last := 0
+	for i := 0; i < len(value); {
+		r, width := utf8.DecodeRuneInString(value[i:])
+		i += width
+		var esc string
+		switch r {
+		case '"':
+			esc = "&#34;"
+		case '\'':
+			esc = "&#39;"
+		case '&':
+			esc = "&amp;"
+		case '<':
+			esc = "&lt;"
+		case '>':
+			esc = "&gt;"
+		case '\t':
+			esc = "&#x9;"
+		case '\n':
+			esc = "&#xA;"
+		case '\r':
+			esc = "&#xD;"
+		default:
+			if xmlChar(r) && (r != utf8.RuneError || width > 1) {
+				continue
+			}
+			esc = "\uFFFD"
+		}
+		b.WriteString(value[last : i-width])
+		b.WriteString(esc)
+		last = i
+	}
+	b.WriteString(value[last:] + "\"")
+}
+
+// xmlCDATA writes s as CDATA, nothing for an empty s; a "]]>" inside is split across two
+// sections. s has been through xmlSafe.
+func xmlCDATA(b *strings.Builder, s string) {
+	if s == "" {
+		return
+	}
+	b.WriteString("<![CDATA[")
+	for {
+		before, after, ok := strings.Cut(s, "]]>")
+		if !ok {
+			break
+		}
+		b.WriteString(before + "]]]]><![CDATA[>")
+		s = after
+	}
+	b.WriteString(s + "]]>")
+}
+
+// xmlChar reports whether XML 1.0 can hold r.
+func xmlChar(r rune) bool {
+	return r == '\t' || r == '\n' || r == '\r' ||
+		r >= 0x20 && r <= 0xD7FF || r >= 0xE000 && r <= 0xFFFD || r >= 0x10000 && r <= 0x10FFFF
+}
+
 // failureMessage is the one-line message of a failed run: its first failure, and how many
 // more there are.
 func failureMessage(r *RunReport) string {
@@ -150,12 +286,10 @@ func firstError(diags hcl.Diagnostics) string {
 }
 
 // xmlSafe replaces the characters XML 1.0 cannot hold, even in CDATA (most control
-// characters), with U+FFFD; encoding/xml splits a "]]>" in CDATA itself.
+// characters), with U+FFFD; xmlCDATA splits a "]]>" itself.
 func xmlSafe(s string) string {
 	return strings.Map(func(r rune) rune {
-		switch {
-		case r == '\t' || r == '\n' || r == '\r',
-			r >= 0x20 && r <= 0xD7FF, r >= 0xE000 && r <= 0xFFFD, r >= 0x10000 && r <= 0x10FFFF:
+		if xmlChar(r) {
 			return r
 		}
 		return '\uFFFD'
