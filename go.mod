@@ -117,8 +117,14 @@ replace github.com/prometheus/client_golang => ./internal/third_party/prometheus
 
 // A copy of v1.8.0 whose gRPC server does not register gRPC's reflection service, whose
 // package initializers (protodesc, descriptorpb and the reflection services) cost every fuscia
-// start ~0.6 ms (internal/third_party/go-plugin/README.md).
+// start ~0.6 ms, and which speaks only the gRPC protocol, without net/rpc and so without
+// encoding/gob's initializer (internal/third_party/go-plugin/README.md).
 replace github.com/hashicorp/go-plugin => ./internal/third_party/go-plugin
+
+// A copy of v1.55.0 (the packages Fuscia imports) without the deprecated encoded connections,
+// whose encoders linked encoding/gob: its initializer cost every fuscia start ~0.5-1 ms
+// (internal/third_party/nats.go/README.md).
+replace github.com/nats-io/nats.go => ./internal/third_party/nats.go
 
 // A copy of v0.22.0 (the packages Fuscia links) whose ~20 regular expressions are compiled at
 // their first use instead of in package variables, ~0.45 ms and ~900 allocations of every

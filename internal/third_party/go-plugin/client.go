@@ -70,6 +70,10 @@ var (
 	// rebuilding the plugin, or restarting the plugin with
 	// ClientConfig.GRPCBrokerMultiplex set to false.
 	ErrGRPCBrokerMuxNotSupported = errors.New("client requested gRPC broker multiplexing but plugin does not support the feature")
+
+	// errNoNetRPC is what a client of a net/rpc plugin gets from this copy (Fuscia), which
+	// speaks only gRPC.
+	errNoNetRPC = errors.New("the plugin speaks go-plugin's net/rpc protocol; only gRPC is supported")
 )
 
 // defaultPluginLogBufferSize is the default size of the buffer used to read from stderr for plugin log lines.
@@ -457,7 +461,8 @@ func (c *Client) Client() (ClientProtocol, error) {
 
 	switch c.protocol {
 	case ProtocolNetRPC:
-		c.client, err = newRPCClient(c)
+		// Fuscia: this copy has no net/rpc (README.md).
+		return nil, errNoNetRPC
 
 	case ProtocolGRPC:
 		c.client, err = newGRPCClient(c.doneCtx, c)

@@ -14,10 +14,14 @@ package plugin
 import (
 	"context"
 	"errors"
-	"net/rpc"
 
 	"google.golang.org/grpc"
 )
+
+// NetRPCClient stands where upstream has net/rpc's *rpc.Client (Fuscia). This copy speaks only
+// the gRPC protocol and does not link net/rpc, whose encoding/gob ran its initializer at every
+// start of fuscia (README.md). A Plugin's Client is never called.
+type NetRPCClient struct{}
 
 // Plugin is the interface that is implemented to serve/connect to an
 // inteface implementation.
@@ -28,7 +32,7 @@ type Plugin interface {
 
 	// Client returns an interface implementation for the plugin you're
 	// serving that communicates to the server end of the plugin.
-	Client(*MuxBroker, *rpc.Client) (interface{}, error)
+	Client(*MuxBroker, *NetRPCClient) (interface{}, error)
 }
 
 // GRPCPlugin is the interface that is implemented to serve/connect to
@@ -56,6 +60,6 @@ func (p NetRPCUnsupportedPlugin) Server(*MuxBroker) (interface{}, error) {
 	return nil, errors.New("net/rpc plugin protocol not supported")
 }
 
-func (p NetRPCUnsupportedPlugin) Client(*MuxBroker, *rpc.Client) (interface{}, error) {
+func (p NetRPCUnsupportedPlugin) Client(*MuxBroker, *NetRPCClient) (interface{}, error) {
 	return nil, errors.New("net/rpc plugin protocol not supported")
 }

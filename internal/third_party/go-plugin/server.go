@@ -373,19 +373,10 @@ func Serve(opts *ServeConfig) {
 	var server ServerProtocol
 	switch protoType {
 	case ProtocolNetRPC:
-		// If we have a TLS configuration then we wrap the listener
-		// ourselves and do it at that level.
-		if tlsConfig != nil {
-			listener = tls.NewListener(listener, tlsConfig)
-		}
-
-		// Create the RPC server to dispense
-		server = &RPCServer{
-			Plugins: pluginSet,
-			Stdout:  stdout_r,
-			Stderr:  stderr_r,
-			DoneCh:  doneCh,
-		}
+		// Fuscia: this copy has no net/rpc (README.md); a plugin set that is not gRPC cannot be
+		// served.
+		logger.Error("protocol init", "error", "go-plugin's net/rpc protocol is not supported: serve GRPCPlugins with a GRPCServer")
+		return
 
 	case ProtocolGRPC:
 		var muxer *grpcmux.GRPCServerMuxer

@@ -8,7 +8,6 @@ import (
 	"context"
 	"io"
 	"net"
-	"net/rpc"
 	"testing"
 
 	hclog "github.com/hashicorp/go-hclog"
@@ -65,44 +64,6 @@ func TestConn(t testing.TB) (net.Conn, net.Conn) {
 	<-doneCh
 
 	return clientConn, serverConn
-}
-
-// TestRPCConn returns a rpc client and server connected to each other.
-func TestRPCConn(t testing.TB) (*rpc.Client, *rpc.Server) {
-	clientConn, serverConn := TestConn(t)
-
-	server := rpc.NewServer()
-	go server.ServeConn(serverConn)
-
-	client := rpc.NewClient(clientConn)
-	return client, server
-}
-
-// TestPluginRPCConn returns a plugin RPC client and server that are connected
-// together and configured.
-func TestPluginRPCConn(t testing.TB, ps map[string]Plugin, opts *TestOptions) (*RPCClient, *RPCServer) {
-	// Create two net.Conns we can use to shuttle our control connection
-	clientConn, serverConn := TestConn(t)
-
-	// Start up the server
-	server := &RPCServer{Plugins: ps, Stdout: new(bytes.Buffer), Stderr: new(bytes.Buffer)}
-	if opts != nil {
-		if opts.ServerStdout != nil {
-			server.Stdout = opts.ServerStdout
-		}
-		if opts.ServerStderr != nil {
-			server.Stderr = opts.ServerStderr
-		}
-	}
-	go server.ServeConn(serverConn)
-
-	// Connect the client to the server
-	client, err := NewRPCClient(clientConn, ps)
-	if err != nil {
-		t.Fatalf("err: %s", err)
-	}
-
-	return client, server
 }
 
 // TestGRPCConn returns a gRPC client conn and grpc server that are connected
