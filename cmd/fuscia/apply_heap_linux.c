@@ -60,13 +60,15 @@ int fuscia_huge_heap;
 static char *meta_region;
 static size_t meta_used;
 
-// The GNU linker's symbols for the executable's writable data: __data_start is the start of .data
-// (after the read-only-after-relocation data), _edata its end, __bss_start the start of the bss and
-// _end its end. Go's linker puts .data and .noptrdata between the first two, and the bss with
-// pointers, then the one without, after the third; what the runtime touches at start-up is in
-// the bss's first 256 KiB, while its end holds large buffers that are rarely touched (32 MiB for
-// crypto's DRBG in Go 1.26), so only that start is prefaulted.
-extern char __data_start[], __bss_start[], _end[];
+// The GNU toolchain's symbols for the executable's writable data: __data_start (glibc's crt1)
+// is the start of .data, after the data that is read-only after relocation; _edata its end;
+// __bss_start the start of the bss and _end its end (the linker's). Go's linker puts .data and
+// .noptrdata between the first two, and the bss with pointers, then the one without, after the
+// third; what the runtime touches at start-up is in the bss's first 256 KiB, while its end holds
+// large buffers that are rarely touched (32 MiB for crypto's DRBG in Go 1.26), so only that
+// start is prefaulted. They are weak: a C library or linker that does not define one leaves it
+// NULL, and nothing is prefaulted.
+extern char __data_start[] __attribute__((weak)), __bss_start[] __attribute__((weak)), _end[] __attribute__((weak));
 
 #define bssPrefault ((size_t)256 << 10)
 
@@ -78,6 +80,9 @@ extern char __data_start[], __bss_start[], _end[];
 // bss, written (private copies of the file's pages, zeroed pages of the bss), as the runtime's
 // first writes would; the contents do not change.
 static void prefault_data(void) {
+	if (__data_start == NULL || __bss_start == NULL || _end == NULL) {
+		return;
+	}
 	size_t lo = (size_t)__data_start & ~(size_t)4095;
 	size_t hi = (size_t)__bss_start + bssPrefault;
 	if (hi > (size_t)_end) {
