@@ -125,17 +125,10 @@ type (
 // item 3, session 10), for a report only `fuscia test -junit` writes.
 
 func (all junitSuites) write(b *strings.Builder) {
-	b.WriteString("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites")
-	xmlAttr(b, "name", all.Name)
-	xmlCounts(b, all.Tests, all.Failures, all.Errors, all.Skipped)
-	xmlAttr(b, "time", all.Time)
-	b.WriteString(">")
+	b.WriteString("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n")
+	xmlSuiteStart(b, "<testsuites", all.Name, all.Tests, all.Failures, all.Errors, all.Skipped, all.Time)
 	for _, s := range all.Suites {
-		b.WriteString("\n  <testsuite")
-		xmlAttr(b, "name", s.Name)
-		xmlCounts(b, s.Tests, s.Failures, s.Errors, s.Skipped)
-		xmlAttr(b, "time", s.Time)
-		b.WriteString(">")
+		xmlSuiteStart(b, "\n  <testsuite", s.Name, s.Tests, s.Failures, s.Errors, s.Skipped, s.Time)
 		for _, c := range s.Cases {
 			c.write(b)
 		}
@@ -187,11 +180,17 @@ func xmlClose(b *strings.Builder, indent, tag string, children bool) {
 	b.WriteString("</" + tag + ">")
 }
 
-func xmlCounts(b *strings.Builder, tests, failures, errors, skipped int) {
+// xmlSuiteStart writes the start tag of a <testsuites> or a <testsuite>, open (with what comes
+// before it), and its attributes.
+func xmlSuiteStart(b *strings.Builder, open, name string, tests, failures, errors, skipped int, time string) {
+	b.WriteString(open)
+	xmlAttr(b, "name", name)
 	xmlAttr(b, "tests", strconv.Itoa(tests))
 	xmlAttr(b, "failures", strconv.Itoa(failures))
 	xmlAttr(b, "errors", strconv.Itoa(errors))
 	xmlAttr(b, "skipped", strconv.Itoa(skipped))
+	xmlAttr(b, "time", time)
+	b.WriteString(">")
 }
 
 // xmlAttr writes ` name="value"` with value escaped as encoding/xml escapes attributes:
