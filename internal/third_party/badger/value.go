@@ -1243,6 +1243,13 @@ func (v *vlogThreshold) Clear(opt Options) {
 }
 
 func (v *vlogThreshold) update(sizes []int64) {
+	// Fuscia: with VLogPercentile 0 (no dynamic threshold, Fuscia's setting) the listener's
+	// Percentile(0) is always the histogram's first bound, Options.ValueThreshold, so the
+	// threshold never moves: sending the sizes only woke the listener's goroutine after every
+	// value-log write (one wake-up per journal apply; docs/performance.md, item 2, session 10).
+	if v.percentile == 0 {
+		return
+	}
 	v.valueCh <- sizes
 }
 
