@@ -168,7 +168,11 @@ type Store struct {
 	// The trimmer (trim.go): kicked after writes to Badger, it pages out the store's file
 	// mappings; mapDir is the directory as /proc/self/maps prints it. trims and trimmedBytes
 	// count its passes and the bytes of mappings it paged out (tests, benchmarks).
-	trimKick     chan struct{}
+	trimKick chan struct{}
+	// trimWrote: Badger was written since the trimmer last looked; trimArmed: the trimmer's timer
+	// runs, so a write need not kick it (trim.go, kickTrimmer).
+	trimWrote    atomic.Bool
+	trimArmed    atomic.Bool
 	stopTrim     chan struct{}
 	trimDone     chan struct{}
 	mapDir       string

@@ -48,35 +48,50 @@ func (s *Store) trimmer(every time.Duration) {
 			if tc == nil {
 				t.Reset(every)
 				tc = t.C
+				s.trimArmed.Store(true)
 			}
 			trailing = trimTrailing
 			continue
 		case <-tc:
 			tc = nil
 		}
-		s.trimMappings()
-		select {
-		case <-s.trimKick:
-			// Written meanwhile: trim again after the next interval.
-			t.Reset(every)
-			tc = t.C
-			trailing = trimTrailing
-			continue
-		default:
+		if s.trimWrote.Swap(false) {
+			trailing = trimTrailing // written during the interval
 		}
-		if trailing > 1 {
+		s.trimMappings()
+		if trailing > 1 && !s.trimWrote.Swap(false) {
 			// Nothing written since: one more pass later, for compactions still running.
 			t.Reset(time.Duration(trailing-1) * every)
 			tc = t.C
 			trailing = 1
 			continue
 		}
-		trailing = 0
+		if trailing <= 1 {
+			// Going idle: from now on a write kicks. One made before the writer could see that
+			// has set trimWrote, read after (both are sequentially consistent).
+			s.trimArmed.Store(false)
+			if !s.trimWrote.Swap(false) {
+				trailing = 0
+				continue
+			}
+			s.trimArmed.Store(true)
+		}
+		// Written meanwhile: trim again after the next interval.
+		t.Reset(every)
+		tc = t.C
+		trailing = trimTrailing
 	}
 }
 
-// kickTrimmer tells the trimmer that Badger was written.
+// kickTrimmer tells the trimmer that Badger was written. While the trimmer's timer runs it only
+// marks the write, which the trimmer reads when the timer fires: a kick each time woke the
+// trimmer's goroutine after every journal apply, only to note it (docs/performance.md, item 2,
+// session 10).
 func (s *Store) kickTrimmer() {
+	s.trimWrote.Store(true)
+	if s.trimArmed.Load() {
+		return
+	}
 	select {
 	case s.trimKick <- struct{}{}:
 	default:

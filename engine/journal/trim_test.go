@@ -175,3 +175,24 @@ func TestTrimmerRunsAfterWrites(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// TestKickTrimmerOnlyWhenIdle: a write to Badger while the trimmer's timer runs only marks the
+// write (read when the timer fires) instead of waking the trimmer's goroutine; an idle trimmer
+// is kicked.
+func TestKickTrimmerOnlyWhenIdle(t *testing.T) {
+	s := newStore(nil, "", nil, defaultWALConfig()) // no goroutine: trimKick is only looked at
+	s.kickTrimmer()
+	if len(s.trimKick) != 1 || !s.trimWrote.Load() {
+		t.Fatal("a write did not kick the idle trimmer")
+	}
+	<-s.trimKick
+	s.trimWrote.Store(false)
+	s.trimArmed.Store(true)
+	s.kickTrimmer()
+	if len(s.trimKick) != 0 {
+		t.Fatal("a write kicked the trimmer while its timer runs")
+	}
+	if !s.trimWrote.Load() {
+		t.Fatal("a write while the trimmer's timer runs was not marked")
+	}
+}
