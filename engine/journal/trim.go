@@ -67,8 +67,9 @@ func (s *Store) trimmer(every time.Duration) {
 			continue
 		}
 		if trailing <= 1 {
-			// Going idle: from now on a write kicks. One made before the writer could see that
-			// has set trimWrote, read after (both are sequentially consistent).
+			// Going idle: from now on a write kicks. A write whose kickTrimmer still saw the
+			// timer armed has set trimWrote before looking, so it is read here (both atomics
+			// are sequentially consistent).
 			s.trimArmed.Store(false)
 			if !s.trimWrote.Swap(false) {
 				trailing = 0
