@@ -535,6 +535,10 @@ type valueLog struct {
 
 	garbageCh    chan struct{}
 	discardStats *discardStats
+
+	// Fuscia: the id of the file open reused as the writable one (reuseLastVlogFile), 0 when it
+	// created one (ids start at 1).
+	reusedFid uint32
 }
 
 func vlogFilePath(dirPath string, fid uint32) string {
@@ -608,6 +612,23 @@ func (vlog *valueLog) createVlogFile() (*logFile, error) {
 	vlog.filesLock.Unlock()
 
 	return lf, nil
+}
+
+// closeUnwritten closes a reused value-log file this process wrote no entry to (Fuscia: see
+// valueLog.Close) as z.MmapFile.Close does, without its msync: unmap it, cut it back to end (its
+// header) and close it. Nothing in the file needs to be made durable: its header was synced
+// before the file was cut to it, and its size goes back to what it was. The msync synced the
+// whole 128 MiB mapping with nothing dirty in it, which on ext4 still commits the file's size
+// change (the reuse's growth) and asks the device to flush its cache.
+func (lf *logFile) closeUnwritten(end int64) error {
+	if err := z.Munmap(lf.Data); err != nil {
+		return fmt.Errorf("while munmap file: %s, error: %v", lf.path, err)
+	}
+	lf.Data = nil
+	if err := lf.Fd.Truncate(end); err != nil {
+		return fmt.Errorf("while truncate file: %s, error: %v", lf.path, err)
+	}
+	return lf.Fd.Close()
 }
 
 func errFile(err error, path string, msg string) error {
@@ -688,6 +709,7 @@ func (vlog *valueLog) open(db *DB) error {
 	// log open.
 	last, ok := vlog.filesMap[vlog.maxFid]
 	y.AssertTrue(ok)
+	sizeAtOpen := last.size.Load() // Fuscia: see reuseLastVlogFile
 	lastOff, err := last.iterate(vlog.opt.ReadOnly, vlogHeaderSize,
 		func(_ Entry, vp valuePointer) error {
 			return nil
@@ -699,10 +721,70 @@ func (vlog *valueLog) open(db *DB) error {
 		return y.Wrapf(err, "while truncating last value log file: %s", last.path)
 	}
 
+	// Fuscia: a last file a clean close left empty becomes the writable one again
+	// (reuseLastVlogFile).
+	if vlog.canReuseLastVlogFile(last, sizeAtOpen, lastOff) {
+		if err := vlog.reuseLastVlogFile(last); err != nil {
+			return y.Wrapf(err, "while reusing value log file: %s", last.path)
+		}
+		return nil
+	}
 	// Don't write to the old log file. Always create a new one.
 	if _, err := vlog.createVlogFile(); err != nil {
 		return y.Wrapf(err, "Error while creating log file in valueLog.open")
 	}
+	return nil
+}
+
+// Fuscia: an open whose last value-log file holds nothing but its header makes that file the
+// writable one again instead of creating the next (upstream always created one, and the open
+// after deleted the previous, empty file). A store whose values all stay in the LSM tree (Fuscia's
+// journal writes only values over ValueThreshold to the value log) created, mapped, advised,
+// msynced and truncated a 128 MiB file and deleted another at every open and close: ~20 system
+// calls of a one-shot `fuscia apply` (docs/performance.md, issue 20 item 3, session 10).
+//
+// canReuseLastVlogFile says whether last, the file with the highest id, can be reused: it was
+// exactly its header long on disk when this open found it (so the close that wrote it last had
+// written no entry to it: a file a process was writing when it crashed is still at its full,
+// mapped size), the iteration found no entry in it, and the store is not encrypted (a new file
+// gets the newest data key and a new base IV; a reused one would keep its key, and its IV with
+// offsets it may have used before a crash).
+func (vlog *valueLog) canReuseLastVlogFile(last *logFile, sizeAtOpen, lastOff uint32) bool {
+	return sizeAtOpen == vlogHeaderSize && lastOff == vlogHeaderSize &&
+		len(vlog.opt.EncryptionKey) == 0 && last.dataKey == nil
+}
+
+// reuseLastVlogFile makes last, which canReuseLastVlogFile accepted, the writable file, as
+// createVlogFile makes a new one: sized and mapped at twice ValueLogFileSize, advised for random
+// access (z.OpenMmapFile does that for a file it creates), written from just after its header.
+// Growing it needs no msync first (MmapFile.Truncate's): the 20 bytes mapped are the header, as
+// the close that cut the file to it had synced it. What lies beyond the old end reads as zeros,
+// as in a new file, so there is no next entry to zero either. Close then treats it as it treats
+// a new writable file: msync, unmap, truncate to the write offset.
+func (vlog *valueLog) reuseLastVlogFile(last *logFile) error {
+	size := 2 * vlog.opt.ValueLogFileSize
+	// Unmapped before it grows, as z's portable Truncate does (Windows cannot resize a mapped file).
+	if err := z.Munmap(last.Data); err != nil {
+		return err
+	}
+	last.Data = nil
+	if err := last.Fd.Truncate(size); err != nil {
+		return err
+	}
+	data, err := z.Mmap(last.Fd, true, size)
+	if err != nil {
+		return err
+	}
+	last.Data = data
+	_ = z.Madvise(data, false) // an error leaves the default advice: it only costs read-around
+	last.writeAt = vlogHeaderSize
+	last.size.Store(uint32(len(data)))
+
+	vlog.filesLock.Lock()
+	vlog.reusedFid = last.fid
+	vlog.writableLogOffset.Store(vlogHeaderSize)
+	vlog.numEntriesWritten = 0
+	vlog.filesLock.Unlock()
 	return nil
 }
 
@@ -719,6 +801,14 @@ func (vlog *valueLog) Close() error {
 
 		if !vlog.opt.ReadOnly && id == vlog.maxFid {
 			offset = int64(vlog.woffset())
+			if id == vlog.reusedFid && offset == vlogHeaderSize {
+				// Fuscia: a reused file nothing was written to holds only its header, which the
+				// close that cut the file to it synced: nothing to msync (closeUnwritten).
+				if terr := lf.closeUnwritten(offset); terr != nil && err == nil {
+					err = terr
+				}
+				continue
+			}
 		}
 		if terr := lf.Close(offset); terr != nil && err == nil {
 			err = terr
