@@ -84,6 +84,9 @@ type DB struct {
 	lock sync.RWMutex // Guards list of inmemory tables, not individual reads and writes.
 
 	dirLockGuard *directoryLockGuard
+	// Fuscia: the directory held no file a process left unsynced when Open took its lock
+	// (directoryLockGuard.closedCleanly), so newLevelsController does not sync it.
+	dirSyncedAtOpen bool
 	// nil if Dir and ValueDir are the same
 	valueDirGuard *directoryLockGuard
 
@@ -257,6 +260,7 @@ func Open(opt Options) (*DB, error) {
 		opt:              opt,
 		manifest:         manifestFile,
 		dirLockGuard:     dirLockGuard,
+		dirSyncedAtOpen:  dirLockGuard.closedCleanly(),
 		valueDirGuard:    valueDirLockGuard,
 		orc:              newOracle(opt),
 		pub:              newPublisher(),
@@ -691,16 +695,6 @@ func (db *DB) close() (err error) {
 		return
 	}
 
-	if db.dirLockGuard != nil {
-		if guardErr := db.dirLockGuard.release(); err == nil {
-			err = y.Wrap(guardErr, "DB.Close")
-		}
-	}
-	if db.valueDirGuard != nil {
-		if guardErr := db.valueDirGuard.release(); err == nil {
-			err = y.Wrap(guardErr, "DB.Close")
-		}
-	}
 	if manifestErr := db.manifest.close(); err == nil {
 		err = y.Wrap(manifestErr, "DB.Close")
 	}
@@ -711,8 +705,9 @@ func (db *DB) close() (err error) {
 	// Fsync directories to ensure that lock file, and any other removed files whose directory
 	// we haven't specifically fsynced, are guaranteed to have their directory entry removal
 	// persisted to disk.
-	if syncErr := db.syncDir(db.opt.Dir); err == nil {
-		err = y.Wrap(syncErr, "DB.Close")
+	dirSyncErr := db.syncDir(db.opt.Dir)
+	if err == nil {
+		err = y.Wrap(dirSyncErr, "DB.Close")
 	}
 	// Fuscia: the value directory is synced only when it is another directory (Fuscia's store
 	// keeps both in one): each fsync of a directory asks the device to flush its cache.
@@ -720,6 +715,25 @@ func (db *DB) close() (err error) {
 		if syncErr := db.syncDir(db.opt.ValueDir); err == nil {
 			err = y.Wrap(syncErr, "DB.Close")
 		}
+	}
+	// Fuscia: the lock and its pid file are released after the directory syncs (upstream released
+	// them first), so that a directory without the pid file is one whose last close synced it
+	// (directoryLockGuard.closedCleanly). The pid file's removal itself is not synced: should it
+	// come back after an OS crash, the next Open syncs the directory, as upstream's did.
+	if db.dirLockGuard != nil {
+		if guardErr := db.dirLockGuard.release(); err == nil {
+			err = y.Wrap(guardErr, "DB.Close")
+		}
+	}
+	if db.valueDirGuard != nil {
+		if guardErr := db.valueDirGuard.release(); err == nil {
+			err = y.Wrap(guardErr, "DB.Close")
+		}
+	}
+	if dirSyncErr != nil && !db.opt.ReadOnly && !db.opt.BypassLockGuard {
+		// Fuscia: a pid file again, so that the next Open syncs the directory this close could
+		// not (the file's content is advisory).
+		_ = os.WriteFile(filepath.Join(db.opt.Dir, lockFile), []byte("0\n"), 0666)
 	}
 
 	return err

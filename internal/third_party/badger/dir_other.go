@@ -96,3 +96,7 @@ func syncDir(dir string) error {
 	}
 	return y.Wrapf(closeErr, "While closing directory: %s.", dir)
 }
+
+// closedCleanly is false here (Fuscia): Open syncs the directory after opening the tables, as
+// upstream did (dir_unix.go).
+func (guard *directoryLockGuard) closedCleanly() bool { return false }

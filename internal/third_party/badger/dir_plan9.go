@@ -137,3 +137,7 @@ func isLocked(err error) bool {
 	}
 	return false
 }
+
+// closedCleanly is false here (Fuscia): Open syncs the directory after opening the tables, as
+// upstream did (dir_unix.go).
+func (guard *directoryLockGuard) closedCleanly() bool { return false }

@@ -27,6 +27,8 @@ type directoryLockGuard struct {
 	path string
 	// Was this a shared lock for a read-only database?
 	readOnly bool
+	// Fuscia: whether the pid file was there when the lock was taken (closedCleanly).
+	pidFileFound bool
 }
 
 // acquireDirectoryLock gets a lock on the directory (using flock). If
@@ -57,7 +59,11 @@ func acquireDirectoryLock(dirPath string, pidFileName string, readOnly bool) (
 			dirPath)
 	}
 
+	pidFileFound := false
 	if !readOnly {
+		// Fuscia: see closedCleanly.
+		_, statErr := os.Lstat(absPidFilePath)
+		pidFileFound = !os.IsNotExist(statErr)
 		// Yes, we happily overwrite a pre-existing pid file.  We're the
 		// only read-write badger process using this directory.
 		err = os.WriteFile(absPidFilePath, []byte(fmt.Sprintf("%d\n", os.Getpid())), 0666)
@@ -67,7 +73,16 @@ func acquireDirectoryLock(dirPath string, pidFileName string, readOnly bool) (
 				"Cannot write pid file %q", absPidFilePath)
 		}
 	}
-	return &directoryLockGuard{f, absPidFilePath, readOnly}, nil
+	return &directoryLockGuard{f, absPidFilePath, readOnly, pidFileFound}, nil
+}
+
+// closedCleanly reports (Fuscia) that the last read-write process to use the directory closed
+// its DB to the end: DB.close syncs the directory and only then removes the pid file, which
+// every read-write open writes, so a directory without one has nothing a process left in it
+// unsynced (a crash, during Open or later, leaves the file; so does an OS crash that loses its
+// removal). Open then skips the directory sync upstream made after opening the tables.
+func (guard *directoryLockGuard) closedCleanly() bool {
+	return guard != nil && !guard.readOnly && !guard.pidFileFound
 }
 
 // Release deletes the pid file and releases our lock on the directory.

@@ -69,6 +69,7 @@ func checkManifestTables(mf *Manifest, idMap map[uint64]struct{}) error {
 
 // removeUnlisted deletes the table files the manifest does not list (left by a crash).
 func removeUnlisted(kv *DB, mf *Manifest, idMap map[uint64]struct{}) error {
+	removed := false
 	for id := range idMap {
 		if _, ok := mf.Tables[id]; !ok {
 			kv.opt.Debugf("Table file %d not referenced in MANIFEST\n", id)
@@ -76,9 +77,14 @@ func removeUnlisted(kv *DB, mf *Manifest, idMap map[uint64]struct{}) error {
 			if err := os.Remove(filename); err != nil {
 				return y.Wrapf(err, "While removing table %d", id)
 			}
+			removed = true
 		}
 	}
-
+	// Fuscia: the directory sync upstream made after these removals (they preceded the one in
+	// newLevelsController, which now may not be made).
+	if removed {
+		return kv.syncDir(kv.opt.Dir)
+	}
 	return nil
 }
 
@@ -208,9 +214,17 @@ func newLevelsController(db *DB, mf *Manifest) (*levelsController, error) {
 
 	// Sync directory (because we have at least removed some files, or previously created the
 	// manifest file).
-	if err := syncDir(db.opt.Dir); err != nil {
-		_ = s.close()
-		return nil, err
+	// Fuscia: the files are removed later (removeUnlisted syncs the directory when it removes
+	// one), and a manifest Open creates is synced with its directory as it is created
+	// (helpRewrite), as is a key registry. What is left for this sync is what an earlier process
+	// left in the directory unsynced, and a directory whose last process closed it cleanly holds
+	// nothing of the kind (DB.dirSyncedAtOpen): the sync is made only otherwise. An fsync of a
+	// directory asks the device to flush its cache even when nothing is to be written.
+	if !db.dirSyncedAtOpen {
+		if err := db.syncDir(db.opt.Dir); err != nil {
+			_ = s.close()
+			return nil, err
+		}
 	}
 
 	return s, nil

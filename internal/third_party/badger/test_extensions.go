@@ -50,7 +50,7 @@ type testOnlyDBExtensions struct {
 	vlogGCPauseHook func()
 
 	// dirSyncs counts the directory fsyncs db.syncDir made (Fuscia: for
-	// TestCloseSyncsTheDirectoryOnce).
+	// TestCloseSyncsTheDirectoryOnce and TestOpenSyncsTheDirectoryAfterACrash).
 	dirSyncs atomic.Int32
 }
 
