@@ -617,7 +617,8 @@ func (vlog *valueLog) createVlogFile() (*logFile, error) {
 // closeUnwritten closes a reused value-log file this process wrote no entry to (Fuscia: see
 // valueLog.Close) as z.MmapFile.Close does, without its msync: unmap it, cut it back to end (its
 // header) and close it. Nothing in the file needs to be made durable: its header was synced
-// before the file was cut to it, and its size goes back to what it was. The msync synced the
+// before the file was first cut to it (reuseLastVlogFile), and its size goes back to what it
+// was. The msync synced the
 // whole 128 MiB mapping with nothing dirty in it, which on ext4 still commits the file's size
 // change (the reuse's growth) and asks the device to flush its cache.
 func (lf *logFile) closeUnwritten(end int64) error {
@@ -740,13 +741,13 @@ func (vlog *valueLog) open(db *DB) error {
 // writable one again instead of creating the next (upstream always created one, and the open
 // after deleted the previous, empty file). A store whose values all stay in the LSM tree (Fuscia's
 // journal writes only values over ValueThreshold to the value log) created, mapped, advised,
-// msynced and truncated a 128 MiB file and deleted another at every open and close: ~20 system
+// msynced and truncated a 128 MiB file and deleted another at every open and close: ~35 system
 // calls of a one-shot `fuscia apply` (docs/performance.md, issue 20 item 3, session 10).
 //
 // canReuseLastVlogFile says whether last, the file with the highest id, can be reused: it was
-// exactly its header long on disk when this open found it (so the close that wrote it last had
-// written no entry to it: a file a process was writing when it crashed is still at its full,
-// mapped size), the iteration found no entry in it, and the store is not encrypted (a new file
+// exactly its header long on disk when this open found it (a close cut it so, with no entry
+// written to it: a file a process was writing when it crashed is still at its full, mapped
+// size), the iteration found no entry in it, and the store is not encrypted (a new file
 // gets the newest data key and a new base IV; a reused one would keep its key, and its IV with
 // offsets it may have used before a crash).
 func (vlog *valueLog) canReuseLastVlogFile(last *logFile, sizeAtOpen, lastOff uint32) bool {
@@ -757,8 +758,9 @@ func (vlog *valueLog) canReuseLastVlogFile(last *logFile, sizeAtOpen, lastOff ui
 // reuseLastVlogFile makes last, which canReuseLastVlogFile accepted, the writable file, as
 // createVlogFile makes a new one: sized and mapped at twice ValueLogFileSize, advised for random
 // access (z.OpenMmapFile does that for a file it creates), written from just after its header.
-// Growing it needs no msync first (MmapFile.Truncate's): the 20 bytes mapped are the header, as
-// the close that cut the file to it had synced it. What lies beyond the old end reads as zeros,
+// Growing it needs no msync first (MmapFile.Truncate's): the 20 bytes mapped are the header,
+// synced before the file was first cut to it (by MmapFile.Close or Truncate, which msync first;
+// closeUnwritten cuts a file whose header is already synced). What lies beyond the old end reads as zeros,
 // as in a new file, so there is no next entry to zero either. Close then treats it as it treats
 // a new writable file: msync, unmap, truncate to the write offset.
 func (vlog *valueLog) reuseLastVlogFile(last *logFile) error {
@@ -802,8 +804,8 @@ func (vlog *valueLog) Close() error {
 		if !vlog.opt.ReadOnly && id == vlog.maxFid {
 			offset = int64(vlog.woffset())
 			if id == vlog.reusedFid && offset == vlogHeaderSize {
-				// Fuscia: a reused file nothing was written to holds only its header, which the
-				// close that cut the file to it synced: nothing to msync (closeUnwritten).
+				// Fuscia: a reused file nothing was written to holds only its header, synced
+				// before the file was first cut to it: nothing to msync (closeUnwritten).
 				if terr := lf.closeUnwritten(offset); terr != nil && err == nil {
 					err = terr
 				}
