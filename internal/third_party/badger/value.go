@@ -618,9 +618,8 @@ func (vlog *valueLog) createVlogFile() (*logFile, error) {
 // valueLog.Close) as z.MmapFile.Close does, without its msync: unmap it, cut it back to end (its
 // header) and close it. Nothing in the file needs to be made durable: its header was synced
 // before the file was first cut to it (reuseLastVlogFile), and its size goes back to what it
-// was. The msync synced the
-// whole 128 MiB mapping with nothing dirty in it, which on ext4 still commits the file's size
-// change (the reuse's growth) and asks the device to flush its cache.
+// was. The msync synced the whole 128 MiB mapping with nothing dirty in it, which on ext4 still
+// commits the file's size change (the reuse's growth) and asks the device to flush its cache.
 func (lf *logFile) closeUnwritten(end int64) error {
 	if err := z.Munmap(lf.Data); err != nil {
 		return fmt.Errorf("while munmap file: %s, error: %v", lf.path, err)
@@ -760,9 +759,9 @@ func (vlog *valueLog) canReuseLastVlogFile(last *logFile, sizeAtOpen, lastOff ui
 // access (z.OpenMmapFile does that for a file it creates), written from just after its header.
 // Growing it needs no msync first (MmapFile.Truncate's): the 20 bytes mapped are the header,
 // synced before the file was first cut to it (by MmapFile.Close or Truncate, which msync first;
-// closeUnwritten cuts a file whose header is already synced). What lies beyond the old end reads as zeros,
-// as in a new file, so there is no next entry to zero either. Close then treats it as it treats
-// a new writable file: msync, unmap, truncate to the write offset.
+// closeUnwritten cuts a file whose header is already synced). What lies beyond the old end reads
+// as zeros, as in a new file, so there is no next entry to zero either. Close then treats it as
+// it treats a new writable file: msync, unmap, truncate to the write offset.
 func (vlog *valueLog) reuseLastVlogFile(last *logFile) error {
 	size := 2 * vlog.opt.ValueLogFileSize
 	// Unmapped before it grows, as z's portable Truncate does (Windows cannot resize a mapped file).
