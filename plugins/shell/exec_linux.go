@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"syscall"
 	"time"
 
@@ -29,9 +28,10 @@ var errTimedOut = errors.New("exec timeout elapsed")
 // group is killed and the command is reaped before runCommand returns: a task leaves nothing
 // running behind it.
 //
-// Pipes are os.Pipe files handed to the child directly (not io.Writers), so that exec.Cmd
-// starts no copying goroutines of its own and Wait returns when the process exits instead of
-// when the last holder of the pipe (perhaps a grandchild) lets go.
+// Each pipe's end the child uses is a plain blocking descriptor, closed here as soon as the
+// child has its copy; the plugin's end is non-blocking, in Go's network poller. The plugin
+// reads the output itself (no os/exec copying goroutines), and the wait ends when the process
+// exits, not when the last holder of a pipe (perhaps a grandchild) lets go.
 func runCommand(ctx context.Context, in Input, timeout time.Duration) (execcore.Output, error) {
 	what := "command " + in.Command
 	runCtx, cancel := ctx, context.CancelFunc(func() {})
@@ -40,61 +40,76 @@ func runCommand(ctx context.Context, in Input, timeout time.Duration) (execcore.
 	}
 	defer cancel()
 
-	var files []*os.File // every pipe end the plugin holds; closed on return whatever happens
+	var files []*os.File // the plugin's pipe ends; closed on return whatever happens
+	var childFDs []int   // the child's ends; closed once it has its copies, or on return
+	closeChildFDs := func() {
+		for _, fd := range childFDs {
+			unix.Close(fd)
+		}
+		childFDs = nil
+	}
 	defer func() {
+		closeChildFDs()
 		for _, f := range files {
 			f.Close() // already closed ends give an error we do not care about
 		}
 	}()
-	pipe := func() (r, w *os.File, err error) {
-		if r, w, err = os.Pipe(); err == nil {
-			files = append(files, r, w)
+	// pipe returns the plugin's end of a new pipe and the child's; toChild says which way the
+	// data flows.
+	pipe := func(toChild bool) (*os.File, int, error) {
+		var p [2]int // read end, write end
+		if err := unix.Pipe2(p[:], unix.O_CLOEXEC); err != nil {
+			return nil, -1, err
 		}
-		return r, w, err
+		mine, theirs := p[0], p[1]
+		if toChild {
+			mine, theirs = p[1], p[0]
+		}
+		childFDs = append(childFDs, theirs)
+		if err := unix.SetNonblock(mine, true); err != nil {
+			unix.Close(mine)
+			return nil, -1, err
+		}
+		f := os.NewFile(uintptr(mine), "|pipe") // non-blocking, so in the poller
+		files = append(files, f)
+		return f, theirs, nil
 	}
-	stdoutR, stdoutW, err := pipe()
+	stdoutR, stdoutFD, err := pipe(false)
 	if err != nil {
 		return notRun, fmt.Errorf("%s: stdout pipe: %w", what, err)
 	}
-	stderrR, stderrW, err := pipe()
+	stderrR, stderrFD, err := pipe(false)
 	if err != nil {
 		return notRun, fmt.Errorf("%s: stderr pipe: %w", what, err)
 	}
-	pidfd := -1 // set by Start when the kernel gives one; exitWaiter owns it
-	cmd := &exec.Cmd{
-		Path:   in.Command,
-		Args:   append([]string{in.Command}, in.Args...),
-		Env:    execcore.EnvList(in.Env),
-		Dir:    in.Workdir,
-		Stdout: stdoutW,
-		Stderr: stderrW,
-		// Own process group, so that a timeout can kill everything the command started;
-		// SIGKILL when the plugin dies, so a crashed plugin leaves no orphan. (Pdeathsig
-		// fires when the thread that forked exits; Go only retires threads whose goroutine
-		// locked them, which nothing here does.)
-		SysProcAttr: &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL, PidFD: &pidfd},
-	}
 	var stdinW *os.File
+	var stdinFD int
 	if in.Stdin != "" {
-		var stdinR *os.File
-		if stdinR, stdinW, err = pipe(); err != nil {
+		if stdinW, stdinFD, err = pipe(true); err != nil {
 			return notRun, fmt.Errorf("%s: stdin pipe: %w", what, err)
 		}
-		cmd.Stdin = stdinR
+	} else {
+		if stdinFD, err = unix.Open(os.DevNull, unix.O_RDONLY|unix.O_CLOEXEC, 0); err != nil {
+			return notRun, fmt.Errorf("%s: stdin: %w", what, err)
+		}
+		childFDs = append(childFDs, stdinFD)
 	}
-	if err := cmd.Start(); err != nil {
+	cmd, err := spawn(spawnSpec{
+		path: in.Command,
+		args: in.Args,
+		env:  execcore.EnvList(in.Env),
+		dir:  in.Workdir,
+		fds:  [3]int{stdinFD, stdoutFD, stderrFD},
+	})
+	if err != nil {
 		return notRun, startError(what, err)
 	}
-	exit := newExitWaiter(cmd.Process.Pid, pidfd)
+	exit := newExitWaiter(cmd.pid, cmd.pidfd)
 	defer exit.close()
-	pgid := cmd.Process.Pid // Setpgid with Pgid 0: the group's id is the leader's pid
+	pgid := cmd.pid // the leader of a new group: the group's id is its pid
 
 	// The child has its copies; ours of the ends it uses must go, or EOF never comes.
-	stdoutW.Close()
-	stderrW.Close()
-	if stdinR, ok := cmd.Stdin.(*os.File); ok {
-		stdinR.Close()
-	}
+	closeChildFDs()
 
 	stdout, stderr := execcore.NewCapture(execcore.MaxOutput), execcore.NewCapture(execcore.MaxOutput)
 	// Each pump ends at EOF / write error, or when waitIO closes its file, and then says so on
@@ -121,7 +136,7 @@ func runCommand(ctx context.Context, in Input, timeout time.Duration) (execcore.
 	select {
 	case err := <-exited:
 		if err != nil {
-			// Cannot happen short of a kernel surprise; kill and let Wait tell the story.
+			// Cannot happen short of a kernel surprise; kill and let reap tell the story.
 			killGroup(pgid)
 		}
 	case <-runCtx.Done():
@@ -132,15 +147,13 @@ func runCommand(ctx context.Context, in Input, timeout time.Duration) (execcore.
 	// The leader is a zombie: its pid, the group's id, cannot be reused yet, so this kill
 	// reaches only what the command left behind in its group.
 	killGroup(pgid)
-	waitErr := cmd.Wait()
+	status, waitErr := reap(cmd.pid)
 	waitIO(pumped, pumps, stdoutR, stderrR, stdinW)
 
-	state := cmd.ProcessState
-	if state == nil { // Wait failed before it got a status
+	if waitErr != nil { // cannot happen short of a kernel surprise: the process was ours
 		return execcore.Collect(-1, stdout, stderr), fmt.Errorf("%s: wait: %w", what, waitErr)
 	}
-	status, _ := state.Sys().(syscall.WaitStatus)
-	out := execcore.Collect(state.ExitCode(), stdout, stderr)
+	out := execcore.Collect(status.ExitStatus(), stdout, stderr) // -1 when killed by a signal
 	if stopped && !status.Exited() {
 		// Killed by us. (A leader that had exited normally when the deadline hit keeps its
 		// real result below.)

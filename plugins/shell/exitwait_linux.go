@@ -73,8 +73,7 @@ func (w *exitWaiter) wait() error {
 	return werr
 }
 
-// close releases the pidfd. The process itself is reaped by exec.Cmd.Wait, which holds its
-// own pidfd.
+// close releases the pidfd. The process itself is reaped by reap (spawn_linux.go).
 func (w *exitWaiter) close() {
 	if w.fd != nil {
 		w.fd.Close()
