@@ -32,6 +32,11 @@
 #ifndef CLONE_CLEAR_SIGHAND
 #define CLONE_CLEAR_SIGHAND 0x100000000ULL
 #endif
+// The fields used here are clone3's first version (flags to tls): every kernel with clone3 takes
+// that size, whatever the headers this is built with know.
+#ifndef CLONE_ARGS_SIZE_VER0
+#define CLONE_ARGS_SIZE_VER0 64
+#endif
 #ifndef CLONE_PIDFD
 #define CLONE_PIDFD 0x00001000
 #endif
@@ -116,7 +121,7 @@ static long clone3_call(struct clone_args *cl, int (*fn)(void *), void *arg) {
 		"hlt\n"
 		"1:\n\t"
 		: "=a"(ret)
-		: "a"(SYS_clone3), "D"(cl), "S"(sizeof(*cl)), "r"(r12), "r"(r13), [exit] "i"(SYS_exit_group)
+		: "a"(SYS_clone3), "D"(cl), "S"(CLONE_ARGS_SIZE_VER0), "r"(r12), "r"(r13), [exit] "i"(SYS_exit_group)
 		: "rcx", "r11", "memory");
 	return ret;
 }

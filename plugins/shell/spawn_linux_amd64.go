@@ -17,7 +17,7 @@ import (
 
 // spawnFast starts spec with fsc_spawn (spawn_linux_amd64.c): clone3 with CLONE_CLEAR_SIGHAND
 // instead of Go's fork, which saves the child its 55 signal-handler resets. It returns
-// errNoFastSpawn where the kernel has no clone3 or no CLONE_CLEAR_SIGHAND (before 5.5).
+// errNoFastSpawn where clone3 with these flags is not to be had.
 func spawnFast(spec spawnSpec) (started, error) {
 	// One buffer of NUL-terminated strings and their offsets: Go memory without pointers,
 	// which C may read for the call's duration.
@@ -72,10 +72,15 @@ func spawnFast(spec spawnSpec) (started, error) {
 	syscall.ForkLock.Unlock()
 
 	if pid < 0 {
-		if errno := syscall.Errno(cerr); errno == syscall.ENOSYS || errno == syscall.EINVAL {
+		switch errno := syscall.Errno(cerr); errno {
+		case syscall.ENOSYS, syscall.EINVAL, syscall.EPERM:
+			// No clone3 or no CLONE_CLEAR_SIGHAND (before Linux 5.5), or a seccomp filter that
+			// refuses clone3 (container runtimes answer ENOSYS or EPERM so that callers fall
+			// back to clone).
 			return started{pid: -1, pidfd: -1}, errNoFastSpawn
+		default:
+			return started{pid: -1, pidfd: -1}, errno
 		}
-		return started{pid: -1, pidfd: -1}, syscall.Errno(cerr)
 	}
 	if cerr != 0 { // the child failed before its program ran, and exited
 		if pidfd >= 0 {
