@@ -88,10 +88,18 @@ type Store struct {
 	// batches carries written batches and tokens from the writer to the syncer; cpReqs carries
 	// tokens from the syncer to the checkpointer; spares carries prepared segments from the
 	// checkpointer to the writer, which asks for the next one on needSpare.
+	// The first spare is made firstSpareDelay after Open (a store closed sooner, such as a
+	// one-shot apply's, never makes one) unless a rotation needs it first: rotate sends on
+	// spareNow before it waits for it.
 	batches   chan *batch
 	cpReqs    chan *batch
 	spares    chan spare
 	needSpare chan struct{}
+	spareNow  chan struct{}
+	// segmentsMade counts the segments this Store created (tests).
+	segmentsMade atomic.Int64
+	// walDirSyncs counts the fsyncs of wal/ made by checkpoints and Close (tests).
+	walDirSyncs atomic.Int64
 
 	// applyQ carries acknowledged batches from the syncer to the applier, which writes them to
 	// Badger (writer.go).
@@ -261,6 +269,7 @@ func newStore(db *badger.DB, dir string, logger *slog.Logger, wc walConfig) *Sto
 		applierDone: make(chan struct{}),
 		spares:      make(chan spare, 1),
 		needSpare:   make(chan struct{}, 1),
+		spareNow:    make(chan struct{}, 1),
 		failed:      make(map[string]error),
 		writerDone:  make(chan struct{}),
 		syncerDone:  make(chan struct{}),
@@ -307,10 +316,13 @@ func (s *Store) recoverWAL() error {
 	} else {
 		s.nextSeg = 1
 	}
+	// This segment's creation syncs wal/, which also makes durable the removal of the segments
+	// an earlier Close removed without syncing it (removeSegments), before anything is written.
 	seg, err := createSegment(s.walDir, s.nextSeg, s.wc.segmentSize)
 	if err != nil {
 		return err
 	}
+	s.segmentsMade.Add(1)
 	s.nextSeg++
 	s.cur = seg
 	s.live = append(s.live, seg)
@@ -429,13 +441,19 @@ func checkFormat(db *badger.DB) error {
 	case version != "":
 		return fmt.Errorf("%w: version %q, this program reads version %q", ErrFormat, version, formatVersion)
 	}
+	// Not synced here: the key is the first entry of the new store's memtable log, and
+	// anything written later reaches Badger's files after it — the log is replayed in order
+	// up to its first damaged entry, and a flush writes the whole memtable — so whatever a
+	// later sync (a checkpoint, Badger's Close) makes durable includes it. A crash before any
+	// sync leaves a store with no data and no key, which the next Open treats as new (the
+	// WAL's segments, if any, are replayed after this check).
 	err = db.Update(func(txn *badger.Txn) error {
 		return txn.Set([]byte(formatKey), []byte(formatVersion))
 	})
 	if err != nil {
 		return fmt.Errorf("write format version: %w", err)
 	}
-	return db.Sync()
+	return nil
 }
 
 // Close writes and syncs every queued entry, checkpoints (syncs Badger and removes the WAL),

@@ -44,6 +44,11 @@ const (
 
 	defaultSegmentSize     = 32 << 20
 	defaultCheckpointEvery = 10 * time.Second
+	// defaultFirstSpareDelay is how long after Open the first spare segment is made (unless a
+	// rotation asks for it sooner). A one-shot `fuscia apply` closes its store well within it,
+	// and so creates, preallocates and syncs one segment instead of two; a longer-lived store
+	// has its spare long before its first rotation (checkpointEvery, or a full segment).
+	defaultFirstSpareDelay = time.Second
 
 	// zeroAhead is how far past its last record the writer keeps a segment's blocks written,
 	// with zeros, once zeroFrom bytes of it hold records; zeroLow is how few written bytes left
@@ -74,6 +79,9 @@ type walConfig struct {
 	segmentSize int64
 	// checkpointEvery is the longest a segment stays current once it holds a record.
 	checkpointEvery time.Duration
+	// firstSpareDelay is how long after Open the checkpointer waits before it makes the first
+	// spare segment, unless a rotation needs it sooner; 0: at once.
+	firstSpareDelay time.Duration
 	// trimEvery is how long after a write to Badger the trimmer pages out the store's file
 	// mappings (trim.go); 0: never.
 	trimEvery time.Duration
@@ -97,7 +105,12 @@ type walConfig struct {
 }
 
 func defaultWALConfig() walConfig {
-	return walConfig{segmentSize: defaultSegmentSize, checkpointEvery: defaultCheckpointEvery, trimEvery: defaultTrimEvery}
+	return walConfig{
+		segmentSize:     defaultSegmentSize,
+		checkpointEvery: defaultCheckpointEvery,
+		firstSpareDelay: defaultFirstSpareDelay,
+		trimEvery:       defaultTrimEvery,
+	}
 }
 
 // segment is one WAL file. The writer owns off; the syncer owns broken; the checkpointer closes

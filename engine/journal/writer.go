@@ -280,6 +280,10 @@ func (s *Store) writeBatch(b *batch, buf []byte) []byte {
 // rotate seals the current segment, makes the spare current and queues the old one's
 // retirement. It reports false (staying on the current segment) when there is no spare.
 func (s *Store) rotate() bool {
+	select {
+	case s.spareNow <- struct{}{}: // the first spare may still be waiting for its delay
+	default:
+	}
 	sp := <-s.spares
 	if sp.err != nil {
 		s.logError("prepare write-ahead log segment", sp.err)
@@ -712,6 +716,21 @@ func (s *Store) checkpointer() {
 		}
 	}()
 	final := false
+	makeSpare := func() {
+		seg, err := createSegment(s.walDir, s.nextSeg, s.wc.segmentSize)
+		if err == nil {
+			s.segmentsMade.Add(1)
+			s.nextSeg++
+			s.live = append(s.live, seg)
+		}
+		s.spares <- spare{seg: seg, err: err}
+	}
+	// The first spare waits for firstSpareDelay (delayC) or for a rotation that needs it.
+	first := s.wc.firstSpareDelay > 0
+	delay := time.NewTimer(time.Hour)
+	delay.Stop()
+	defer delay.Stop()
+	var delayC <-chan time.Time
 	for {
 		select {
 		case t, ok := <-s.cpReqs:
@@ -730,12 +749,24 @@ func (s *Store) checkpointer() {
 			if final {
 				continue // the writer has stopped and every segment is removed
 			}
-			seg, err := createSegment(s.walDir, s.nextSeg, s.wc.segmentSize)
-			if err == nil {
-				s.nextSeg++
-				s.live = append(s.live, seg)
+			if first {
+				first = false
+				delay.Reset(s.wc.firstSpareDelay)
+				delayC = delay.C
+				continue
 			}
-			s.spares <- spare{seg: seg, err: err}
+			makeSpare()
+		case <-delayC:
+			delayC = nil
+			if !final {
+				makeSpare()
+			}
+		case <-s.spareNow:
+			if delayC != nil && !final {
+				delay.Stop()
+				delayC = nil
+				makeSpare()
+			}
 		}
 	}
 }
@@ -764,7 +795,8 @@ func (s *Store) checkpoint(upTo uint64, all bool) error {
 }
 
 // removeSegments closes and removes the live segments up to upTo (every one when all), then
-// syncs the WAL directory. A segment it fails to remove stays live, for the next checkpoint.
+// syncs the WAL directory unless all. A segment it fails to remove stays live, for the next
+// checkpoint.
 func (s *Store) removeSegments(upTo uint64, all bool) error {
 	if s.wc.keepSegments {
 		return nil
@@ -789,7 +821,14 @@ func (s *Store) removeSegments(upTo uint64, all bool) error {
 	}
 	clear(s.live[len(kept):])
 	s.live = kept
-	if removed > 0 {
+	// A checkpoint syncs wal/, as the store goes on writing after it. Close (all) does not:
+	// Badger's Close has just made everything durable, so if an OS crash undoes the removal,
+	// the next Open replays segments whose every operation Badger already holds — plain sets
+	// and deletes, in order, over a state that ends with them: the same state. That Open's
+	// first segment is created with a sync of wal/ (recoverWAL), which makes the removal
+	// durable before the new process writes anything.
+	if removed > 0 && !all {
+		s.walDirSyncs.Add(1)
 		if err := syncDir(s.walDir); err != nil {
 			errs = append(errs, err)
 		}
