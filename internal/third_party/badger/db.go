@@ -343,6 +343,17 @@ func Open(opt Options) (*DB, error) {
 	if db.registry, err = OpenKeyRegistry(krOpt); err != nil {
 		return db, err
 	}
+	// Fuscia: a manifest created by this Open is named durably by the directory sync that
+	// follows a new key registry's rename; if the registry was already there, by this one.
+	// Either way before anything is written that the manifest would have to list.
+	if manifestFile.dirUnsynced {
+		if !db.registry.written {
+			if err = syncDir(opt.Dir); err != nil {
+				return db, y.Wrapf(err, "sync the directory of a new manifest")
+			}
+		}
+		manifestFile.dirUnsynced = false
+	}
 	db.calculateSize()
 	db.closers.updateSize = z.NewCloser(1)
 	go db.updateSize(db.closers.updateSize)

@@ -38,9 +38,10 @@ func InitDiscardStats(opt Options) (*discardStats, error) {
 		opt:      opt,
 	}
 	if err == z.NewFile {
-		// We don't need to zero out the entire 1MB.
-		lf.zeroOut()
-
+		// Fuscia: upstream zeroed the first slot here; a file OpenMmapFile has just grown from
+		// empty reads as zeros already, and writing them dirtied a page of an otherwise
+		// untouched file that DB.Close's msync then wrote and synced (a new block, a journal
+		// commit). A crash leaves the file empty or all zeros; either opens with no counts.
 	} else if err != nil {
 		return nil, y.Wrapf(err, "while opening file: %s\n", discardFname)
 	}

@@ -40,6 +40,9 @@ type KeyRegistry struct {
 	nextKeyID   uint64
 	fp          *os.File
 	opt         KeyRegistryOptions
+	// written: OpenKeyRegistry wrote this registry's file (and synced the directory after its
+	// rename). Fuscia: Open relies on that sync for a manifest it has just created.
+	written bool
 }
 
 type KeyRegistryOptions struct {
@@ -83,6 +86,7 @@ func OpenKeyRegistry(opt KeyRegistryOptions) (*KeyRegistry, error) {
 		flags |= y.Sync
 	}
 	fp, err := y.OpenExistingFile(path, flags)
+	written := false
 	// OpenExistingFile just open file.
 	// So checking whether the file exist or not. If not
 	// We'll create new keyregistry.
@@ -100,6 +104,7 @@ func OpenKeyRegistry(opt KeyRegistryOptions) (*KeyRegistry, error) {
 		if err != nil {
 			return nil, y.Wrapf(err, "Error while opening newly created key registry.")
 		}
+		written = true
 	} else if err != nil {
 		return nil, y.Wrapf(err, "Error while opening key registry.")
 	}
@@ -110,6 +115,7 @@ func OpenKeyRegistry(opt KeyRegistryOptions) (*KeyRegistry, error) {
 		fp.Close()
 		return nil, err
 	}
+	kr.written = written
 	if opt.ReadOnly {
 		// We'll close the file in readonly mode.
 		return kr, fp.Close()

@@ -215,8 +215,8 @@ func newLevelsController(db *DB, mf *Manifest) (*levelsController, error) {
 	// Sync directory (because we have at least removed some files, or previously created the
 	// manifest file).
 	// Fuscia: the files are removed later (removeUnlisted syncs the directory when it removes
-	// one), and a manifest Open creates is synced with its directory as it is created
-	// (helpRewrite), as is a key registry. What is left for this sync is what an earlier process
+	// one), and a manifest Open creates is synced with its directory before Open goes on past
+	// the key registry (DB.Open), as is a key registry. What is left for this sync is what an earlier process
 	// left in the directory unsynced, and a directory whose last process closed it cleanly holds
 	// nothing of the kind (DB.dirSyncedAtOpen): the sync is made only otherwise. An fsync of a
 	// directory asks the device to flush its cache even when nothing is to be written.

@@ -54,6 +54,10 @@ type testOnlyDBExtensions struct {
 	dirSyncs atomic.Int32
 }
 
+// dirSyncCalls counts the calls of syncDir in this process (Fuscia: for
+// TestNewStoreSyncsTheDirectoryOnce).
+var dirSyncCalls atomic.Int64
+
 // logToSyncChan sends a message to the DB's syncChan. Note that we expect
 // that the DB never closes this channel; the responsibility for
 // allocating and closing the channel belongs to the test module.
