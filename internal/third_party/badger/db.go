@@ -344,7 +344,7 @@ func Open(opt Options) (*DB, error) {
 		return db, err
 	}
 	// Fuscia: a manifest created by this Open is named durably by the directory sync that
-	// follows a new key registry's rename; if the registry was already there, by this one.
+	// follows a new key registry's rename (encrypted stores); otherwise by this one.
 	// Either way before anything is written that the manifest would have to list.
 	if manifestFile.dirUnsynced {
 		if !db.registry.written {

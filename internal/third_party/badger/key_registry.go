@@ -41,7 +41,8 @@ type KeyRegistry struct {
 	fp          *os.File
 	opt         KeyRegistryOptions
 	// written: OpenKeyRegistry wrote this registry's file (and synced the directory after its
-	// rename). Fuscia: Open relies on that sync for a manifest it has just created.
+	// rename; only with an encryption key). Fuscia: Open relies on that sync for a manifest it
+	// has just created.
 	written bool
 }
 
@@ -94,6 +95,14 @@ func OpenKeyRegistry(opt KeyRegistryOptions) (*KeyRegistry, error) {
 		// Creating new registry file if not exist.
 		kr := newKeyRegistry(opt)
 		if opt.ReadOnly {
+			return kr, nil
+		}
+		// Fuscia: a store without an encryption key keeps no registry file. Such a file holds
+		// only an IV and the sanity text (data keys exist only with encryption), and writing it
+		// cost a new store's Open a synchronous write, a rename and a directory sync. A registry
+		// an earlier build wrote is read as before; a store opened later with a key writes one
+		// then, as upstream does for a new store.
+		if len(opt.EncryptionKey) == 0 {
 			return kr, nil
 		}
 		// Writing the key registry to the file.
@@ -376,7 +385,7 @@ func (kr *KeyRegistry) LatestDataKey() (*pb.DataKey, error) {
 
 // Close closes the key registry.
 func (kr *KeyRegistry) Close() error {
-	if !(kr.opt.ReadOnly || kr.opt.InMemory) {
+	if !(kr.opt.ReadOnly || kr.opt.InMemory) && kr.fp != nil { // Fuscia: no file without a key
 		return kr.fp.Close()
 	}
 	return nil

@@ -145,7 +145,7 @@ func helpOpenOrCreateManifestFile(dir string, readOnly bool, extMagic uint16,
 		}
 		m := createManifest()
 		// Fuscia: the directory is not synced here but by Open, after the key registry (whose
-		// creation, next, syncs it anyway in a new store): one directory fsync instead of two.
+		// creation, in a new encrypted store, syncs it anyway): one directory fsync, not two.
 		// Until then nothing refers to the manifest: a crash that loses its name leaves a
 		// directory with no manifest and no table, which the next Open creates afresh.
 		fp, netCreations, err := helpRewrite(dir, &m, extMagic, false)

@@ -10,9 +10,8 @@ import (
 )
 
 // TestNewStoreSyncsTheDirectoryOnce checks Fuscia's change to a new store's Open: the manifest
-// it creates is named durably by the directory sync that follows the new key registry's rename
-// (one directory fsync, upstream made two), and by a sync of Open's own when the key registry
-// was already there.
+// it creates is named durably by one directory sync (upstream made two, one for the manifest and
+// one for the key registry), also when a key registry is already there.
 func TestNewStoreSyncsTheDirectoryOnce(t *testing.T) {
 	dir := t.TempDir()
 	opt := DefaultOptions(dir).WithLogger(nil)
@@ -35,6 +34,14 @@ func TestNewStoreSyncsTheDirectoryOnce(t *testing.T) {
 		}
 	}
 	open("new store")
+	if _, err := os.Stat(filepath.Join(dir, KeyRegistryFileName)); !os.IsNotExist(err) {
+		t.Fatalf("a store without an encryption key has a key registry file (%v)", err)
+	}
+	// A store an earlier build made has a registry: write one as it did, and remove the
+	// manifest, so that Open creates a manifest beside an existing registry.
+	if err := WriteKeyRegistry(newKeyRegistry(KeyRegistryOptions{Dir: dir}), KeyRegistryOptions{Dir: dir}); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.Remove(filepath.Join(dir, ManifestFilename)); err != nil {
 		t.Fatal(err)
 	}
@@ -79,6 +86,56 @@ func TestNewDiscardFileNotWritten(t *testing.T) {
 	db, err = Open(DefaultOptions(dir).WithLogger(nil))
 	if err != nil {
 		t.Fatalf("reopen: %v", err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestKeyRegistryOnlyWithEncryption checks Fuscia's change to OpenKeyRegistry: a store without
+// an encryption key writes no KEYREGISTRY file and reopens; an encrypted store writes one, and
+// refuses to open without its key.
+func TestKeyRegistryOnlyWithEncryption(t *testing.T) {
+	dir := t.TempDir()
+	for range 2 {
+		db, err := Open(DefaultOptions(dir).WithLogger(nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := db.Update(func(txn *Txn) error { return txn.Set([]byte("k"), []byte("v")) }); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(filepath.Join(dir, KeyRegistryFileName)); !os.IsNotExist(err) {
+			t.Fatalf("key registry of a store without encryption: %v", err)
+		}
+	}
+
+	dir = t.TempDir()
+	key := []byte("0123456789abcdef")
+	eopt := DefaultOptions(dir).WithLogger(nil).WithEncryptionKey(key).WithIndexCacheSize(1 << 20)
+	db, err := Open(eopt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Update(func(txn *Txn) error { return txn.Set([]byte("k"), []byte("v")) }); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, KeyRegistryFileName)); err != nil {
+		t.Fatalf("key registry of an encrypted store: %v", err)
+	}
+	if db, err := Open(DefaultOptions(dir).WithLogger(nil)); err == nil {
+		_ = db.Close()
+		t.Fatal("an encrypted store opened without its key")
+	}
+	db, err = Open(eopt)
+	if err != nil {
+		t.Fatalf("reopen with the key: %v", err)
 	}
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
