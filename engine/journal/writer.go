@@ -762,6 +762,9 @@ func (s *Store) checkpointer() {
 				makeSpare()
 			}
 		case <-s.spareNow:
+			// A rotation before the first request was even seen (the two are ready at
+			// once and select picked this one) must not find that request delayed.
+			first = false
 			if delayC != nil && !final {
 				delay.Stop()
 				delayC = nil
