@@ -1192,6 +1192,9 @@ func (db *DB) handleMemTableFlush(mt *memTable, dropPrefixes [][]byte) error {
 		data := builder.Finish()
 		tbl, err = table.OpenInMemoryTable(data, fileID, &bopts)
 	} else {
+		if err := db.manifest.syncBeforeTable(); err != nil { // Fuscia
+			return err
+		}
 		tbl, err = table.CreateTable(table.NewFilename(fileID, db.opt.Dir), builder)
 	}
 	if err != nil {

@@ -960,6 +960,9 @@ func (s *levelsController) subcompact(it y.Iterator, kr keyRange, cd compactDef,
 				tbl, err = table.OpenInMemoryTable(builder.Finish(), fileID, &bopts)
 			} else {
 				fname := table.NewFilename(fileID, s.kv.opt.Dir)
+				if err = s.kv.manifest.syncBeforeTable(); err != nil { // Fuscia
+					return
+				}
 				tbl, err = table.CreateTable(fname, builder)
 			}
 

@@ -16,7 +16,9 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
+	"sync/atomic"
 
 	"google.golang.org/protobuf/proto"
 
@@ -89,6 +91,31 @@ type manifestFile struct {
 	// dirUnsynced: this manifest was just created and its directory not synced after the
 	// rename that named it (Fuscia: Open syncs it once, with the key registry's creation).
 	dirUnsynced bool
+
+	// unsynced: this manifest was created without an fsync (a new store's); syncBeforeTable
+	// syncs it before the first table file is created. (Fuscia.)
+	unsynced atomic.Bool
+}
+
+// syncBeforeTable makes a manifest created without an fsync durable before a table file is
+// created: a table on disk then always comes with a manifest that reads as one, which is what
+// lets crashLeftover take an empty manifest in a directory without tables for a new store's.
+// One fsync in a store's life, at its first memtable flush; nothing after. (Fuscia.)
+func (mf *manifestFile) syncBeforeTable() error {
+	if mf == nil || mf.inMemory || !mf.unsynced.Load() {
+		return nil
+	}
+	mf.appendLock.Lock()
+	defer mf.appendLock.Unlock()
+	if !mf.unsynced.Load() {
+		return nil
+	}
+	manifestHeaderSyncs.Add(1)
+	if err := syncFunc(mf.fp); err != nil {
+		return y.Wrapf(err, "sync the new manifest before its first table")
+	}
+	mf.unsynced.Store(false)
+	return nil
 }
 
 const (
@@ -136,8 +163,19 @@ func helpOpenOrCreateManifestFile(dir string, readOnly bool, extMagic uint16,
 		flags |= y.ReadOnly
 	}
 	fp, err := y.OpenExistingFile(path, flags) // We explicitly sync in addChanges, outside the lock.
+	if err == nil && !readOnly {
+		leftover, lerr := crashLeftover(dir, fp)
+		if lerr != nil {
+			_ = fp.Close()
+			return nil, Manifest{}, lerr
+		}
+		if leftover {
+			_ = fp.Close()
+			err = os.ErrNotExist // created afresh below, over the leftover
+		}
+	}
 	if err != nil {
-		if !os.IsNotExist(err) {
+		if !errors.Is(err, os.ErrNotExist) {
 			return nil, Manifest{}, err
 		}
 		if readOnly {
@@ -148,7 +186,11 @@ func helpOpenOrCreateManifestFile(dir string, readOnly bool, extMagic uint16,
 		// creation, in a new encrypted store, syncs it anyway): one directory fsync, not two.
 		// Until then nothing refers to the manifest: a crash that loses its name leaves a
 		// directory with no manifest and no table, which the next Open creates afresh.
-		fp, netCreations, err := helpRewrite(dir, &m, extMagic, false)
+		// Nor is the new file synced before its rename: it lists no table, and the first
+		// change that adds one (addChanges) syncs the file, header included. A crash before
+		// that may leave MANIFEST empty or zeros; with no table in the directory, the next
+		// Open takes that for no manifest (crashLeftover).
+		fp, netCreations, err := helpRewrite(dir, &m, extMagic, false, false)
 		if err != nil {
 			return nil, Manifest{}, err
 		}
@@ -161,6 +203,7 @@ func helpOpenOrCreateManifestFile(dir string, readOnly bool, extMagic uint16,
 			deletionsRewriteThreshold: deletionsThreshold,
 			dirUnsynced:               true,
 		}
+		mf.unsynced.Store(true)
 		return mf, m, nil
 	}
 
@@ -190,6 +233,34 @@ func helpOpenOrCreateManifestFile(dir string, readOnly bool, extMagic uint16,
 		deletionsRewriteThreshold: deletionsThreshold,
 	}
 	return mf, manifest, nil
+}
+
+// crashLeftover reports whether fp, the MANIFEST of dir, is what a crash leaves of a new store's
+// manifest, which is not synced when created (helpOpenOrCreateManifestFile): empty, or zeros
+// where its header should be (its size reached the disk, its block did not) — and dir holds no
+// table, which a manifest would have to list (syncBeforeTable makes the manifest durable before
+// the first table exists). Such a file is taken as no manifest. Anything else that does not
+// read as a manifest stays an error for ReplayManifestFile to report: bytes a crash cannot
+// leave, and a store with tables needs its manifest. (Fuscia.)
+func crashLeftover(dir string, fp *os.File) (bool, error) {
+	var head [8]byte
+	n, err := fp.ReadAt(head[:], 0)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return false, err
+	}
+	if !bytes.Equal(head[:n], make([]byte, n)) {
+		return false, nil
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return false, err
+	}
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".sst") { // table.fileSuffix
+			return false, nil
+		}
+	}
+	return true, nil
 }
 
 func (mf *manifestFile) close() error {
@@ -235,7 +306,11 @@ func (mf *manifestFile) addChanges(changesParam []*pb.ManifestChange, opt Option
 		}
 	}
 
-	return syncFunc(mf.fp)
+	if err := syncFunc(mf.fp); err != nil {
+		return err
+	}
+	mf.unsynced.Store(false) // Fuscia: the header is durable with the change
+	return nil
 }
 
 // this function is saved here to allow injection of fake filesystem latency at test time.
@@ -247,9 +322,10 @@ var magicText = [4]byte{'B', 'd', 'g', 'r'}
 // The magic version number. It is allocated 2 bytes, so it's value must be <= math.MaxUint16
 const badgerMagicVersion = 8
 
-// helpRewrite writes m to a new manifest file and renames it to MANIFEST; syncTheDir: then fsync
-// dir, so that the new name is durable (Fuscia: a new store's Open syncs it itself).
-func helpRewrite(dir string, m *Manifest, extMagic uint16, syncTheDir bool) (*os.File, int, error) {
+// helpRewrite writes m to a new manifest file and renames it to MANIFEST. syncTheFile: the file
+// is synced before the rename; syncTheDir: the directory after it, so that the new name is
+// durable. (Fuscia: a new store's manifest does neither; see helpOpenOrCreateManifestFile.)
+func helpRewrite(dir string, m *Manifest, extMagic uint16, syncTheFile, syncTheDir bool) (*os.File, int, error) {
 	rewritePath := filepath.Join(dir, manifestRewriteFilename)
 	// We explicitly sync.
 	fp, err := y.OpenTruncFile(rewritePath, false)
@@ -286,9 +362,12 @@ func helpRewrite(dir string, m *Manifest, extMagic uint16, syncTheDir bool) (*os
 		fp.Close()
 		return nil, 0, err
 	}
-	if err := fp.Sync(); err != nil {
-		fp.Close()
-		return nil, 0, err
+	if syncTheFile {
+		manifestHeaderSyncs.Add(1) // Fuscia
+		if err := fp.Sync(); err != nil {
+			fp.Close()
+			return nil, 0, err
+		}
 	}
 
 	// In Windows the files should be closed before doing a Rename.
@@ -323,7 +402,7 @@ func (mf *manifestFile) rewrite() error {
 	if err := mf.fp.Close(); err != nil {
 		return err
 	}
-	fp, netCreations, err := helpRewrite(mf.directory, &mf.manifest, mf.externalMagic, true)
+	fp, netCreations, err := helpRewrite(mf.directory, &mf.manifest, mf.externalMagic, true, true)
 	if err != nil {
 		return err
 	}

@@ -489,6 +489,9 @@ func (w *sortedWriter) createTable(builder *table.Builder) error {
 	} else {
 		var err error
 		fname := table.NewFilename(fileID, w.db.opt.Dir)
+		if err = w.db.manifest.syncBeforeTable(); err != nil { // Fuscia
+			return err
+		}
 		if tbl, err = table.CreateTable(fname, builder); err != nil {
 			return err
 		}

@@ -58,6 +58,11 @@ type testOnlyDBExtensions struct {
 // TestNewStoreSyncsTheDirectoryOnce).
 var dirSyncCalls atomic.Int64
 
+// manifestHeaderSyncs counts the fsyncs that make a manifest's header durable: a rewritten
+// manifest's before its rename, a new store's before its first table (Fuscia: for
+// new_manifest_test.go).
+var manifestHeaderSyncs atomic.Int64
+
 // logToSyncChan sends a message to the DB's syncChan. Note that we expect
 // that the DB never closes this channel; the responsibility for
 // allocating and closing the channel belongs to the test module.
