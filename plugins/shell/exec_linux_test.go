@@ -228,11 +228,26 @@ func assertGroupGone(t *testing.T, stdout string) {
 
 func liveGroupMembers(t *testing.T, pgid int) []string {
 	t.Helper()
+	var live []string
+	for _, p := range procs(t) {
+		if p.pgrp == strconv.Itoa(pgid) && p.state != "Z" {
+			live = append(live, p.pid+" "+p.comm)
+		}
+	}
+	return live
+}
+
+// proc is a process as /proc/PID/stat gives it.
+type proc struct{ pid, comm, state, ppid, pgrp string }
+
+// procs returns every process of the system.
+func procs(t *testing.T) []proc {
+	t.Helper()
 	stats, err := filepath.Glob("/proc/[0-9]*/stat")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var live []string
+	var ps []proc
 	for _, path := range stats {
 		b, err := os.ReadFile(path)
 		if err != nil {
@@ -240,11 +255,13 @@ func liveGroupMembers(t *testing.T, pgid int) []string {
 		}
 		// pid (comm) state ppid pgrp ...; comm may contain spaces, so split after the last ')'.
 		s := string(b)
-		fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-		if len(fields) < 3 || fields[2] != strconv.Itoa(pgid) || fields[0] == "Z" {
+		end := strings.LastIndexByte(s, ')')
+		fields := strings.Fields(s[end+1:])
+		if len(fields) < 3 {
 			continue
 		}
-		live = append(live, strings.Fields(s)[0]+" "+s[strings.IndexByte(s, '('):strings.LastIndexByte(s, ')')+1])
+		ps = append(ps, proc{pid: strings.Fields(s)[0], comm: s[strings.IndexByte(s, '(') : end+1],
+			state: fields[0], ppid: fields[1], pgrp: fields[2]})
 	}
-	return live
+	return ps
 }
