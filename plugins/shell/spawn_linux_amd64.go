@@ -41,12 +41,14 @@ func spawnFast(spec spawnSpec) (started, error) {
 		buf = append(append(buf, s...), 0)
 		return off, nil
 	}
-	for _, s := range append(append([]string{spec.path}, spec.args...), spec.env...) {
-		off, err := add(s)
-		if err != nil {
-			return started{pid: -1, pidfd: -1}, err
+	for _, list := range [][]string{{spec.path}, spec.args, spec.env} { // argv, then envp
+		for _, s := range list {
+			off, err := add(s)
+			if err != nil {
+				return started{pid: -1, pidfd: -1}, err
+			}
+			offs = append(offs, off)
 		}
-		offs = append(offs, off)
 	}
 	dir := C.int(-1)
 	if spec.dir != "" {

@@ -163,52 +163,27 @@ func helpOpenOrCreateManifestFile(dir string, readOnly bool, extMagic uint16,
 		flags |= y.ReadOnly
 	}
 	fp, err := y.OpenExistingFile(path, flags) // We explicitly sync in addChanges, outside the lock.
-	if err == nil && !readOnly {
-		leftover, lerr := crashLeftover(dir, fp)
-		if lerr != nil {
-			_ = fp.Close()
-			return nil, Manifest{}, lerr
-		}
-		if leftover {
-			_ = fp.Close()
-			err = os.ErrNotExist // created afresh below, over the leftover
-		}
-	}
 	if err != nil {
-		if !errors.Is(err, os.ErrNotExist) {
+		if !os.IsNotExist(err) {
 			return nil, Manifest{}, err
 		}
 		if readOnly {
 			return nil, Manifest{}, fmt.Errorf("no manifest found, required for read-only db")
 		}
-		m := createManifest()
-		// Fuscia: the directory is not synced here but by Open, after the key registry (whose
-		// creation, in a new encrypted store, syncs it anyway): one directory fsync, not two.
-		// Until then nothing refers to the manifest: a crash that loses its name leaves a
-		// directory with no manifest and no table, which the next Open creates afresh.
-		// Nor is the new file synced before its rename: it lists no table, and the first
-		// change that adds one (addChanges) syncs the file, header included. A crash before
-		// that may leave MANIFEST empty or zeros; with no table in the directory, the next
-		// Open takes that for no manifest (crashLeftover).
-		fp, netCreations, err := helpRewrite(dir, &m, extMagic, false, false)
-		if err != nil {
-			return nil, Manifest{}, err
-		}
-		y.AssertTrue(netCreations == 0)
-		mf := &manifestFile{
-			fp:                        fp,
-			directory:                 dir,
-			externalMagic:             extMagic,
-			manifest:                  m.clone(opt),
-			deletionsRewriteThreshold: deletionsThreshold,
-			dirUnsynced:               true,
-		}
-		mf.unsynced.Store(true)
-		return mf, m, nil
+		return createManifestFile(dir, extMagic, deletionsThreshold, opt)
 	}
 
 	manifest, truncOffset, err := ReplayManifestFile(fp, extMagic, opt)
 	if err != nil {
+		// Fuscia: what a crash leaves of a new store's manifest is taken as none (crashLeftover).
+		// Looked at only when the header does not check out, so a sound manifest costs no read.
+		if errors.Is(err, errBadMagic) && !readOnly {
+			leftover, lerr := crashLeftover(dir, fp)
+			if lerr == nil && leftover {
+				_ = fp.Close()
+				return createManifestFile(dir, extMagic, deletionsThreshold, opt)
+			}
+		}
 		_ = fp.Close()
 		return nil, Manifest{}, err
 	}
@@ -233,6 +208,32 @@ func helpOpenOrCreateManifestFile(dir string, readOnly bool, extMagic uint16,
 		deletionsRewriteThreshold: deletionsThreshold,
 	}
 	return mf, manifest, nil
+}
+
+// createManifestFile creates a new store's manifest. Fuscia: the directory is not synced here
+// but by Open, after the key registry (whose creation, in a new encrypted store, syncs it
+// anyway): one directory fsync, not two. Until then nothing refers to the manifest: a crash that
+// loses its name leaves a directory with no manifest and no table, which the next Open creates
+// afresh. Nor is the new file synced before its rename: it lists no table, and syncBeforeTable
+// syncs it before the first table exists. A crash before that may leave MANIFEST empty or zeros;
+// with no table in the directory, the next Open takes that for no manifest (crashLeftover).
+func createManifestFile(dir string, extMagic uint16, deletionsThreshold int, opt Options) (*manifestFile, Manifest, error) {
+	m := createManifest()
+	fp, netCreations, err := helpRewrite(dir, &m, extMagic, false, false)
+	if err != nil {
+		return nil, Manifest{}, err
+	}
+	y.AssertTrue(netCreations == 0)
+	mf := &manifestFile{
+		fp:                        fp,
+		directory:                 dir,
+		externalMagic:             extMagic,
+		manifest:                  m.clone(opt),
+		deletionsRewriteThreshold: deletionsThreshold,
+		dirUnsynced:               true,
+	}
+	mf.unsynced.Store(true)
+	return mf, m, nil
 }
 
 // crashLeftover reports whether fp, the MANIFEST of dir, is what a crash leaves of a new store's
