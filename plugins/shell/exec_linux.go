@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"syscall"
 	"time"
@@ -29,9 +28,10 @@ var errTimedOut = errors.New("exec timeout elapsed")
 // running behind it.
 //
 // Each pipe's end the child uses is a plain blocking descriptor, closed here as soon as the
-// child has its copy; the plugin's end is non-blocking, in Go's network poller. The plugin
-// reads the output itself (no os/exec copying goroutines), and the wait ends when the process
-// exits, not when the last holder of a pipe (perhaps a grandchild) lets go.
+// child has its copy. The plugin's ends, and the command's pidfd, are watched by commandIO on
+// this goroutine: it reads the output, writes the input, and notices the exit, and the wait
+// ends when the process exits, not when the last holder of a pipe (perhaps a grandchild) lets
+// go.
 func runCommand(ctx context.Context, in Input, timeout time.Duration) (execcore.Output, error) {
 	what := "command " + in.Command
 	runCtx, cancel := ctx, context.CancelFunc(func() {})
@@ -40,39 +40,30 @@ func runCommand(ctx context.Context, in Input, timeout time.Duration) (execcore.
 	}
 	defer cancel()
 
-	var files []*os.File // the plugin's pipe ends; closed on return whatever happens
-	var childFDs []int   // the child's ends; closed once it has its copies, or on return
-	closeChildFDs := func() {
-		for _, fd := range childFDs {
+	var mine []int     // the plugin's ends; commandIO takes them, else closed on return
+	var childFDs []int // the child's ends; closed once it has its copies, or on return
+	closeAll := func(fds *[]int) {
+		for _, fd := range *fds {
 			unix.Close(fd)
 		}
-		childFDs = nil
+		*fds = nil
 	}
-	defer func() {
-		closeChildFDs()
-		for _, f := range files {
-			f.Close() // already closed ends give an error we do not care about
-		}
-	}()
+	defer closeAll(&childFDs)
+	defer func() { closeAll(&mine) }()
 	// pipe returns the plugin's end of a new pipe and the child's; toChild says which way the
 	// data flows.
-	pipe := func(toChild bool) (*os.File, int, error) {
+	pipe := func(toChild bool) (int, int, error) {
 		var p [2]int // read end, write end
 		if err := unix.Pipe2(p[:], unix.O_CLOEXEC); err != nil {
-			return nil, -1, err
+			return -1, -1, err
 		}
-		mine, theirs := p[0], p[1]
+		ours, theirs := p[0], p[1]
 		if toChild {
-			mine, theirs = p[1], p[0]
+			ours, theirs = p[1], p[0]
 		}
+		mine = append(mine, ours)
 		childFDs = append(childFDs, theirs)
-		if err := unix.SetNonblock(mine, true); err != nil {
-			unix.Close(mine)
-			return nil, -1, err
-		}
-		f := os.NewFile(uintptr(mine), "|pipe") // non-blocking, so in the poller
-		files = append(files, f)
-		return f, theirs, nil
+		return ours, theirs, nil
 	}
 	stdoutR, stdoutFD, err := pipe(false)
 	if err != nil {
@@ -82,8 +73,7 @@ func runCommand(ctx context.Context, in Input, timeout time.Duration) (execcore.
 	if err != nil {
 		return notRun, fmt.Errorf("%s: stderr pipe: %w", what, err)
 	}
-	var stdinW *os.File
-	var stdinFD int
+	stdinW, stdinFD := -1, -1
 	if in.Stdin != "" {
 		if stdinW, stdinFD, err = pipe(true); err != nil {
 			return notRun, fmt.Errorf("%s: stdin pipe: %w", what, err)
@@ -104,51 +94,54 @@ func runCommand(ctx context.Context, in Input, timeout time.Duration) (execcore.
 	if err != nil {
 		return notRun, startError(what, err)
 	}
-	exit := newExitWaiter(cmd.pid, cmd.pidfd)
-	defer exit.close()
 	pgid := cmd.pid // the leader of a new group: the group's id is its pid
-
 	// The child has its copies; ours of the ends it uses must go, or EOF never comes.
-	closeChildFDs()
+	closeAll(&childFDs)
 
 	stdout, stderr := execcore.NewCapture(execcore.MaxOutput), execcore.NewCapture(execcore.MaxOutput)
-	// Each pump ends at EOF / write error, or when waitIO closes its file, and then says so on
-	// pumped (buffered: a pump never waits for waitIO).
-	pumped, pumps := make(chan struct{}, 3), 0
-	pump := func(f func()) {
-		pumps++
-		go func() { f(); pumped <- struct{}{} }()
+	mine = nil // commandIO owns them now, whatever happens
+	cio, err := newCommandIO(stdoutR, stderrR, stdinW, in.Stdin, cmd.pid, cmd.pidfd, [2]*execcore.Capture{stdout, stderr})
+	if err != nil {
+		killGroup(pgid)
+		reap(cmd.pid)
+		return notRun, fmt.Errorf("%s: watch: %w", what, err)
 	}
-	pump(func() { io.Copy(stdout, stdoutR) })
-	pump(func() { io.Copy(stderr, stderrR) })
-	if stdinW != nil {
-		pump(func() {
-			// A command may exit without reading all of its input: the EPIPE is not an error.
-			io.WriteString(stdinW, in.Stdin)
-			stdinW.Close()
-		})
-	}
+	defer cio.close()
 
-	exited := make(chan error, 1) // the leader exited; not reaped yet
-	go func() { exited <- exit.wait() }()
-
+	// Until the leader exits. Cancellation or the timeout interrupts the wait; the group is
+	// then killed and the wait goes on for the exit, which is then certain.
+	interrupted := make(chan struct{})
+	stopInterrupt := context.AfterFunc(runCtx, func() {
+		cio.interrupt()
+		close(interrupted)
+	})
 	stopped := false
-	select {
-	case err := <-exited:
-		if err != nil {
-			// Cannot happen short of a kernel surprise; kill and let reap tell the story.
-			killGroup(pgid)
+	for {
+		err := cio.run(func() bool { return cio.exited })
+		if err == nil {
+			break
 		}
-	case <-runCtx.Done():
+		if !errors.Is(err, os.ErrDeadlineExceeded) || runCtx.Err() == nil || stopped {
+			// Cannot happen short of a kernel surprise; kill, and let reap tell the story.
+			killGroup(pgid)
+			break
+		}
 		stopped = true
 		killGroup(pgid)
-		<-exited
+		cio.setDeadline(time.Time{})
+	}
+	if !stopInterrupt() {
+		<-interrupted // it ran, or is running: its deadline must not cut the drain below
 	}
 	// The leader is a zombie: its pid, the group's id, cannot be reused yet, so this kill
 	// reaches only what the command left behind in its group.
 	killGroup(pgid)
 	status, waitErr := reap(cmd.pid)
-	waitIO(pumped, pumps, stdoutR, stderrR, stdinW)
+	// The input is moot now, and the output ends with the group; only a process that left the
+	// group can hold a pipe longer, and not for more than ioGrace.
+	cio.done(tagStdin)
+	cio.setDeadline(time.Now().Add(ioGrace))
+	cio.run(func() bool { return !cio.outputOpen() })
 
 	if waitErr != nil { // cannot happen short of a kernel surprise: the process was ours
 		return execcore.Collect(-1, stdout, stderr), fmt.Errorf("%s: wait: %w", what, waitErr)
@@ -175,28 +168,6 @@ func killGroup(pgid int) {
 	// changed its credentials (setuid); there is nothing more to do, and the leader is reaped
 	// regardless. So the error is deliberately ignored.
 	_ = syscall.Kill(-pgid, syscall.SIGKILL)
-}
-
-// waitIO waits for the n pumps to report on pumped, at most ioGrace, then closes the plugin's
-// pipe ends so that any pump still blocked returns, and waits for the rest.
-func waitIO(pumped <-chan struct{}, n int, files ...*os.File) {
-	t := time.NewTimer(ioGrace)
-	defer t.Stop()
-	for ; n > 0; n-- {
-		select {
-		case <-pumped:
-		case <-t.C:
-			for _, f := range files {
-				if f != nil {
-					f.Close()
-				}
-			}
-			for ; n > 0; n-- {
-				<-pumped
-			}
-			return
-		}
-	}
 }
 
 // startError classifies a failed start: what a retry cannot fix is fatal (a program that is

@@ -13,7 +13,7 @@ import (
 // nothing here does, so in practice: when the plugin dies).
 type started struct {
 	pid   int
-	pidfd int // -1 when the kernel gave none; the exitWaiter takes it
+	pidfd int // -1 when the kernel gave none; commandIO takes it
 }
 
 // spawnSpec is what the child gets. Its standard streams are raw descriptors the caller owns
