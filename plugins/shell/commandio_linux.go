@@ -21,11 +21,10 @@ import (
 // descriptor: when a command such as /bin/true ended, the poller woke three goroutines at once,
 // each woke the task's goroutine in turn, and the runtime woke an idle thread for each hand-off
 // (docs/performance.md, issue 20 item 2, session 12). The descriptors are raw and never enter
-// Go's poller themselves, which also saves the two fcntl calls and the epoll_ctl pair os.NewFile
-// and Close spend on each.
+// Go's poller themselves, which also saves the fcntl calls os.NewFile spends on each.
 //
 // The instance is level-triggered: a stream at its end, or a pidfd whose process has exited,
-// stays ready, so each is closed (which takes it out of the instance) as soon as that is seen.
+// stays ready, so each is taken out and closed as soon as that is seen.
 type commandIO struct {
 	inst *epollInstance // from instances; back to it on close
 
@@ -218,10 +217,16 @@ func (c *commandIO) handle(tag int) {
 	}
 }
 
-// done closes the descriptor with the given tag, which also takes it out of the instance.
+// done takes the descriptor with the given tag out of the instance and closes it. Closing
+// alone would not do: another command's child, between its clone and its exec, holds a copy of
+// every descriptor, and epoll forgets a descriptor only when its last copy is closed — until
+// then the instance, back in the pool, would report it to the next command.
 func (c *commandIO) done(tag int) {
-	if c.fds[tag] >= 0 {
-		unix.Close(c.fds[tag])
+	if fd := c.fds[tag]; fd >= 0 {
+		if c.inst != nil {
+			unix.EpollCtl(c.inst.fd, unix.EPOLL_CTL_DEL, fd, nil) // ENOENT: never added
+		}
+		unix.Close(fd)
 		c.fds[tag] = -1
 	}
 }
@@ -245,7 +250,7 @@ func (c *commandIO) close() {
 		c.done(tag)
 	}
 	if c.inst != nil {
-		// Every descriptor it watched is closed, which took it out of the instance.
+		// Every descriptor it watched has been taken out of it.
 		instances.put(c.inst)
 		c.inst = nil
 	}
@@ -314,8 +319,8 @@ func (p *epollPool) get() (*epollInstance, error) {
 	return &epollInstance{f: f, fd: fd, raw: raw}, nil
 }
 
-// put takes back an instance whose every watched descriptor has been closed. A readiness the
-// poller noted for it earlier costs its next user one empty round at most.
+// put takes back an instance whose every watched descriptor has been taken out. A readiness
+// the poller noted for it earlier costs its next user one empty round at most.
 func (p *epollPool) put(inst *epollInstance) {
 	inst.f.SetReadDeadline(time.Time{})
 	p.mu.Lock()

@@ -193,3 +193,44 @@ func TestEpollPoolReusesInstances(t *testing.T) {
 		inst.f.Close()
 	}
 }
+
+// A descriptor commandIO is done with leaves its instance even while another copy of it is
+// open (as in another command's child between its clone and its exec): the instance goes back
+// to the pool, and must not report the old descriptor to the next command.
+func TestDoneTakesTheDescriptorOutOfTheInstance(t *testing.T) {
+	var p [2]int
+	if err := unix.Pipe2(p[:], unix.O_CLOEXEC); err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(p[1])
+	copyFD, err := unix.Dup(p[0]) // keeps the read end's file open after done closes p[0]
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(copyFD)
+	pidfd := -1
+	cmd, stdin := startCat(t, &pidfd)
+	out := [2]*execcore.Capture{execcore.NewCapture(64), execcore.NewCapture(64)}
+	cio, err := newCommandIO(p[0], -1, -1, "", cmd.Process.Pid, pidfd, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ep := cio.inst.fd
+	if _, err := unix.Write(p[1], []byte("x")); err != nil { // the read end is ready now
+		t.Fatal(err)
+	}
+	cio.done(tagStdout)
+	var events [4]unix.EpollEvent
+	n, err := unix.EpollWait(ep, events[:], 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range events[:n] {
+		if ev.Fd == tagStdout {
+			t.Fatal("the instance still reports a descriptor commandIO is done with")
+		}
+	}
+	stdin.Close()
+	cmd.Wait()
+	cio.close()
+}
