@@ -27,18 +27,9 @@ import (
 //     durable append, which covers everything appended before it.
 
 // pureNode reports whether n's result can be computed again after a crash instead of being
-// made durable first (isPureNode). Cached per run; owned by the loop goroutine.
-func (r *Run) pureNode(n *lang.Node) bool {
-	p, ok := r.pure[n]
-	if !ok {
-		p = isPureNode(n)
-		if r.pure == nil {
-			r.pure = map[*lang.Node]bool{}
-		}
-		r.pure[n] = p
-	}
-	return p
-}
+// made durable first (isPureNode). It is cheap: the functions n calls were noted when the
+// workflow was linked.
+func (r *Run) pureNode(n *lang.Node) bool { return isPureNode(n) }
 
 // isPureNode reports whether n is pure: a task whose builtin has no effect (builtin.transform,
 // builtin.fail: lang/builtin's Pure), a switch, or a join of strategy all or any, whose

@@ -136,15 +136,6 @@ func (r *Run) canPrepare(d *nodeState) bool {
 	return r.callsPure(d.n)
 }
 
-// callsPure reports whether every function n's expressions call is pure; cached per run.
-func (r *Run) callsPure(n *lang.Node) bool {
-	p, ok := r.pureCalls[n]
-	if !ok {
-		p = n.CallsOnly(funcs.Pure)
-		if r.pureCalls == nil {
-			r.pureCalls = map[*lang.Node]bool{}
-		}
-		r.pureCalls[n] = p
-	}
-	return p
-}
+// callsPure reports whether every function n's expressions call is pure (noted when the
+// workflow was linked).
+func (r *Run) callsPure(n *lang.Node) bool { return n.CallsOnly(funcs.Pure) }

@@ -94,9 +94,6 @@ type Run struct {
 	// reads names the nodes whose output something reads (an expression, a join, a loop's
 	// default output); a for_each task nobody reads keeps no item outputs in memory.
 	reads map[string]bool
-	// pure caches pureNode's answers, pureCalls callsPure's.
-	pure      map[*lang.Node]bool
-	pureCalls map[*lang.Node]bool
 	// toPrepare are tasks whose inputs the loop may evaluate ahead (prepare.go).
 	toPrepare []*nodeState
 	// attemptBegun is signalled by an attempt whose dependents' inputs wait for it to begin

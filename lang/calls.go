@@ -1,6 +1,8 @@
 package lang
 
 import (
+	"slices"
+
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 )
@@ -11,28 +13,46 @@ import (
 // caller asking "only pure functions?" never gets a yes it cannot back.
 //
 // The engine asks it with funcs.Pure to decide whether a node's result can be computed again
-// after a crash instead of being made durable first (docs/engine.md, "Durability").
+// after a crash instead of being made durable first (docs/engine.md, "Durability"). A linked
+// node answers from the calls noted at link time; another (built by hand) walks its
+// expressions.
 func (n *Node) CallsOnly(ok func(name string) bool) bool {
-	for _, expr := range n.exprs {
-		if !exprCallsOnly(expr, ok) {
+	calls, opaque := n.calls, n.callsOpaque
+	if !n.callsKnown {
+		calls, opaque = collectCalls(n.exprs)
+	}
+	if opaque {
+		return false
+	}
+	for _, name := range calls {
+		if !ok(name) {
 			return false
 		}
 	}
 	return true
 }
 
-// exprCallsOnly reports whether every function call in expr is one ok accepts.
-func exprCallsOnly(expr hcl.Expression, ok func(name string) bool) bool {
-	syn, native := expr.(hclsyntax.Expression)
-	if !native {
-		return false
-	}
-	all := true
-	_ = hclsyntax.VisitAll(syn, func(node hclsyntax.Node) hcl.Diagnostics {
-		if call, isCall := node.(*hclsyntax.FunctionCallExpr); isCall && !ok(call.Name) {
-			all = false
+// noteCalls records the functions n's expressions call. The linker calls it once per node,
+// before the workflow is shared.
+func (n *Node) noteCalls() {
+	n.calls, n.callsOpaque = collectCalls(n.exprs)
+	n.callsKnown = true
+}
+
+// collectCalls returns the names of the functions exprs call, each once, and whether one of
+// them is not native syntax (its calls cannot be known).
+func collectCalls(exprs []hcl.Expression) (names []string, opaque bool) {
+	for _, expr := range exprs {
+		syn, native := expr.(hclsyntax.Expression)
+		if !native {
+			return nil, true
 		}
-		return nil
-	})
-	return all
+		_ = hclsyntax.VisitAll(syn, func(node hclsyntax.Node) hcl.Diagnostics {
+			if call, isCall := node.(*hclsyntax.FunctionCallExpr); isCall && !slices.Contains(names, call.Name) {
+				names = append(names, call.Name)
+			}
+			return nil
+		})
+	}
+	return names, false
 }

@@ -9,8 +9,8 @@ import (
 )
 
 // TestCallsOnly: every expression of a node is searched for calls — inputs, for_each, when,
-// switch cases, nested calls and calls inside templates and for expressions — and an expression
-// that is not native syntax is never vouched for.
+// switch cases, nested calls and calls inside templates and for expressions — once, when the
+// workflow is linked; and an expression that is not native syntax is never vouched for.
 func TestCallsOnly(t *testing.T) {
 	const src = `workflow "w" {}
 
@@ -70,6 +70,9 @@ switch "route" {
 		n := w.Node(nodeAddr(t, tt.addr))
 		if n == nil {
 			t.Fatalf("no node %s", tt.addr)
+		}
+		if !n.callsKnown {
+			t.Errorf("%s: its calls were not noted when the workflow was linked", tt.addr)
 		}
 		if got := n.CallsOnly(noUpper); got != tt.want {
 			t.Errorf("%s: CallsOnly(not upper) = %v, want %v", tt.addr, got, tt.want)

@@ -112,6 +112,7 @@ func link(w *Workflow, f *faults) hcl.Diagnostics {
 }
 
 func (l *linker) linkNode(n *Node) {
+	n.noteCalls()
 	if n.Task != nil {
 		l.checkUses(n.Task.Uses)
 		if n.Task.ForEach != nil && n.Addr.Loop != "" {

@@ -267,6 +267,13 @@ type Node struct {
 	Call   *CallSpec
 
 	exprs []hcl.Expression // every expression of the node, for reference collection
+
+	// The functions the expressions call, collected once when the workflow is linked
+	// (noteCalls), so that asking CallsOnly at every run does not walk them again.
+	// callsOpaque: an expression is not native syntax and cannot be searched.
+	calls       []string
+	callsOpaque bool
+	callsKnown  bool
 }
 
 // EffectiveTimeout is the node's timeout with the workflow default applied.
