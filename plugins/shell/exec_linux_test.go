@@ -62,6 +62,36 @@ func TestStdin(t *testing.T) {
 	}
 }
 
+// Commands run at the same time (a for_each with concurrency) each get their own output and
+// input, though they share the pool of epoll instances and each one's child briefly holds a copy
+// of the others' descriptors.
+func TestConcurrentCommandsKeepTheirOwnStreams(t *testing.T) {
+	const n = 16
+	errs := make(chan error, n)
+	for i := range n {
+		go func() {
+			in := fmt.Sprintf("input %d\n%s", i, strings.Repeat(strconv.Itoa(i%10), 100<<10))
+			script := `cat; echo "stderr $0" >&2`
+			out, err := run(context.Background(), Input{Command: "/bin/sh", Args: []string{"-c", script, strconv.Itoa(i)}, Stdin: in})
+			switch {
+			case err != nil:
+				errs <- fmt.Errorf("command %d: %v", i, err)
+			case out.Stdout != in:
+				errs <- fmt.Errorf("command %d: stdout is %d bytes starting %.20q, want its own %d", i, len(out.Stdout), out.Stdout, len(in))
+			case out.Stderr != fmt.Sprintf("stderr %d\n", i):
+				errs <- fmt.Errorf("command %d: stderr %q", i, out.Stderr)
+			default:
+				errs <- nil
+			}
+		}()
+	}
+	for range n {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}
+
 func TestWorkdir(t *testing.T) {
 	dir := t.TempDir()
 	out, err := run(context.Background(), Input{Command: "/bin/sh", Args: []string{"-c", "pwd"}, Workdir: dir})
