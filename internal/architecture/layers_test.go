@@ -49,7 +49,7 @@ var layers = [][]string{
 	// The process assembly and the use-cases.
 	{"engine/host", "engine/host/..."},
 	// Programs.
-	{"cmd/...", "docs", "internal/architecture"},
+	{"cmd/...", "docs", "internal/architecture", "internal/perftools/..."},
 }
 
 // layerOf returns the layer of a package (relative to the module), or -1.
