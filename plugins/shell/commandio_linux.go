@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"sync"
 	"syscall"
@@ -131,47 +132,64 @@ func newCommandIO(stdout, stderr, stdin int, input string, pid, pidfd int, outs 
 
 // run handles whatever is ready until stop reports true (checked after each round), or the
 // instance's read deadline passes (os.ErrDeadlineExceeded).
+//
+// A round reads at most maxReadsPerRound buffers from a stream. A round that stops early ends
+// the RawConn read, and the next one starts with the deadline checked again: a command that
+// writes faster than the plugin reads cannot keep its timeout from firing.
 func (c *commandIO) run(stop func() bool) error {
-	if stop() {
-		return nil
-	}
-	var events [4]unix.EpollEvent
-	var err error
-	rerr := c.inst.raw.Read(func(ep uintptr) bool {
-		var n int
-		for {
-			n, err = unix.EpollWait(int(ep), events[:], 0)
-			if err != unix.EINTR {
-				break
+	for !stop() {
+		var events [4]unix.EpollEvent
+		var err error
+		more := false
+		rerr := c.inst.raw.Read(func(ep uintptr) bool {
+			var n int
+			for {
+				n, err = unix.EpollWait(int(ep), events[:], 0)
+				if err != unix.EINTR {
+					break
+				}
 			}
+			if err != nil {
+				err = os.NewSyscallError("epoll_wait", err)
+				return true
+			}
+			for _, ev := range events[:n] {
+				if !c.handle(int(ev.Fd)) {
+					more = true
+				}
+			}
+			return more || stop()
+		})
+		if rerr != nil {
+			return rerr
 		}
 		if err != nil {
-			err = os.NewSyscallError("epoll_wait", err)
-			return true
+			return err
 		}
-		for _, ev := range events[:n] {
-			c.handle(int(ev.Fd))
-		}
-		return stop()
-	})
-	if rerr != nil {
-		return rerr
 	}
-	return err
+	return nil
 }
 
-// handle serves the ready descriptor with the given tag.
-func (c *commandIO) handle(tag int) {
+// maxReadsPerRound bounds the reads of one stream in one round of run (256 KiB).
+const maxReadsPerRound = 8
+
+// handle serves the ready descriptor with the given tag. It reports false when it stopped
+// reading a stream that still has data (maxReadsPerRound).
+func (c *commandIO) handle(tag int) bool {
 	fd := c.fds[tag]
 	if fd < 0 {
-		return // done with it earlier in this round
+		return true // done with it earlier in this round
 	}
 	switch tag {
 	case tagStdout, tagStderr:
-		for {
+		for reads := 0; ; {
+			if reads == maxReadsPerRound {
+				return false
+			}
 			n, err := unix.Read(fd, c.buf[:])
 			if n > 0 {
 				c.outs[tag].Write(c.buf[:n])
+				reads++
 				continue
 			}
 			if err == unix.EINTR {
@@ -180,7 +198,7 @@ func (c *commandIO) handle(tag int) {
 			if err != unix.EAGAIN { // the end (or an error, which ends it as well)
 				c.done(tag)
 			}
-			return
+			return true
 		}
 	case tagStdin:
 		for len(c.input) > 0 {
@@ -193,7 +211,7 @@ func (c *commandIO) handle(tag int) {
 				continue
 			}
 			if err == unix.EAGAIN {
-				return
+				return true
 			}
 			// EPIPE: the command exited without reading all of its input. Not an error.
 			break
@@ -209,12 +227,13 @@ func (c *commandIO) handle(tag int) {
 			// happen short of a kernel surprise; the exit is then taken as seen, and reap
 			// tells the story.
 			if err == unix.EINTR || (err == nil && info.Signo != int32(unix.SIGCHLD)) {
-				return
+				return true
 			}
 			c.exited = true
 		}
 		c.done(tag)
 	}
+	return true
 }
 
 // done takes the descriptor with the given tag out of the instance and closes it. Closing
@@ -239,6 +258,15 @@ func (c *commandIO) interrupt() { c.setDeadline(time.Unix(1, 0)) }
 
 // setDeadline bounds the waits of run; the zero time removes the bound.
 func (c *commandIO) setDeadline(t time.Time) { c.inst.f.SetReadDeadline(t) }
+
+// awaitWaiter returns once the fallback's waiter (no pidfd) has seen the exit, so that the
+// process is not reaped before the waiter's waitid and its pid reused under it; it returns at
+// once when there is no waiter. The command must be dead or dying.
+func (c *commandIO) awaitWaiter() {
+	if c.waiterDone != nil {
+		<-c.waiterDone
+	}
+}
 
 // close releases every descriptor left. The command must have exited: the fallback's waiter,
 // when there is one, is waited for.
@@ -311,6 +339,11 @@ func (p *epollPool) get() (*epollInstance, error) {
 		return nil, os.NewSyscallError("fcntl", err)
 	}
 	f := os.NewFile(uintptr(fd), "epoll") // non-blocking, so in the poller
+	// A file the poller did not take has no deadlines; waiting on it would fail at once.
+	if err := f.SetReadDeadline(time.Time{}); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("the network poller does not take an epoll instance: %w", err)
+	}
 	raw, err := f.SyscallConn()
 	if err != nil {
 		f.Close()

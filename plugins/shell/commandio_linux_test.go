@@ -234,3 +234,43 @@ func TestDoneTakesTheDescriptorOutOfTheInstance(t *testing.T) {
 	cmd.Wait()
 	cio.close()
 }
+
+// A stream with more waiting than one round reads (maxReadsPerRound buffers) is left for the
+// next round, so that run gets back to its deadline between rounds however fast a command
+// writes.
+func TestHandleReadsABoundedAmountPerRound(t *testing.T) {
+	var p [2]int
+	if err := unix.Pipe2(p[:], unix.O_CLOEXEC); err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(p[1])
+	if _, err := unix.FcntlInt(uintptr(p[1]), unix.F_SETPIPE_SZ, 1<<20); err != nil {
+		t.Skipf("cannot grow the pipe: %v", err)
+	}
+	const pending = 400 << 10
+	if _, err := unix.Write(p[1], make([]byte, pending)); err != nil {
+		t.Fatal(err)
+	}
+	pidfd := -1
+	cmd, stdin := startCat(t, &pidfd)
+	out := [2]*execcore.Capture{execcore.NewCapture(1 << 20), execcore.NewCapture(64)}
+	cio, err := newCommandIO(p[0], -1, -1, "", cmd.Process.Pid, pidfd, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cio.handle(tagStdout) {
+		t.Fatal("the first round read everything waiting")
+	}
+	if got, want := len(out[0].String()), maxReadsPerRound*len(cio.buf); got != want {
+		t.Fatalf("the first round read %d bytes, want %d", got, want)
+	}
+	if !cio.handle(tagStdout) {
+		t.Fatal("the second round stopped early with less than a round's worth waiting")
+	}
+	if got := len(out[0].String()); got != pending {
+		t.Fatalf("read %d bytes in all, want %d", got, pending)
+	}
+	stdin.Close()
+	cmd.Wait()
+	cio.close()
+}

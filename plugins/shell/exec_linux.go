@@ -124,6 +124,7 @@ func runCommand(ctx context.Context, in Input, timeout time.Duration) (execcore.
 		if !errors.Is(err, os.ErrDeadlineExceeded) || runCtx.Err() == nil || stopped {
 			// Cannot happen short of a kernel surprise; kill, and let reap tell the story.
 			killGroup(pgid)
+			cio.awaitWaiter()
 			break
 		}
 		stopped = true
