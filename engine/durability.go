@@ -12,7 +12,7 @@ import (
 // Durability in a strict run (docs/engine.md, "Durability"): the journal is ahead of every
 // effect, but not every entry costs an fsync.
 //
-//   - A pure node's result (pureNode) is appended without waiting: its successors start at
+//   - A pure node's result (isPureNode) is appended without waiting: its successors start at
 //     once. After a crash that lost it, resume finds the node without a result and computes it
 //     again, from journaled inputs, to the same value.
 //   - Before an effect — an attempt of a task that is not pure — the run passes a barrier
@@ -26,14 +26,11 @@ import (
 //     its end, a wait that parks, a sub-workflow's start, a loop iteration's end. Each is a
 //     durable append, which covers everything appended before it.
 
-// pureNode reports whether n's result can be computed again after a crash instead of being
-// made durable first (isPureNode). It is cheap: the functions n calls were noted when the
-// workflow was linked.
-func (r *Run) pureNode(n *lang.Node) bool { return isPureNode(n) }
-
-// isPureNode reports whether n is pure: a task whose builtin has no effect (builtin.transform,
-// builtin.fail: lang/builtin's Pure), a switch, or a join of strategy all or any, whose
-// expressions call only pure functions (funcs.Pure). Its result then depends only on what the
+// isPureNode reports whether n's result can be computed again after a crash instead of being
+// made durable first. It is cheap (the functions n calls were noted when the workflow was
+// linked), so it is asked where needed rather than cached. n is pure when it is a task whose
+// builtin has no effect (builtin.transform, builtin.fail: lang/builtin's Pure), a switch, or a
+// join of strategy all or any, whose expressions call only pure functions (funcs.Pure). Its result then depends only on what the
 // journal holds — the trigger, the variables, journaled outputs — and on the secrets, which
 // the barrier before the next effect settles. Components, plugins, builtin.http and
 // builtin.sleep, loops (an iteration's end is a durable point of its own), waits, calls and

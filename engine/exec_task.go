@@ -210,7 +210,7 @@ func (r *Run) dispatch(ti *taskInst) {
 	reattach := ti.reattach
 	ti.reattach = false
 	// An effect waits for the barrier, which journals its start (durability.go).
-	pure := r.pureNode(ns.n)
+	pure := isPureNode(ns.n)
 	barrier := r.durable && !pure
 	var started *journal.Entry
 	var begun chan<- struct{}
@@ -317,7 +317,7 @@ type attemptJob struct {
 	sensitive bool
 	// interrupted attempts of this instance do not count against retry.attempts.
 	interrupted int
-	// pure: the task is pure (pureNode), and its result is appended without waiting in a
+	// pure: the task is pure (isPureNode), and its result is appended without waiting in a
 	// strict run. barrier: it is an effect in a strict run, which passes the barrier before
 	// its call; started is then the attempt_started entry the barrier appends (nil when none
 	// is due). inst is the instance's address.

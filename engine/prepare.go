@@ -133,9 +133,5 @@ func (r *Run) canPrepare(d *nodeState) bool {
 			return false
 		}
 	}
-	return r.callsPure(d.n)
+	return d.n.CallsOnly(funcs.Pure) // noted when the workflow was linked
 }
-
-// callsPure reports whether every function n's expressions call is pure (noted when the
-// workflow was linked).
-func (r *Run) callsPure(n *lang.Node) bool { return n.CallsOnly(funcs.Pure) }

@@ -345,7 +345,7 @@ func (r *Run) finishNodeWith(ns *nodeState, status string, output cty.Value, err
 		// in one entry (100,000 items of 1 KiB are 100 MB). Resume and show rebuild it.
 		entry.Output, entry.Total = nil, len(ns.task.keys)
 	}
-	if status == journal.StatusSkipped || status == journal.StatusCancelled || r.pureNode(ns.n) {
+	if status == journal.StatusSkipped || status == journal.StatusCancelled || isPureNode(ns.n) {
 		// Nothing depends on the durability of a skip: resume would skip it again. Nor on a
 		// pure node's result: resume would compute it again (durability.go).
 		r.note(entry)

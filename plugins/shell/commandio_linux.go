@@ -39,7 +39,7 @@ type commandIO struct {
 	// closing the eventfd.
 	viaWaiter  bool
 	waiterDone chan struct{}
-	buf        *[32 << 10]byte
+	buf        *[32 << 10]byte // from execcore's pool, back to it on close
 }
 
 // The tags of the watched descriptors (each event carries its tag).
@@ -49,11 +49,6 @@ const (
 	tagStdin
 	tagExit
 )
-
-// readBufs holds the buffers the output is read through: a fresh 32 KiB per command would be
-// most of a command's allocation (and fresh pages: faults at tens of µs on a VM with shadow
-// paging).
-var readBufs = sync.Pool{New: func() any { return new([32 << 10]byte) }}
 
 // newCommandIO takes ownership of the plugin's ends stdout, stderr and stdin (-1: none) and of
 // pidfd. Without a pidfd (-1: the kernel gave none), or with one epoll refuses, a goroutine
@@ -114,7 +109,7 @@ func newCommandIO(stdout, stderr, stdin int, input string, pid, pidfd int, outs 
 	if len(input) == 0 {
 		c.done(tagStdin)
 	}
-	c.buf = readBufs.Get().(*[32 << 10]byte)
+	c.buf = execcore.ReadBuffer()
 	if c.viaWaiter {
 		// Started last: nothing can fail after it, and close waits for it.
 		efd := c.fds[tagExit]
@@ -272,8 +267,8 @@ func (c *commandIO) awaitWaiter() {
 // when there is one, is waited for.
 func (c *commandIO) close() {
 	for tag := range c.fds {
-		if tag == tagExit && c.waiterDone != nil {
-			<-c.waiterDone
+		if tag == tagExit {
+			c.awaitWaiter() // it writes to the eventfd
 		}
 		c.done(tag)
 	}
@@ -283,7 +278,7 @@ func (c *commandIO) close() {
 		c.inst = nil
 	}
 	if c.buf != nil {
-		readBufs.Put(c.buf)
+		execcore.ReleaseReadBuffer(c.buf)
 		c.buf = nil
 	}
 }
@@ -309,7 +304,7 @@ type epollInstance struct {
 
 // epollPool keeps the instances of commands that have ended, for the next ones: making one
 // and registering it with the poller, then undoing both, is seven system calls a command.
-// At most maxIdle wait here; the rest are closed.
+// At most maxIdleInstances wait here; the rest are closed.
 type epollPool struct {
 	mu   sync.Mutex
 	idle []*epollInstance
@@ -317,8 +312,8 @@ type epollPool struct {
 
 const maxIdleInstances = 8
 
-// instances serves every command of this process, as readBufs does with buffers: a pool of
-// interchangeable resources, not state any caller can observe.
+// instances serves every command of this process, as execcore's pool does with read buffers: a
+// pool of interchangeable resources, not state any caller can observe.
 var instances epollPool
 
 func (p *epollPool) get() (*epollInstance, error) {

@@ -49,7 +49,7 @@ func runCommand(ctx context.Context, in Input, timeout time.Duration) (execcore.
 		*fds = nil
 	}
 	defer closeAll(&childFDs)
-	defer func() { closeAll(&mine) }()
+	defer closeAll(&mine)
 	// pipe returns the plugin's end of a new pipe and the child's; toChild says which way the
 	// data flows.
 	pipe := func(toChild bool) (int, int, error) {

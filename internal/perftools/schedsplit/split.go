@@ -88,7 +88,7 @@ func split(events []event, execPath, host, plugin string) report {
 		case "sched_process_fork":
 			if m := childPidRE.FindStringSubmatch(e.args); m != nil {
 				pid, _ := strconv.Atoi(m[1])
-				c := &command{pid: pid, forked: e.at, forkCPU: e.cpu}
+				c := &command{forked: e.at, forkCPU: e.cpu}
 				byPid[pid] = c
 				order = append(order, c)
 			}

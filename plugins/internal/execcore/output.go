@@ -78,17 +78,25 @@ func (c *Capture) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// readBufs holds the buffers ReadFrom reads through. A fresh 32 KiB buffer per stream per call
-// (what io.Copy allocates otherwise) was nearly all of a shell exec's allocation: a collection
-// every few dozen calls in the plugin, and fresh pages, each a fault that costs tens of µs on a
-// VM with shadow paging (docs/performance.md, issue 20 item 2).
+// readBufs holds the buffers a command's output is read through (ReadFrom here, the shell
+// plugin's own reads through ReadBuffer). A fresh 32 KiB buffer per stream per call (what
+// io.Copy allocates otherwise) was nearly all of a shell exec's allocation: a collection every
+// few dozen calls in the plugin, and fresh pages, each a fault that costs tens of µs on a VM
+// with shadow paging (docs/performance.md, issue 20 item 2).
 var readBufs = sync.Pool{New: func() any { return new([32 << 10]byte) }}
+
+// ReadBuffer returns a 32 KiB buffer from the pool ReadFrom uses; give it back with
+// ReleaseReadBuffer.
+func ReadBuffer() *[32 << 10]byte { return readBufs.Get().(*[32 << 10]byte) }
+
+// ReleaseReadBuffer returns a buffer ReadBuffer gave.
+func ReleaseReadBuffer(b *[32 << 10]byte) { readBufs.Put(b) }
 
 // ReadFrom reads r to its end into c through a pooled buffer (io.ReaderFrom, which io.Copy
 // uses). It keeps what fits and drops the rest as Write does, and reports r's error but EOF.
 func (c *Capture) ReadFrom(r io.Reader) (int64, error) {
-	buf := readBufs.Get().(*[32 << 10]byte)
-	defer readBufs.Put(buf)
+	buf := ReadBuffer()
+	defer ReleaseReadBuffer(buf)
 	var total int64
 	for {
 		n, err := r.Read(buf[:])
