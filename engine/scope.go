@@ -144,7 +144,7 @@ func (s *scope) eval(expr hcl.Expression, each cty.Value) (cty.Value, *outcome.E
 	if each == cty.NilVal {
 		each = s.each
 	}
-	v, diags := expr.Value(lang.NewEvalContext(expr, lang.Scope{
+	v, diags := expr.Value(r.wf.EvalContext(expr, lang.Scope{
 		Vars: r.vars, Secrets: r.secrets, Trigger: r.trigger, Each: each,
 		Node: s.nodeValue, Functions: r.funcs,
 	}))

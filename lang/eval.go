@@ -42,6 +42,13 @@ func NewEvalContext(expr hcl.Expression, s Scope) *hcl.EvalContext {
 	return newEvalContext(expr.Variables(), s)
 }
 
+// EvalContext is NewEvalContext for one of w's own expressions: the references link found for
+// it are not walked for again (a walk allocates a visitor per syntax node, at every
+// evaluation). An expression w does not hold is walked as NewEvalContext does.
+func (w *Workflow) EvalContext(expr hcl.Expression, s Scope) *hcl.EvalContext {
+	return newEvalContext(w.variables(expr), s)
+}
+
 // newEvalContext is NewEvalContext for an expression whose references trs are known.
 func newEvalContext(trs []hcl.Traversal, s Scope) *hcl.EvalContext {
 	fns := s.Functions
