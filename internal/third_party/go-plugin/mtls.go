@@ -18,7 +18,10 @@ import (
 // generateCert generates a temporary certificate for plugin authentication. The
 // certificate and private key are returns in PEM format.
 func generateCert() (cert []byte, privateKey []byte, err error) {
-	key, err := ecdsa.GenerateKey(elliptic.P521(), rand.Reader)
+	// Fuscia: P-256, not upstream's P-521. Go has no fast code for P-521: its key, the
+	// certificate's signature and the handshake's signature and checks took ~10 ms of CPU on
+	// each side of every plugin start, against well under 1 ms with P-256 (README.md).
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return nil, nil, err
 	}
