@@ -18,6 +18,7 @@ import (
 	goplugin "github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
 
+	"github.com/fuscia/fuscia/plugin/discover"
 	"github.com/fuscia/fuscia/plugin/internal/transport"
 	"github.com/fuscia/fuscia/plugin/sdk"
 	pluginv1 "github.com/fuscia/fuscia/proto/fuscia/plugin/v1"
@@ -71,6 +72,7 @@ type Manager struct {
 	procs    map[targetKey]*process
 	starting map[targetKey]*startWait
 	schemas  map[string]*Schema // by digest
+	digests  *discover.Digests
 	closed   bool
 	restarts int
 
@@ -97,7 +99,16 @@ func NewManager(opts Options) *Manager {
 		opts.GracePeriod = DefaultGracePeriod
 	}
 	return &Manager{opts: opts, procs: map[targetKey]*process{}, starting: map[targetKey]*startWait{},
-		schemas: map[string]*Schema{}, done: make(chan struct{})}
+		schemas: map[string]*Schema{}, digests: discover.NewDigests(), done: make(chan struct{})}
+}
+
+// Digests is the cache of binary digests of the processes that share this Manager (the plan's
+// resolution, the runtime's binding: plan.Env.Digests); nil for a nil Manager.
+func (m *Manager) Digests() *discover.Digests {
+	if m == nil {
+		return nil
+	}
+	return m.digests
 }
 
 // Restarts is how many plugin processes were lost (crashed, or killed after a grace period)

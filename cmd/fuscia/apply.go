@@ -46,9 +46,10 @@ func runApply(ctx context.Context, c *cli, args []string) int {
 	if err != nil {
 		return c.fail(*asJSON, "No workflow to apply", sentenceOf(err))
 	}
-	env := plan.Env{Home: fs.homeDir(), PluginDirs: pluginDirs}
-	// Plan-time checks start the workflow's plugins; the run reuses those processes.
+	// Plan-time checks start the workflow's plugins; the run reuses those processes, and the
+	// digests the plan read.
 	plugins := c.pluginManager(fs.homeDir(), c.logger(*logFormat))
+	env := plan.Env{Home: fs.homeDir(), PluginDirs: pluginDirs, Digests: plugins.Digests()}
 	var made *planner.Result
 	var diags hcl.Diagnostics
 	if plan.IsPlanFile(file) {

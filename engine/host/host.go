@@ -60,7 +60,7 @@ type Host struct {
 // metrics cannot be set up; then it has closed Options.Plugins. After New, call Close once,
 // whether Open is called or succeeds or not.
 func New(opts Options) (*Host, error) {
-	h := &Host{opts: opts, env: plan.Env{Home: opts.Home, PluginDirs: opts.PluginDirs}, manager: opts.Plugins}
+	h := &Host{opts: opts, env: plan.Env{Home: opts.Home, PluginDirs: opts.PluginDirs, Digests: opts.Plugins.Digests()}, manager: opts.Plugins}
 	if opts.Serve == nil {
 		return h, nil
 	}

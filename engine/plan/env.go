@@ -1,11 +1,18 @@
 package plan
 
-import "path/filepath"
+import (
+	"path/filepath"
+
+	"github.com/fuscia/fuscia/plugin/discover"
+)
 
 // Env says where installed components and plugins are.
 type Env struct {
 	Home       string   // $FUSCIA_HOME
 	PluginDirs []string // -plugin-dir, in order
+	// Digests keeps the plugin binaries' digests this process has read (the plugin manager's);
+	// nil reads a binary each time its digest is asked.
+	Digests *discover.Digests
 }
 
 // ComponentsDir is where installed components live.

@@ -93,7 +93,7 @@ func Resolve(w *lang.Workflow, env Env, severity hcl.DiagnosticSeverity) (*Resol
 			diags = append(diags, Missing(p.DeclRange, hcl.DiagError, "Cannot look for plugins", fmt.Sprintf("Plugin %q: %s.", p.Name, err)))
 			continue
 		}
-		digest, err := discover.Digest(bin.Path)
+		digest, err := env.Digests.Digest(bin.Path)
 		if err != nil {
 			diags = append(diags, Missing(p.DeclRange, hcl.DiagError, "Cannot read plugin", fmt.Sprintf("%s.", err)))
 			continue

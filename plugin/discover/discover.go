@@ -4,11 +4,8 @@
 package discover
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -120,9 +117,9 @@ func Digest(path string) (string, error) {
 		return "", fmt.Errorf("digest plugin %s: %w", path, err)
 	}
 	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
+	digest, err := digestOf(f)
+	if err != nil {
 		return "", fmt.Errorf("digest plugin %s: %w", path, err)
 	}
-	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
+	return digest, nil
 }

@@ -120,7 +120,7 @@ func (p *Dispatcher) find(pc *binding, constraint string) resolvedPlugin {
 	if err != nil {
 		return resolvedPlugin{err: fmt.Errorf("plugin %q: %w", b.Name, err)}
 	}
-	digest, err := plugin.Digest(bin.Path)
+	digest, err := p.Env.Digests.Digest(bin.Path)
 	if err != nil {
 		return resolvedPlugin{err: fmt.Errorf("plugin %q: %w", b.Name, err)}
 	}
