@@ -32,7 +32,9 @@ func RepoRoot() string {
 }
 
 // Build builds the main package in dir (relative to the repository root, or absolute) as
-// fuscia-plugin-NAME once per test binary and returns the binary's path. The binary sits in
+// fuscia-plugin-NAME once per test binary and returns the binary's path. It builds as `make
+// build` does, without the symbol table and DWARF (-s -w), so that benchmarks start and hash
+// the binaries users run. The binary sits in
 // this test process's build directory (sweep.go: removed by a later test binary once this one
 // has exited); copy or link it where a test needs it.
 func Build(t testing.TB, dir, name string) string {
@@ -49,7 +51,7 @@ func Build(t testing.TB, dir, name string) string {
 			return
 		}
 		b.path = filepath.Join(out, "fuscia-plugin-"+name)
-		cmd := exec.Command("go", "build", "-o", b.path, ".")
+		cmd := exec.Command("go", "build", "-ldflags=-s -w", "-o", b.path, ".")
 		cmd.Dir = dir
 		if msg, err := cmd.CombinedOutput(); err != nil {
 			b.err = fmt.Errorf("build plugin %s from %s: %v\n%s", name, dir, err, msg)
