@@ -86,7 +86,7 @@ func RunWorker(ctx context.Context, o WorkerOptions) error {
 		// Fuel is always metered: the components a worker will run are not known at its start.
 		HostOptions: hostabi.Options{CacheDir: filepath.Join(o.Home, "cache"), Fuel: true}}
 	defer func() { _ = comps.Close() }()
-	env := plan.Env{Home: o.Home, PluginDirs: o.PluginDirs}
+	env := plan.Env{Home: o.Home, PluginDirs: o.PluginDirs, Digests: manager.Digests()}
 	plugs := &plugins.Dispatcher{Manager: manager, Env: env, Store: kv, Artifacts: arts}
 	w := cluster.NewWorker(conn, cluster.WorkerOptions{
 		Pools: o.Pools, Concurrency: o.Concurrency, Home: o.Home, PluginDirs: o.PluginDirs,

@@ -20,15 +20,19 @@ const racyAge = 2 * time.Second
 // checks a binary against the lock file when it resolves the workflow and again when the run
 // binds the plugin, and each read of a 20 MB binary took ~10 ms (docs/performance.md, issue
 // 20, session 13). An entry is used only while the file is the one that was read: same path,
-// device, inode, size, modification and change times (the kernel sets the change time on
-// every write, rename or chmod; nobody can set it back). A nil *Digests reads every time.
+// device, inode, size, modification and change times (the kernel sets the change time to the
+// clock's time on every write, rename or chmod). A nil *Digests reads every time; outside Linux
+// nothing is cached.
 //
-// It replaces none of the checks: a plugin's start still has go-plugin hash the binary it is
-// about to run against the digest (SecureConfig).
+// It replaces none of the checks, and it must not: a content can change without its times in
+// rare cases (more writes to a page of a shared writable mapping that is already dirty, a file
+// system that reports its own times, a clock set back). What makes a stale entry harmless is
+// that a plugin's start has go-plugin hash the binary it is about to run against the digest
+// (SecureConfig), so a changed binary is refused there.
 type Digests struct {
 	racyAge time.Duration
 	mu      sync.Mutex
-	byID    map[string]digestEntry // by path
+	byPath  map[string]digestEntry
 }
 
 type digestEntry struct {
@@ -37,7 +41,7 @@ type digestEntry struct {
 }
 
 // NewDigests returns an empty cache.
-func NewDigests() *Digests { return &Digests{racyAge: racyAge, byID: map[string]digestEntry{}} }
+func NewDigests() *Digests { return &Digests{racyAge: racyAge, byPath: map[string]digestEntry{}} }
 
 // Digest is the package's Digest, from the cache when the file has not changed since it was
 // read.
@@ -53,7 +57,7 @@ func (d *Digests) Digest(path string) (string, error) {
 	before, ok := identify(f)
 	if ok {
 		d.mu.Lock()
-		e, hit := d.byID[path]
+		e, hit := d.byPath[path]
 		d.mu.Unlock()
 		if hit && e.id == before {
 			return e.digest, nil
@@ -66,7 +70,7 @@ func (d *Digests) Digest(path string) (string, error) {
 	}
 	if after, same := identify(f); ok && same && after == before && began.Sub(before.changed()) >= d.racyAge {
 		d.mu.Lock()
-		d.byID[path] = digestEntry{id: before, digest: digest}
+		d.byPath[path] = digestEntry{id: before, digest: digest}
 		d.mu.Unlock()
 	}
 	return digest, nil

@@ -1,3 +1,5 @@
+//go:build linux
+
 package discover
 
 import (
@@ -13,7 +15,7 @@ const helloDigest = "sha256:2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e7304
 func cachedDigest(d *Digests, path string) (string, bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	e, ok := d.byID[path]
+	e, ok := d.byPath[path]
 	return e.digest, ok
 }
 
@@ -31,7 +33,7 @@ func TestDigestsKeepsAnUnchangedFilesDigest(t *testing.T) {
 	if got, ok := cachedDigest(d, p); !ok || got != helloDigest {
 		t.Fatalf("cache holds %q (%v) after the first read; want %s", got, ok, helloDigest)
 	}
-	d.byID[p] = digestEntry{id: d.byID[p].id, digest: "sha256:cached"}
+	d.byPath[p] = digestEntry{id: d.byPath[p].id, digest: "sha256:cached"}
 	if got, _ := d.Digest(p); got != "sha256:cached" {
 		t.Fatalf("second Digest of the unchanged file = %q; want the cached value", got)
 	}
@@ -45,8 +47,9 @@ func TestDigestsKeepsAnUnchangedFilesDigest(t *testing.T) {
 		t.Fatalf("Digest after a rewrite = %q; want %q", got, want)
 	}
 
-	// Replaced by another file (another inode) of the same size and times as before.
-	d.byID[p] = digestEntry{id: d.byID[p].id, digest: "sha256:cached"}
+	// Replaced by another file (another inode) of the same size and modification time (its
+	// change time is the rename's).
+	d.byPath[p] = digestEntry{id: d.byPath[p].id, digest: "sha256:cached"}
 	st, err := os.Stat(p)
 	if err != nil {
 		t.Fatal(err)

@@ -18,8 +18,12 @@ func (id fileID) changed() time.Time { return time.Unix(0, max(id.mtime, id.ctim
 
 // identify stats the open file f.
 func identify(f *os.File) (fileID, bool) {
-	var st syscall.Stat_t
-	if err := syscall.Fstat(int(f.Fd()), &st); err != nil {
+	fi, err := f.Stat()
+	if err != nil {
+		return fileID{}, false
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
 		return fileID{}, false
 	}
 	return fileID{dev: uint64(st.Dev), ino: uint64(st.Ino), size: int64(st.Size),

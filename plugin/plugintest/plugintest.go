@@ -34,9 +34,9 @@ func RepoRoot() string {
 // Build builds the main package in dir (relative to the repository root, or absolute) as
 // fuscia-plugin-NAME once per test binary and returns the binary's path. It builds as `make
 // build` does, without the symbol table and DWARF (-s -w), so that benchmarks start and hash
-// the binaries users run. The binary sits in
-// this test process's build directory (sweep.go: removed by a later test binary once this one
-// has exited); copy or link it where a test needs it.
+// the binaries users run. The binary sits in this test process's build directory (sweep.go:
+// removed by a later test binary once this one has exited); copy or link it where a test
+// needs it.
 func Build(t testing.TB, dir, name string) string {
 	t.Helper()
 	if !filepath.IsAbs(dir) {

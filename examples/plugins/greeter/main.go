@@ -5,7 +5,7 @@
 //
 // Build and install it with
 //
-//	go build -o ~/.fuscia/plugins/fuscia-plugin-greeter_v0.1.0 .
+//	go build -ldflags "-s -w" -o ~/.fuscia/plugins/fuscia-plugin-greeter_v0.1.0 .
 package main
 
 import (
