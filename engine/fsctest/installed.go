@@ -105,7 +105,7 @@ func (s *installed) pluginTask(w *lang.Workflow, p *lang.Plugin, task string) (i
 	if err != nil {
 		return nil, nil, ""
 	}
-	digest, err := discover.Digest(bin.Path)
+	digest, err := s.plugins.Digests().Digest(bin.Path)
 	if err != nil {
 		return nil, nil, ""
 	}

@@ -60,7 +60,7 @@ func (s *Server) checkWorkflow(ctx context.Context, d *document) hcl.Diagnostics
 		lang.SortDiagnostics(diags)
 		return diags
 	}
-	_, more := planner.Make(ctx, planner.Request{File: d.path, Purpose: planner.ForValidate, Env: s.cfg.Env, Plugins: s.plugins, Parser: parser})
+	_, more := planner.Make(ctx, planner.Request{File: d.path, Purpose: planner.ForValidate, Env: s.planEnv(), Plugins: s.plugins, Parser: parser})
 	if len(diags) == 0 {
 		return more
 	}

@@ -1,10 +1,7 @@
 package lsp
 
 import (
-	"os"
 	"slices"
-	"sync"
-	"time"
 
 	"github.com/fuscia/fuscia/engine/plan"
 	"github.com/fuscia/fuscia/hostabi/registry"
@@ -21,9 +18,8 @@ import (
 // and in the home's cache) once a check has asked for it: a completion never starts a plugin.
 // So a plugin's tasks are known from the first check of a file that declares it on.
 type installed struct {
-	env     plan.Env
+	env     plan.Env // with the plugin manager's digest cache (Server.planEnv)
 	plugins *plugin.Manager
-	digests *digests
 	file    string
 }
 
@@ -55,7 +51,7 @@ func (e installed) Plugin(source, version string) (*query.Package, bool) {
 	if err != nil {
 		return nil, false
 	}
-	digest, err := e.digests.of(bin.Path)
+	digest, err := e.env.Digests.Digest(bin.Path)
 	if err != nil {
 		return nil, false
 	}
@@ -85,39 +81,12 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-// digests remembers the digests of plugin binaries by path, size and modification time, so
-// that a completion does not read a binary of many megabytes to find its schema.
-type digests struct {
-	mu     sync.Mutex
-	byPath map[string]digestEntry // guarded by mu
-}
-
-type digestEntry struct {
-	size    int64
-	modTime time.Time
-	digest  string
-}
-
-func (ds *digests) of(path string) (string, error) {
-	info, err := os.Stat(path)
-	if err != nil {
-		return "", err
+// planEnv is Config.Env with the plugin manager's digest cache, so that neither a check nor a
+// completion reads a plugin binary of many megabytes again while it is unchanged.
+func (s *Server) planEnv() plan.Env {
+	env := s.cfg.Env
+	if env.Digests == nil {
+		env.Digests = s.plugins.Digests()
 	}
-	ds.mu.Lock()
-	e, ok := ds.byPath[path]
-	ds.mu.Unlock()
-	if ok && e.size == info.Size() && e.modTime.Equal(info.ModTime()) {
-		return e.digest, nil
-	}
-	d, err := discover.Digest(path)
-	if err != nil {
-		return "", err
-	}
-	ds.mu.Lock()
-	if ds.byPath == nil {
-		ds.byPath = map[string]digestEntry{}
-	}
-	ds.byPath[path] = digestEntry{size: info.Size(), modTime: info.ModTime(), digest: d}
-	ds.mu.Unlock()
-	return d, nil
+	return env
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/fuscia/fuscia/engine/plan"
 	"github.com/fuscia/fuscia/plugin"
+	"github.com/fuscia/fuscia/plugin/discover"
 	"github.com/fuscia/fuscia/plugin/plugintest"
 )
 
@@ -27,7 +28,7 @@ func TestInstalledComponent(t *testing.T) {
 	for v, desc := range map[string]string{"1.2.0": "Payments", "2.0.0": "Payments, version 2"} {
 		writeFile(t, filepath.Join(home, "components", "acme--stripe--"+v, "manifest.json"), manifest(v, desc))
 	}
-	env := installed{env: plan.Env{Home: home}, plugins: plugin.NewManager(plugin.Options{}), digests: &digests{}, file: filepath.Join(t.TempDir(), "w.fsc.hcl")}
+	env := installed{env: plan.Env{Home: home}, plugins: plugin.NewManager(plugin.Options{}), file: filepath.Join(t.TempDir(), "w.fsc.hcl")}
 
 	p, ok := env.Component("acme/stripe", "~> 1.0")
 	if !ok {
@@ -91,5 +92,21 @@ func TestPluginFromPluginDir(t *testing.T) {
 	c.notify(protocol.MethodExit, nil)
 	if code := wait(); code != 0 {
 		t.Fatalf("exit code %d", code)
+	}
+}
+
+// Checks and completions share the plugin manager's digest cache, so that an unchanged plugin
+// binary is read once, not at every check; a cache the caller gave is kept.
+func TestPlanEnvUsesThePluginManagersDigests(t *testing.T) {
+	m := plugin.NewManager(plugin.Options{})
+	defer m.Close()
+	s := &Server{plugins: m}
+	if got := s.planEnv().Digests; got == nil || got != m.Digests() {
+		t.Fatalf("planEnv().Digests = %p; want the manager's cache %p", got, m.Digests())
+	}
+	own := discover.NewDigests()
+	s.cfg.Env.Digests = own
+	if got := s.planEnv().Digests; got != own {
+		t.Fatalf("planEnv().Digests = %p; want the configured cache %p", got, own)
 	}
 }

@@ -28,7 +28,7 @@ func (s *Server) at(p protocol.TextDocumentPositionParams) (*document, int, erro
 
 // env is what is installed, as lang/query sees it from d's file.
 func (s *Server) env(d *document) query.Env {
-	return installed{env: s.cfg.Env, plugins: s.plugins, digests: &s.digests, file: d.path}
+	return installed{env: s.planEnv(), plugins: s.plugins, file: d.path}
 }
 
 func (s *Server) completion(_ *glsp.Context, p *protocol.CompletionParams) (any, error) {

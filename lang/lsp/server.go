@@ -60,7 +60,6 @@ type Server struct {
 	plugins *plugin.Manager
 	handler protocol.Handler
 	docs    documents
-	digests digests
 	// checks is made by Serve, before the first message is read.
 	checks *checks
 	// stopChecks cancels the context of every check (Serve's).
