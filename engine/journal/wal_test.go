@@ -171,15 +171,21 @@ func crashChild(dir, mode string, runs int) {
 	wg.Wait()
 }
 
-// crash runs the crash child on dir and SIGKILLs it once it has acknowledged at least acks
-// durable appends; it returns the highest acknowledged seq of each run.
-func crash(t *testing.T, dir, mode string, runs, acks int) map[int]uint64 {
-	t.Helper()
+// runCrashChild is the crash child's whole life when crash started this process as one: it
+// appends until the parent kills it. It runs first in the tests that call crash, before they
+// make a temporary directory: the child never returns to remove one.
+func runCrashChild() {
 	if mode := os.Getenv(crashModeEnv); mode != "" {
 		n, _ := strconv.Atoi(os.Getenv(crashRunsEnv))
 		crashChild(os.Getenv(crashDirEnv), mode, n)
 		os.Exit(0)
 	}
+}
+
+// crash runs the crash child on dir and SIGKILLs it once it has acknowledged at least acks
+// durable appends; it returns the highest acknowledged seq of each run.
+func crash(t *testing.T, dir, mode string, runs, acks int) map[int]uint64 {
+	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Skip(err)
@@ -267,6 +273,7 @@ func checkRecovered(t *testing.T, s *Store, r int, acked uint64) uint64 {
 // everything comes from replaying the WAL, across sealed segments. With "apply" the child
 // runs as in production (checkpoints removing segments concurrently).
 func TestWALCrashReplay(t *testing.T) {
+	runCrashChild()
 	for _, tt := range []struct {
 		mode       string
 		runs, acks int
@@ -301,6 +308,7 @@ func TestWALCrashReplay(t *testing.T) {
 // is ignored; a last record with a bad CRC is dropped, with nothing after it, and everything
 // before it is kept.
 func TestWALTornTail(t *testing.T) {
+	runCrashChild()
 	// lastRecord finds the segment holding the last ops record and that record's offset,
 	// length and first journal seq.
 	lastRecord := func(t *testing.T, walDir string) (path string, off, n int64, seq uint64) {
