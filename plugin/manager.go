@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -157,6 +158,7 @@ type process struct {
 	broker   *goplugin.GRPCBroker
 	pid      int
 	stderr   *stderrTail
+	sockDir  string // holds the plugin's socket; removed by stop
 	once     sync.Once
 
 	announce sync.Once // serves host on the broker, at the first call that needs it
@@ -172,6 +174,7 @@ func (p *process) stop() {
 			// The plugin leads its own process group; children it left behind go with it.
 			_ = syscall.Kill(-p.pid, syscall.SIGKILL)
 		}
+		_ = os.RemoveAll(p.sockDir)
 	})
 }
 
@@ -266,7 +269,17 @@ func (m *Manager) start(t Target) (*process, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", t, err)
 	}
+	// The plugin makes its socket in a directory of its own, which this process owns and
+	// removes once the plugin has stopped. go-plugin's default is the temporary directory
+	// itself, and a plugin that crashes, is killed or fails its handshake never removes its
+	// socket there: one file left in /tmp for each.
+	sockDir, err := os.MkdirTemp("", "fuscia-plugin-")
+	if err != nil {
+		return nil, fmt.Errorf("%s: a directory for its socket: %w", t, err)
+	}
 	cmd := exec.Command(t.Path)
+	// go-plugin appends this process's environment and its own variables after this one.
+	cmd.Env = []string{goplugin.EnvUnixSocketDir + "=" + sockDir}
 	// Its own process group, so stop can kill what it leaves behind, and a parent-death signal,
 	// so it dies with us even when we are SIGKILLed.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
@@ -290,18 +303,22 @@ func (m *Manager) start(t Target) (*process, error) {
 		Stderr:          tail,
 		GRPCDialOptions: transport.DialOptions(),
 	})
+	failed := func() {
+		client.Kill()
+		_ = os.RemoveAll(sockDir)
+	}
 	rpc, err := client.Client()
 	if err != nil {
-		client.Kill()
+		failed()
 		return nil, withStderr(startError(t, err), tail)
 	}
 	raw, err := rpc.Dispense(sdk.PluginKey)
 	if err != nil {
-		client.Kill()
+		failed()
 		return nil, fmt.Errorf("%s: %w", t, err)
 	}
 	r := raw.(*remote)
-	p := &process{target: t, client: client, provider: r.provider, host: host, broker: r.broker, stderr: tail}
+	p := &process{target: t, client: client, provider: r.provider, host: host, broker: r.broker, stderr: tail, sockDir: sockDir}
 	if rc := client.ReattachConfig(); rc != nil {
 		p.pid = rc.Pid
 	}

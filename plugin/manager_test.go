@@ -3,6 +3,7 @@ package plugin_test
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -307,5 +308,37 @@ func TestCloseStopsEveryProcess(t *testing.T) {
 	_, err := execute(t, context.Background(), m, tg, "greet", `{"name": "x"}`, nil)
 	if err == nil || !strings.Contains(err.Error(), "closed") {
 		t.Errorf("a call after Close: %v", err)
+	}
+}
+
+// TestNoSocketLeftBehind: a plugin that crashes, one that fails its handshake and one that
+// is stopped leave nothing in the temporary directory. A plugin removes its socket only when
+// it exits cleanly, so each one's socket sits in a directory the manager owns and removes.
+func TestNoSocketLeftBehind(t *testing.T) {
+	tg := greeter(t)
+	chatty := target(t, plugintest.Install(t, plugintest.Build(t, "plugin/testdata/badstdout", "badstdout"), t.TempDir(), "fuscia-plugin-badstdout"), "badstdout", "")
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp) // the manager's, the plugins' and the broker's temporary files
+	m := plugin.NewManager(plugin.Options{StartTimeout: 5 * time.Second})
+	defer m.Close()
+	kv := &memKV{}
+	if _, err := execute(t, context.Background(), m, tg, "crash", `{}`, &plugin.CallEnv{KV: kv}); plugin.KindOf(err) != plugin.Crashed {
+		t.Fatalf("first call: %v; want plugin_crashed", err)
+	}
+	if _, err := execute(t, context.Background(), m, tg, "crash", `{}`, &plugin.CallEnv{KV: kv}); err != nil {
+		t.Fatalf("call on the restarted process: %v", err)
+	}
+	if _, err := execute(t, context.Background(), m, chatty, "noop", `{}`, nil); err == nil {
+		t.Fatal("a plugin that writes to stdout before its handshake started")
+	}
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(tmp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		t.Errorf("left in the temporary directory: %s (%s)", e.Name(), e.Type())
 	}
 }
