@@ -34,10 +34,20 @@ func Serve(p Plugin) {
 }
 
 // newGRPCServer adds the protocol's options (MaxMessageSize, fixed flow-control windows) to
-// go-plugin's, as the host does.
+// go-plugin's, as the host does, and stream workers.
 func newGRPCServer(opts []grpc.ServerOption) *grpc.Server {
-	return grpc.NewServer(append(opts, transport.ServerOptions()...)...)
+	opts = append(opts, transport.ServerOptions()...)
+	return grpc.NewServer(append(opts, grpc.NumStreamWorkers(streamWorkers))...)
 }
+
+// streamWorkers is how many goroutines of the plugin's server take its calls and keep their
+// stacks between calls. Without them gRPC starts a goroutine per call, whose stack grows by
+// copying, several times, on the way down through the handler to the task: 2.6% of the shell
+// plugin's CPU, on the path from a request to the command's start (docs/performance.md, issue
+// 20, session 14). A call that finds every worker busy still gets a goroutine of its own, so
+// concurrency is not bounded by it. The host's own gRPC server (Host, on the broker) takes
+// few calls and keeps gRPC's default.
+const streamWorkers = 4
 
 // grpcPlugin is the go-plugin side of the plugin: it registers the Provider service.
 type grpcPlugin struct {

@@ -24,17 +24,8 @@ func ServerOptions() []grpc.ServerOption {
 	return []grpc.ServerOption{
 		grpc.MaxRecvMsgSize(MaxMessageSize), grpc.MaxSendMsgSize(MaxMessageSize),
 		grpc.InitialWindowSize(streamWindow), grpc.InitialConnWindowSize(connWindow),
-		grpc.NumStreamWorkers(streamWorkers),
 	}
 }
-
-// streamWorkers is how many goroutines of a server take its calls and keep their stacks between
-// calls. Without them gRPC starts a goroutine per call, whose stack grows by copying, several
-// times, on the way down through the handler to the task (a plugin's task, a process spawn):
-// ≈ 2% of a shell plugin's CPU, on the path from a request to the command's start
-// (docs/performance.md, issue 20, session 14). A call that finds every worker busy still gets a
-// goroutine of its own.
-const streamWorkers = 4
 
 // DialOptions are the options of a gRPC client connection of the protocol.
 func DialOptions() []grpc.DialOption {
