@@ -172,7 +172,7 @@ bench: build load-tool
 	$(GO) test ./lang/lsp -run '^$$' -bench 'DiagnosticsAfterChange1000Nodes|Completion1000Nodes' -count 5
 	$(GO) test ./lang/query -run '^$$' -bench 'Complete1000|CompleteOutput1000|Hover1000' -count 3
 	$(GO) test ./engine -run '^$$' -bench 'ProgramLocks' -benchtime 20x -count 5
-	$(GO) test ./cmd/fuscia -run '^$$' -bench 'Startup|ApplyPerNode' -benchtime 10x -count 5 -timeout 30m
+	$(GO) test ./cmd/fuscia -run '^$$' -bench 'Startup|ApplyPerNode|ApplyShellPerNode' -benchtime 10x -count 5 -timeout 30m
 	$(GO) test ./cmd/fuscia -run '^$$' -bench 'ServeStartGoComponent' -benchtime 5x -timeout 30m
 	$(GO) test ./cmd/fuscia -run '^$$' -bench 'ClusterScaling' -benchtime 2000x -timeout 30m
 	$(GO) test ./cmd/fuscia -run '^$$' -bench 'ClusterWasmCPU' -benchtime 200x -timeout 30m

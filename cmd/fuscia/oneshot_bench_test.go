@@ -4,8 +4,8 @@ package main
 // "Start-up and one-shot apply"): `fuscia version`, `fuscia apply` of a 3-node workflow with a
 // fresh and with a reused FUSCIA_HOME, and what one more node of a chain of builtin.transform
 // costs `fuscia apply` ((chain of 100 - chain of 10) / 90), to set beside the engine's own
-// figure (engine's BenchmarkChain1000). `make bench` runs them; they are benchmarks only, so
-// `make test` never starts them.
+// figure (engine's BenchmarkChain1000), and the same for a chain of shell nodes against a bare
+// spawn loop. `make bench` runs them; they are benchmarks only, so `make test` never starts them.
 
 import (
 	"bytes"
@@ -190,6 +190,67 @@ func BenchmarkApplyPerNode(b *testing.B) {
 				b.ReportMetric(float64((m100-m10).Microseconds())/90, "µs/node")
 			})
 		}
+	}
+}
+
+// shellChain is a workflow of n plugin.shell.exec tasks running /bin/true, each after the one
+// before.
+func shellChain(n int, durability string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "workflow \"shellchain\" {\n  durability = %q\n}\nplugin \"shell\" { source = \"shell\" }\n", durability)
+	for i := range n {
+		fmt.Fprintf(&b, "task \"t%d\" {\n  uses   = plugin.shell.exec\n  inputs = { command = \"/bin/true\", args = [] }\n", i)
+		if i > 0 {
+			fmt.Fprintf(&b, "  after  = [task.t%d]\n", i-1)
+		}
+		b.WriteString("}\n")
+	}
+	return b.String()
+}
+
+// BenchmarkApplyShellPerNode is item 2 of issue 20 as the issue measures it: what one more
+// plugin.shell.exec node running /bin/true costs a one-shot `fuscia apply` of a sequential
+// chain ((median of the chain of 100 - median of the chain of 10) / 90, each chain in a home of
+// its own), against a bare Go loop spawning /bin/true 100 times one after another (spawn-µs, the
+// median of the loops' per-spawn times), and the ratio of the two. Each iteration runs both
+// chains and one loop between them, so that a drift of the machine's speed moves both sides.
+func BenchmarkApplyShellPerNode(b *testing.B) {
+	bin := plugintest.Build(b, "plugins/shell", "shell")
+	for _, durability := range []string{"relaxed", "strict"} {
+		b.Run(durability, func(b *testing.B) {
+			dir := b.TempDir()
+			writeBenchFile(b, filepath.Join(dir, "c10.fsc.hcl"), shellChain(10, durability))
+			writeBenchFile(b, filepath.Join(dir, "c100.fsc.hcl"), shellChain(100, durability))
+			home := func(file string) string { return filepath.Join(dir, "home-"+strings.TrimSuffix(file, ".fsc.hcl")) }
+			for _, file := range []string{"c10.fsc.hcl", "c100.fsc.hcl"} {
+				plugintest.Install(b, bin, filepath.Join(home(file), "plugins"), "fuscia-plugin-shell")
+				runBinary(b, dir, home(file), "apply", file)
+			}
+			// A binary changed in the last 2 s has its digest read again at the start (the
+			// digest cache's guard, plugin/discover): let the copies age as installed plugins.
+			time.Sleep(2 * time.Second)
+			spawnLoop := func() time.Duration {
+				start := time.Now()
+				for range 100 {
+					if err := exec.Command("/bin/true").Run(); err != nil {
+						b.Fatal(err)
+					}
+				}
+				return time.Since(start) / 100
+			}
+			var t10, t100, spawn []time.Duration
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				t10 = append(t10, runBinary(b, dir, home("c10.fsc.hcl"), "apply", "c10.fsc.hcl").wall)
+				spawn = append(spawn, spawnLoop())
+				t100 = append(t100, runBinary(b, dir, home("c100.fsc.hcl"), "apply", "c100.fsc.hcl").wall)
+			}
+			b.StopTimer()
+			perNode := (median(t100) - median(t10)) / 90
+			b.ReportMetric(float64(perNode.Microseconds()), "µs/node")
+			b.ReportMetric(float64(median(spawn).Microseconds()), "spawn-µs")
+			b.ReportMetric(float64(perNode)/float64(median(spawn)), "ratio")
+		})
 	}
 }
 
