@@ -2,13 +2,11 @@ package engine
 
 import (
 	"context"
-	"fmt"
 	pluginrt "github.com/fuscia/fuscia/engine/internal/runtime/plugins"
 	"github.com/fuscia/fuscia/engine/task"
 	"github.com/fuscia/fuscia/lang"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 
@@ -81,21 +79,6 @@ func BenchmarkSpawnTrue1000(b *testing.B) {
 	b.ReportMetric(float64(1000*b.N)/b.Elapsed().Seconds(), "spawns/s")
 }
 
-// shellChain is n `shell exec /bin/true` tasks, each after the previous one: a sequential
-// chain, so that a node's cost (spawn, plugin round trip, journal) is not hidden by overlap.
-func shellChain(n int, durability string) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "workflow \"shellchain\" { durability = %q }\nplugin \"shell\" { source = \"shell\" }\n", durability)
-	for i := range n {
-		fmt.Fprintf(&b, "task \"t%d\" {\n  uses = plugin.shell.exec\n  inputs = { command = \"/bin/true\", args = [] }\n", i)
-		if i > 0 {
-			fmt.Fprintf(&b, "  after = [task.t%d]\n", i-1)
-		}
-		b.WriteString("}\n")
-	}
-	return b.String()
-}
-
 // BenchmarkShellChain100 runs a chain of 100 sequential `shell exec /bin/true` nodes through
 // the engine, the plugin host and the shell plugin; compare its ms/node with
 // BenchmarkSpawnTrueSeq100's ms/spawn measured in the same `go test` run. strict waits for
@@ -118,7 +101,7 @@ func benchShellChain(b *testing.B, durability string) {
 		be.engine.Wait()
 		m.Close()
 	})
-	prog := be.program(b, "shellchain.fsc.hcl", shellChain(100, durability))
+	prog := be.program(b, "shellchain.fsc.hcl", plugintest.ShellChain(100, durability))
 	pl.Preload(context.Background(), prog.Workflow, prog.Locks().Plugins)
 	b.ResetTimer()
 	cpu0, sw0 := selfUsage()

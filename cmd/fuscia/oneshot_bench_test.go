@@ -193,21 +193,6 @@ func BenchmarkApplyPerNode(b *testing.B) {
 	}
 }
 
-// shellChain is a workflow of n plugin.shell.exec tasks running /bin/true, each after the one
-// before.
-func shellChain(n int, durability string) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "workflow \"shellchain\" {\n  durability = %q\n}\nplugin \"shell\" { source = \"shell\" }\n", durability)
-	for i := range n {
-		fmt.Fprintf(&b, "task \"t%d\" {\n  uses   = plugin.shell.exec\n  inputs = { command = \"/bin/true\", args = [] }\n", i)
-		if i > 0 {
-			fmt.Fprintf(&b, "  after  = [task.t%d]\n", i-1)
-		}
-		b.WriteString("}\n")
-	}
-	return b.String()
-}
-
 // BenchmarkApplyShellPerNode is item 2 of issue 20 as the issue measures it: what one more
 // plugin.shell.exec node running /bin/true costs a one-shot `fuscia apply` of a sequential
 // chain ((median of the chain of 100 - median of the chain of 10) / 90, each chain in a home of
@@ -219,8 +204,8 @@ func BenchmarkApplyShellPerNode(b *testing.B) {
 	for _, durability := range []string{"relaxed", "strict"} {
 		b.Run(durability, func(b *testing.B) {
 			dir := b.TempDir()
-			writeBenchFile(b, filepath.Join(dir, "c10.fsc.hcl"), shellChain(10, durability))
-			writeBenchFile(b, filepath.Join(dir, "c100.fsc.hcl"), shellChain(100, durability))
+			writeBenchFile(b, filepath.Join(dir, "c10.fsc.hcl"), plugintest.ShellChain(10, durability))
+			writeBenchFile(b, filepath.Join(dir, "c100.fsc.hcl"), plugintest.ShellChain(100, durability))
 			home := func(file string) string { return filepath.Join(dir, "home-"+strings.TrimSuffix(file, ".fsc.hcl")) }
 			for _, file := range []string{"c10.fsc.hcl", "c100.fsc.hcl"} {
 				plugintest.Install(b, bin, filepath.Join(home(file), "plugins"), "fuscia-plugin-shell")
