@@ -47,6 +47,9 @@ type WorkerOptions struct {
 	Home string
 	// PluginDirs are searched for plugin binaries (-plugin-dir), then Home/plugins.
 	PluginDirs []string
+	// Digests is the process's cache of plugin binaries' digests (the plugin manager's), which
+	// the Tasks dispatcher reads through too; nil reads a binary each time.
+	Digests *discover.Digests
 	// Tasks runs the attempts: the process's runtimes, on Home/components, with the
 	// cluster's KV and artifacts.
 	Tasks  task.Dispatcher
@@ -729,7 +732,7 @@ func (w *Worker) findPlugin(s *blockSpec) string {
 	if s.Digest == "" {
 		return ""
 	}
-	if d, err := discover.Digest(bin.Path); err == nil && d == s.Digest {
+	if d, err := w.opts.Digests.Digest(bin.Path); err == nil && d == s.Digest {
 		return ""
 	}
 	// Another version may be the locked one.
@@ -738,7 +741,7 @@ func (w *Worker) findPlugin(s *blockSpec) string {
 		if b.Name != s.Source && !sameSource(b.Name, s.Source) {
 			continue
 		}
-		if d, err := discover.Digest(b.Path); err == nil && d == s.Digest {
+		if d, err := w.opts.Digests.Digest(b.Path); err == nil && d == s.Digest {
 			return ""
 		}
 	}

@@ -133,7 +133,7 @@ func (h *Host) startLocalWorker() {
 	w := cluster.NewWorker(cp.conn, cluster.WorkerOptions{
 		Pools: []string{cluster.DefaultPool}, Concurrency: o.Concurrency, Home: h.opts.Home,
 		// No Redact: the engine of this process added the runs' secrets to its set already.
-		PluginDirs: h.opts.PluginDirs, Tasks: h.localTasks(), Logger: h.tel.Logger, Local: true,
+		PluginDirs: h.opts.PluginDirs, Digests: h.env.Digests, Tasks: h.localTasks(), Logger: h.tel.Logger, Local: true,
 	})
 	ctx, cancel := context.WithCancel(context.Background())
 	cp.stopWorker, cp.workerDone = cancel, make(chan struct{})

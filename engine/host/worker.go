@@ -89,7 +89,7 @@ func RunWorker(ctx context.Context, o WorkerOptions) error {
 	env := plan.Env{Home: o.Home, PluginDirs: o.PluginDirs, Digests: manager.Digests()}
 	plugs := &plugins.Dispatcher{Manager: manager, Env: env, Store: kv, Artifacts: arts}
 	w := cluster.NewWorker(conn, cluster.WorkerOptions{
-		Pools: o.Pools, Concurrency: o.Concurrency, Home: o.Home, PluginDirs: o.PluginDirs,
+		Pools: o.Pools, Concurrency: o.Concurrency, Home: o.Home, PluginDirs: o.PluginDirs, Digests: env.Digests,
 		ShutdownGrace: o.ShutdownGrace, Logger: log, Redact: o.Redact,
 		Tasks: task.ByKind{lang.UsesBuiltin: builtins.New(runner), lang.UsesComponent: comps, lang.UsesPlugin: plugs},
 	})
