@@ -77,8 +77,9 @@ type Manager struct {
 	closed   bool
 	restarts int
 
-	done     chan struct{} // closed by Close: ends the grace watchers
-	watchers sync.WaitGroup
+	done      chan struct{} // closed by Close: ends the grace watchers
+	watchers  sync.WaitGroup
+	sweepOnce sync.Once // abandoned socket directories, before the first start
 }
 
 // startWait lets concurrent first calls share one start.
@@ -158,7 +159,7 @@ type process struct {
 	broker   *goplugin.GRPCBroker
 	pid      int
 	stderr   *stderrTail
-	sockDir  string // holds the plugin's socket; removed by stop
+	sockDir  *socketDir // holds the plugin's sockets; removed by stop
 	once     sync.Once
 
 	announce sync.Once // serves host on the broker, at the first call that needs it
@@ -174,7 +175,7 @@ func (p *process) stop() {
 			// The plugin leads its own process group; children it left behind go with it.
 			_ = syscall.Kill(-p.pid, syscall.SIGKILL)
 		}
-		_ = os.RemoveAll(p.sockDir)
+		p.sockDir.remove()
 	})
 }
 
@@ -269,17 +270,19 @@ func (m *Manager) start(t Target) (*process, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", t, err)
 	}
-	// The plugin makes its socket in a directory of its own, which this process owns and
-	// removes once the plugin has stopped. go-plugin's default is the temporary directory
-	// itself, and a plugin that crashes, is killed or fails its handshake never removes its
-	// socket there: one file left in /tmp for each.
-	sockDir, err := os.MkdirTemp("", "fuscia-plugin-")
+	// The plugin makes its socket, and go-plugin the broker's listeners on this side, in a
+	// directory of their own, which this process owns and removes once the plugin has stopped
+	// (sockdir.go). go-plugin's default is the temporary directory itself, and a plugin that
+	// crashes, is killed or fails its handshake never removes its socket there: one file left
+	// in /tmp for each.
+	m.sweepOnce.Do(func() { sweepAbandonedSocketDirs(os.TempDir(), time.Now()) })
+	sockDir, err := newSocketDir()
 	if err != nil {
 		return nil, fmt.Errorf("%s: a directory for its socket: %w", t, err)
 	}
 	cmd := exec.Command(t.Path)
 	// go-plugin appends this process's environment and its own variables after this one.
-	cmd.Env = []string{goplugin.EnvUnixSocketDir + "=" + sockDir}
+	cmd.Env = []string{goplugin.EnvUnixSocketDir + "=" + sockDir.path}
 	// Its own process group, so stop can kill what it leaves behind, and a parent-death signal,
 	// so it dies with us even when we are SIGKILLed.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
@@ -305,7 +308,7 @@ func (m *Manager) start(t Target) (*process, error) {
 	})
 	failed := func() {
 		client.Kill()
-		_ = os.RemoveAll(sockDir)
+		sockDir.remove()
 	}
 	rpc, err := client.Client()
 	if err != nil {

@@ -295,6 +295,19 @@ type UnixSocketConfig struct {
 	// by go-plugin and deleted when the plugin is killed. Will be created
 	// inside TempDir if specified.
 	socketDir string
+
+	// Fuscia: socketDir is the caller's (see Start), so Kill does not remove it.
+	callerOwnsDir bool
+}
+
+// lastEnv returns the value of the last key=value entry of env for key, "" if none. Fuscia.
+func lastEnv(env []string, key string) string {
+	for i := len(env) - 1; i >= 0; i-- {
+		if v, ok := strings.CutPrefix(env[i], key+"="); ok {
+			return v
+		}
+	}
+	return ""
 }
 
 // ReattachConfig is used to configure a client to reattach to an
@@ -506,6 +519,9 @@ func (c *Client) Kill() {
 	runner := c.runner
 	addr := c.address
 	hostSocketDir := c.unixSocketCfg.socketDir
+	if c.unixSocketCfg.callerOwnsDir { // Fuscia: the caller removes it
+		hostSocketDir = ""
+	}
 	c.l.Unlock()
 
 	// If there is no runner or ID, there is nothing to kill.
@@ -727,6 +743,15 @@ func (c *Client) Start() (addr net.Addr, err error) {
 			return nil, err
 		}
 	default:
+		// Fuscia: when the caller chose the plugin's socket directory (EnvUnixSocketDir in
+		// Cmd.Env; as for the plugin, the last one wins), the broker's listeners on this side go
+		// there too, so that whoever owns that directory removes them with the plugin's socket.
+		// Upstream makes them in the temporary directory itself, where they stay if this process
+		// dies. The directory is the caller's: Kill leaves it alone.
+		if dir := lastEnv(cmd.Env, EnvUnixSocketDir); dir != "" {
+			c.unixSocketCfg.socketDir = dir
+			c.unixSocketCfg.callerOwnsDir = true
+		}
 		runner, err = cmdrunner.NewCmdRunner(c.logger, cmd)
 		if err != nil {
 			return nil, err
