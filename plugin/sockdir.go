@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -70,7 +71,7 @@ func sweepAbandonedSocketDirs(tmp string, now time.Time) {
 	}
 	for _, e := range entries {
 		suffix, ok := strings.CutPrefix(e.Name(), socketDirPrefix)
-		if !ok || !e.IsDir() || !allDigits(suffix) {
+		if _, err := strconv.ParseUint(suffix, 10, 64); !ok || err != nil || !e.IsDir() {
 			continue
 		}
 		info, err := e.Info()
@@ -113,16 +114,4 @@ func removeIfAbandoned(path string) {
 		_ = os.Remove(filepath.Join(path, e.Name()))
 	}
 	_ = os.Remove(path)
-}
-
-func allDigits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, r := range s {
-		if r < '0' || r > '9' {
-			return false
-		}
-	}
-	return true
 }
