@@ -70,10 +70,14 @@ func TestServeSmoke(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
+	// As Fuscia does, the sockets of both ends go in a directory of their own, which the test
+	// removes: without it, go-plugin makes them in the temporary directory itself.
+	cmd := exec.Command(bin)
+	cmd.Env = []string{goplugin.EnvUnixSocketDir + "=" + t.TempDir()}
 	client := goplugin.NewClient(&goplugin.ClientConfig{
 		HandshakeConfig:  sdk.Handshake,
 		Plugins:          goplugin.PluginSet{sdk.PluginKey: clientPlugin{}},
-		Cmd:              exec.Command(bin),
+		Cmd:              cmd,
 		AllowedProtocols: []goplugin.Protocol{goplugin.ProtocolGRPC},
 		AutoMTLS:         true,
 	})
