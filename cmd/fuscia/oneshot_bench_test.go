@@ -214,20 +214,11 @@ func BenchmarkApplyShellPerNode(b *testing.B) {
 			// A binary changed in the last 2 s has its digest read again at the start (the
 			// digest cache's guard, plugin/discover): let the copies age as installed plugins.
 			time.Sleep(2 * time.Second)
-			spawnLoop := func() time.Duration {
-				start := time.Now()
-				for range 100 {
-					if err := exec.Command("/bin/true").Run(); err != nil {
-						b.Fatal(err)
-					}
-				}
-				return time.Since(start) / 100
-			}
 			var t10, t100, spawn []time.Duration
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				t10 = append(t10, runBinary(b, dir, home("c10.fsc.hcl"), "apply", "c10.fsc.hcl").wall)
-				spawn = append(spawn, spawnLoop())
+				spawn = append(spawn, plugintest.SpawnTrueSeq(b, 100))
 				t100 = append(t100, runBinary(b, dir, home("c100.fsc.hcl"), "apply", "c100.fsc.hcl").wall)
 			}
 			b.StopTimer()

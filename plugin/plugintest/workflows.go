@@ -2,7 +2,10 @@ package plugintest
 
 import (
 	"fmt"
+	"os/exec"
 	"strings"
+	"testing"
+	"time"
 )
 
 // ShellChain is a workflow of n tasks of the first-party shell plugin (source "shell") running
@@ -20,4 +23,18 @@ func ShellChain(n int, durability string) string {
 		b.WriteString("}\n")
 	}
 	return b.String()
+}
+
+// SpawnTrueSeq spawns /bin/true n times from Go, one after another, with nothing else, and
+// returns the time per spawn: the floor a ShellChain node is measured against ("a bare Go loop
+// spawning /bin/true", issue 20's item 2).
+func SpawnTrueSeq(tb testing.TB, n int) time.Duration {
+	tb.Helper()
+	start := time.Now()
+	for range n {
+		if err := exec.Command("/bin/true").Run(); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return time.Since(start) / time.Duration(n)
 }
