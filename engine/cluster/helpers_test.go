@@ -13,6 +13,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -50,7 +51,11 @@ func eventually(t testing.TB, what string, cond func() bool) {
 	deadline := time.Now().Add(patience)
 	for !cond() {
 		if time.Now().After(deadline) {
-			t.Fatalf("still waiting after %s for %s", patience, what)
+			// The workers run in this process: where each goroutine waits says which part
+			// did not answer (a wait this long is a hang, not a slow machine).
+			var stacks bytes.Buffer
+			_ = pprof.Lookup("goroutine").WriteTo(&stacks, 1)
+			t.Fatalf("still waiting after %s for %s; this process's goroutines:\n%s", patience, what, stacks.String())
 		}
 		time.Sleep(20 * time.Millisecond) // a poll's interval
 	}
