@@ -1,16 +1,19 @@
 package cluster
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/bytecodealliance/wasmtime-go/v39"
 	"github.com/hashicorp/hcl/v2"
+	"github.com/nats-io/nats.go/jetstream"
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/fuscia/fuscia/engine/task"
@@ -150,6 +153,21 @@ func TestComponentByDigest(t *testing.T) {
 	p.cancel(nil)
 	wantKind(t, "the cancelled spin", p.result(t), outcome.Cancelled)
 	// The worker answers once the Wasm stopped.
+	res := c.workerAnswer(t, id)
+	d := time.Since(cancelled)
+	t.Logf("the worker answered the cancelled spin %s after the cancellation: %s: %s", d, res.Result.Kind, res.Result.Message)
+	if res.Result.Type != outcome.Failure || (res.Result.Kind != outcome.Cancelled && res.Result.Kind != outcome.Timeout) {
+		t.Fatalf("the worker answered the cancelled spin with %+v", res.Result)
+	}
+	if d > stopBound {
+		t.Fatalf("the worker stopped the cancelled spin %s after the cancellation; want within %s", d, stopBound)
+	}
+}
+
+// workerAnswer waits for the result the worker itself stored for attempt id (the coordinator
+// may have answered the call before it, as for a cancelled call).
+func (c *fixture) workerAnswer(t testing.TB, id string) resultMsg {
+	t.Helper()
 	var res resultMsg
 	eventually(t, "the worker's answer", func() bool {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -167,12 +185,69 @@ func TestComponentByDigest(t *testing.T) {
 		}
 		return true
 	})
-	d := time.Since(cancelled)
-	t.Logf("the worker answered the cancelled spin %s after the cancellation: %s: %s", d, res.Result.Kind, res.Result.Message)
-	if res.Result.Type != outcome.Failure || (res.Result.Kind != outcome.Cancelled && res.Result.Kind != outcome.Timeout) {
-		t.Fatalf("the worker answered the cancelled spin with %+v", res.Result)
+	return res
+}
+
+// TestCancelDuringComponentFetch: a call cancelled while its worker still fetches the
+// component from the object store gets its answer at once, not when the fetch's own bound
+// (minutes) runs out. The component's chunks are purged from the store, so the fetch waits
+// for chunks that never come; the call is cancelled once the worker blocks on them.
+func TestCancelDuringComponentFetch(t *testing.T) {
+	srv := natstest.Start(t)
+	home := t.TempDir()
+	spinInst := installWAT(t, filepath.Join(home, "components"), spinWAT, spinManifest)
+	c := newCluster(t, srv.URL(), clusterOptions{Home: home})
+	w := c.startWorker(t, WorkerOptions{})
+	sb := c.bindComponent(t, "spin", "t/spin", cty.NilVal)
+
+	ctx := testCtx(t)
+	// The coordinator puts the component into the store as a call's first step; done here
+	// first, so its chunks can be purged before the call.
+	spec := *sb.(*binding).spec
+	if err := c.coord.distribute(ctx, &spec); err != nil {
+		t.Fatal(err)
 	}
-	if d > stopBound {
-		t.Fatalf("the worker stopped the cancelled spin %s after the cancellation; want within %s", d, stopBound)
+	info, err := c.coord.objects.GetInfo(ctx, spinInst.Digest)
+	if err != nil {
+		t.Fatalf("the component is not in the cluster's object store under %s: %v", spinInst.Digest, err)
 	}
+	bucket := c.conn.names.componentsBucket()
+	stream, err := c.conn.js.Stream(ctx, "OBJ_"+bucket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := stream.Purge(ctx, jetstream.WithPurgeSubject("$O."+bucket+".C."+info.NUID)); err != nil {
+		t.Fatal(err)
+	}
+
+	spin := newCall("task.spin", lang.Uses{Kind: lang.UsesComponent, Local: "spin", Name: "spin"}, map[string]any{}, "", nil)
+	id := attemptID(spin)
+	p := c.callAsync(sb, spin)
+	eventually(t, "the worker to wait for the component's chunks", blockedOnObjectChunks)
+	cancelled := time.Now()
+	p.cancel(nil)
+	wantKind(t, "the cancelled call", p.result(t), outcome.Cancelled)
+	// workerAnswer waits patience (1 min), half the fetch's own bound: a fetch deaf to the
+	// cancellation fails here.
+	res := c.workerAnswer(t, id)
+	t.Logf("the worker answered %s after the cancellation: %s: %s", time.Since(cancelled), res.Result.Kind, res.Result.Message)
+	if res.Result.Kind != outcome.Cancelled {
+		t.Fatalf("the worker answered the call cancelled during its fetch with %+v; want cancelled", res.Result)
+	}
+	if _, err := registry.Find(filepath.Join(w.home, "components"), "t/spin", ""); err == nil {
+		t.Fatal("the worker installed a component whose fetch was cancelled")
+	}
+}
+
+// blockedOnObjectChunks says whether a goroutine of this process waits in an object store
+// read for the object's next chunk.
+func blockedOnObjectChunks() bool {
+	buf := make([]byte, 8<<20)
+	n := runtime.Stack(buf, true)
+	for _, g := range bytes.Split(buf[:n], []byte("\n\n")) {
+		if bytes.Contains(g, []byte("jetstream.(*objResult).Read")) && bytes.Contains(g, []byte("net.(*pipe).read")) {
+			return true
+		}
+	}
+	return false
 }

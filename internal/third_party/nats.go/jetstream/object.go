@@ -473,6 +473,8 @@ type (
 		ctx    context.Context
 		cancel context.CancelFunc
 		digest hash.Hash
+		// Fuscia: stopWake unregisters the wake-up Get arranges for when ctx ends.
+		stopWake func() bool
 	}
 )
 
@@ -884,6 +886,11 @@ func (obs *obs) Get(ctx context.Context, name string, opts ...GetObjectOpt) (Obj
 
 	pr, pw := net.Pipe()
 	result.r = pr
+	// Fuscia: the chunk subscription below unsubscribes as soon as ctx ends, so no chunk, and no
+	// close of the pipe, would come after that: a Read blocked on the pipe would wait for the
+	// read deadline (ctx's deadline: minutes, for a fetch with a generous bound). Closing the
+	// pipe when ctx ends wakes it; Read then reports ctx's error, not a short object.
+	result.stopWake = context.AfterFunc(ctx, func() { pw.Close() })
 
 	gotErr := func(m *nats.Msg, err error) {
 		pw.Close()
@@ -1471,6 +1478,16 @@ func (o *objResult) Read(p []byte) (n int, err error) {
 	r := o.r.(net.Conn)
 	_ = r.SetReadDeadline(readDeadline)
 	n, err = r.Read(p)
+	if err != nil && o.ctx != nil && o.ctx.Err() != nil {
+		// Fuscia: the pipe was closed because ctx ended (see Get): say so, rather than
+		// reading the end of a partial object as its end.
+		if o.ctx.Err() == context.Canceled {
+			o.err = o.ctx.Err()
+		} else {
+			o.err = nats.ErrTimeout
+		}
+		return n, o.err
+	}
 	if err, ok := err.(net.Error); ok && err.Timeout() {
 		if ctx := o.ctx; ctx != nil {
 			select {
@@ -1505,6 +1522,9 @@ func (o *objResult) Read(p []byte) (n int, err error) {
 func (o *objResult) Close() error {
 	o.Lock()
 	defer o.Unlock()
+	if o.stopWake != nil {
+		o.stopWake()
+	}
 	if o.cancel != nil {
 		o.cancel()
 	}
