@@ -715,6 +715,54 @@ task "x" {
 		wantContains(t, "apply stderr", r.stderr, "Error: name must not be empty")
 	})
 
+	// Plan asks the plugin about many tasks at once, and once per distinct input; each node
+	// still gets its own diagnostics, at its own lines, and all of them stay in source order.
+	t.Run("many tasks", func(t *testing.T) {
+		t.Parallel()
+		h := newHarness(t)
+		installGreeter(t, filepath.Join(h.dir, "plugins"))
+		var b strings.Builder
+		b.WriteString("workflow \"v\" {}\n\n" + greeterBlock)
+		const tasks = 30 // 11 distinct questions: more than the calls plan makes at once
+		for i := range tasks {
+			input := fmt.Sprintf(`{ greeting = "Hi", name = "Ada %d" }`, i)
+			switch i % 3 {
+			case 0:
+				input = `{ greeting = "Hi" }` // the schema refuses it: the plugin is not asked
+			case 1:
+				input = `{ greeting = "Hi", name = "" }` // the same question each time: the plugin refuses it
+			}
+			fmt.Fprintf(&b, "\ntask \"t%d\" {\n  uses   = plugin.greeter.greet\n  inputs = %s\n}\n", i, input)
+		}
+		src := b.String()
+		f := h.write("v.fsc.hcl", src)
+		ds := validateDiags(t, h, 2, "plan", f, "-json")
+		var want []string
+		for i := range tasks {
+			line := lineOf(t, src, fmt.Sprintf("task \"t%d\"", i)) + 2
+			switch i % 3 {
+			case 0:
+				want = append(want, fmt.Sprintf("%d: Invalid input for task.t%d", line, i))
+			case 1:
+				want = append(want, fmt.Sprintf("%d: name must not be empty (Invalid input for task.t%d, \"name\")", line, i))
+			}
+		}
+		var got []string
+		for _, d := range ds {
+			if d.Range == nil {
+				t.Fatalf("plan: diagnostic %+v has no range", d)
+			}
+			g := fmt.Sprintf("%d: %s", d.Range.Start.Line, d.Summary)
+			if d.Summary == "name must not be empty" {
+				g += " (" + strings.SplitN(d.Detail, ":", 2)[0] + ")"
+			}
+			got = append(got, g)
+		}
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Fatalf("plan's diagnostics:\n%s\nwant, in this order:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	})
+
 	// A name known at plan (a variable) is checked by the plugin; one that is not (another
 	// node's output, the trigger payload, a secret) is sent as unknown and passes.
 	t.Run("variables and unknowns", func(t *testing.T) {

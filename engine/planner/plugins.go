@@ -3,17 +3,18 @@ package planner
 import (
 	"context"
 	"fmt"
-	"github.com/fuscia/fuscia/engine/plan"
 	"maps"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/hashicorp/go-version"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
 
+	"github.com/fuscia/fuscia/engine/plan"
 	"github.com/fuscia/fuscia/lang"
 	"github.com/fuscia/fuscia/lang/schema"
 	"github.com/fuscia/fuscia/plugin"
@@ -84,6 +85,10 @@ func CheckPlugins(ctx context.Context, w *lang.Workflow, res *plan.Resolution, m
 	}
 
 	compiled := map[string]*schema.Schema{}
+	// The plugins' ValidateInput calls, one per distinct question (answers: one per node).
+	asked := map[string]*inputCheck{}
+	var checks []*inputCheck
+	var answers []inputAnswer
 	for _, n := range w.Nodes {
 		if n.Task == nil || n.Task.Uses.Kind != lang.UsesPlugin {
 			continue
@@ -130,15 +135,18 @@ func CheckPlugins(ctx context.Context, w *lang.Workflow, res *plan.Resolution, m
 		if !ok {
 			continue
 		}
-		pd, err := m.ValidateInput(ctx, PluginTarget(u.Local, res.Plugins[u.Local]), u.Name, input, cfg, unknown)
-		if err != nil {
-			diags = append(diags, plan.Missing(u.Range, hcl.DiagError, "Cannot validate input", lang.Sentence(err.Error())))
-			continue
+		key := inputCheckKey(u, input, unknown)
+		c := asked[key]
+		if c == nil {
+			c = &inputCheck{target: PluginTarget(u.Local, res.Plugins[u.Local]), task: u.Name, input: input, config: cfg, unknown: unknown}
+			asked[key] = c
+			checks = append(checks, c)
 		}
-		for _, d := range pd {
-			path := pointerPath(d.Path)
-			diags = append(diags, pluginDiag(d, lang.InputRange(inputs, path), "Invalid input for "+n.Addr.String(), path))
-		}
+		answers = append(answers, inputAnswer{node: n, inputs: inputs, check: c})
+	}
+	askInputChecks(ctx, m, checks)
+	for _, a := range answers { // the caller sorts all diagnostics by position
+		diags = append(diags, a.diagnostics()...)
 	}
 
 	for _, t := range w.Triggers {
@@ -155,6 +163,72 @@ func CheckPlugins(ctx context.Context, w *lang.Workflow, res *plan.Resolution, m
 		}
 	}
 	return diags
+}
+
+// maxInputChecks bounds the ValidateInput calls in flight at once, across plugins: enough to
+// keep one call's round trip from waiting on the one before it (a plan of many plugin tasks
+// paid one round trip per task, one after another), few enough not to swamp a plugin.
+const maxInputChecks = 8
+
+// inputCheck is one ValidateInput question and, once asked, its answer. Nodes that ask the
+// same question (the same block, task, input and unknown paths) share one.
+type inputCheck struct {
+	target  plugin.Target
+	task    string
+	input   []byte
+	config  []byte
+	unknown []string
+
+	diags []*pluginv1.Diagnostic
+	err   error
+}
+
+// inputCheckKey identifies a ValidateInput question. The block's config is the same for every
+// task of the block.
+func inputCheckKey(u lang.Uses, input []byte, unknown []string) string {
+	return strings.Join(append([]string{u.Local, u.Name, string(input)}, unknown...), "\x00")
+}
+
+// inputAnswer is a node's ValidateInput answer, whose diagnostics point into the node's own
+// inputs.
+type inputAnswer struct {
+	node   *lang.Node
+	inputs hcl.Expression
+	check  *inputCheck
+}
+
+func (a inputAnswer) diagnostics() hcl.Diagnostics {
+	u := a.node.Task.Uses
+	if a.check.err != nil {
+		return hcl.Diagnostics{plan.Missing(u.Range, hcl.DiagError, "Cannot validate input", lang.Sentence(a.check.err.Error()))}
+	}
+	var diags hcl.Diagnostics
+	for _, d := range a.check.diags {
+		path := pointerPath(d.Path)
+		diags = append(diags, pluginDiag(d, lang.InputRange(a.inputs, path), "Invalid input for "+a.node.Addr.String(), path))
+	}
+	return diags
+}
+
+// askInputChecks asks the plugins every question in checks, at most maxInputChecks at a time,
+// and returns once all are answered.
+func askInputChecks(ctx context.Context, m *plugin.Manager, checks []*inputCheck) {
+	next := make(chan *inputCheck)
+	var wg sync.WaitGroup
+	for range min(maxInputChecks, len(checks)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for c := range next {
+				c.diags, c.err = m.ValidateInput(ctx, c.target, c.task, c.input, c.config, c.unknown)
+			}
+		}()
+	}
+	for _, c := range checks {
+		next <- c
+	}
+	close(next)
+	wg.Wait()
 }
 
 // reportedVersion records the version plugin block p's binary reports (schema s) in its lock,
