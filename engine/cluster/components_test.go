@@ -223,7 +223,12 @@ func TestCancelDuringComponentFetch(t *testing.T) {
 	spin := newCall("task.spin", lang.Uses{Kind: lang.UsesComponent, Local: "spin", Name: "spin"}, map[string]any{}, "", nil)
 	id := attemptID(spin)
 	p := c.callAsync(sb, spin)
-	eventually(t, "the worker to wait for the component's chunks", blockedOnObjectChunks)
+	eventually(t, "the worker to wait for the component's chunks", func() bool {
+		w.mu.Lock()
+		taken := w.cancels[id] != nil
+		w.mu.Unlock()
+		return taken && blockedOnObjectChunks()
+	})
 	cancelled := time.Now()
 	p.cancel(nil)
 	wantKind(t, "the cancelled call", p.result(t), outcome.Cancelled)
