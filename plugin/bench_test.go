@@ -17,17 +17,6 @@ import (
 // Benchmarks of issue 5 (plugins) with the real greeter plugin subprocess; `make bench` runs
 // them and docs/performance.md records the figures.
 
-func benchTarget(b *testing.B) plugin.Target {
-	b.Helper()
-	bin := plugintest.Build(b, "examples/plugins/greeter", "greeter")
-	path := plugintest.Install(b, bin, b.TempDir(), "fuscia-plugin-greeter_v0.1.0")
-	d, err := plugin.Digest(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return plugin.Target{Name: "greeter", Path: path, Digest: d, Version: "0.1.0"}
-}
-
 var benchRequest = plugin.Request{Task: "greet", Input: []byte(`{"name": "Ada"}`), Config: []byte("{}"),
 	Context: &pluginv1.CallContext{ExecutionId: "x", Workflow: "w", Node: "task.a", Attempt: 1}}
 
@@ -39,7 +28,7 @@ func benchEnv() *plugin.CallEnv {
 // BenchmarkPluginStart is a plugin's start: fork/exec, digest check, go-plugin handshake with
 // AutoMTLS, and the first Execute; then the process is stopped (not timed).
 func BenchmarkPluginStart(b *testing.B) {
-	tg := benchTarget(b)
+	tg := greeterTarget(b)
 	for range b.N {
 		m := plugin.NewManager(plugin.Options{})
 		if _, err := m.Execute(context.Background(), tg, benchRequest, benchEnv()); err != nil {
@@ -55,7 +44,7 @@ func BenchmarkPluginStart(b *testing.B) {
 // BenchmarkPluginExecute is one Execute round trip on a running plugin: a small input, the
 // greet task's two Host callbacks (KV get and set) and a log line. p50 and p99 are reported.
 func BenchmarkPluginExecute(b *testing.B) {
-	tg := benchTarget(b)
+	tg := greeterTarget(b)
 	m := plugin.NewManager(plugin.Options{})
 	defer m.Close()
 	env := benchEnv()
@@ -78,7 +67,7 @@ func BenchmarkPluginExecute(b *testing.B) {
 // BenchmarkPluginExecuteNoCallbacks is the bare round trip: the fail task answers at once
 // without calling the host.
 func BenchmarkPluginExecuteNoCallbacks(b *testing.B) {
-	tg := benchTarget(b)
+	tg := greeterTarget(b)
 	m := plugin.NewManager(plugin.Options{})
 	defer m.Close()
 	req := plugin.Request{Task: "fail", Input: []byte(`{"kind": "fatal", "message": "x"}`), Config: []byte("{}"), Context: benchRequest.Context}
@@ -101,7 +90,7 @@ func BenchmarkPluginExecuteNoCallbacks(b *testing.B) {
 // BenchmarkPluginExecute8 is calls per second with 8 concurrent callers (8 nodes) on one
 // plugin process.
 func BenchmarkPluginExecute8(b *testing.B) {
-	tg := benchTarget(b)
+	tg := greeterTarget(b)
 	m := plugin.NewManager(plugin.Options{})
 	defer m.Close()
 	if _, err := m.Execute(context.Background(), tg, benchRequest, benchEnv()); err != nil {

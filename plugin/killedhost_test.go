@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/fuscia/fuscia/plugin"
-	"github.com/fuscia/fuscia/plugin/plugintest"
 	pluginv1 "github.com/fuscia/fuscia/proto/fuscia/plugin/v1"
 )
 
@@ -32,13 +31,7 @@ func TestSocketDirOfAKilledHostIsSwept(t *testing.T) {
 	// reaps an orphan is up to the machine's init (TestPluginDiesWithSIGKILLedFuscia, in
 	// cmd/fuscia, checks that the plugin dies). Nothing below needs it gone: killed, it cannot
 	// remove its socket.
-	bin := plugintest.Build(t, "examples/plugins/greeter", "greeter")
-	path := plugintest.Install(t, bin, t.TempDir(), "fuscia-plugin-greeter_v0.1.0")
-	digest, err := plugin.Digest(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tg := plugin.Target{Name: "greeter", Path: path, Digest: digest, Version: "0.1.0"}
+	tg := greeterTarget(t)
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
 
