@@ -25,6 +25,9 @@ type Schema struct {
 	// byLocation finds a subschema from the SchemaURL of a validation error, so that an
 	// "unknown attribute" problem can suggest the attribute the user probably meant.
 	byLocation map[string]*jsonschema.Schema
+	// anyObject: the document asks for an object and nothing else (builtin.transform's input),
+	// so a value validates when it is one, without the library (validate).
+	anyObject bool
 }
 
 // Compile compiles a JSON Schema document. Documents without "$schema" are read as draft 2020-12.
@@ -77,9 +80,31 @@ func compile(name string, doc []byte, trusted bool) (*Schema, error) {
 		root:       root,
 		infos:      map[*jsonschema.Schema]*info{},
 		byLocation: map[string]*jsonschema.Schema{},
+		anyObject:  asksAnyObject(parsed),
 	}
 	s.index(root)
 	return s, nil
+}
+
+// annotations are the keywords that describe a value without constraining it.
+var annotations = map[string]bool{
+	"$schema": true, "$id": true, "$comment": true, "title": true, "description": true,
+	"examples": true, "default": true, "deprecated": true, "readOnly": true, "writeOnly": true,
+}
+
+// asksAnyObject reports whether a parsed schema document is {"type": "object"} besides
+// annotations: every object validates against it, and nothing else does.
+func asksAnyObject(doc any) bool {
+	m, ok := doc.(map[string]any)
+	if !ok || m["type"] != "object" {
+		return false
+	}
+	for k := range m {
+		if k != "type" && !annotations[k] {
+			return false
+		}
+	}
+	return true
 }
 
 // Raw returns the schema document as given to Compile, for plan output and docs.

@@ -401,3 +401,53 @@ func TestCompileTrusted(t *testing.T) {
 		t.Error("the trusted schema accepted an object without the required name")
 	}
 }
+
+// TestAnyObjectSchema: a schema that asks for an object and nothing else answers without the
+// library (Schema.anyObject) exactly what the library answers for the same constraint.
+func TestAnyObjectSchema(t *testing.T) {
+	for doc, want := range map[string]bool{
+		`{"type": "object"}`: true,
+		`{"$schema": "https://json-schema.org/draft/2020-12/schema", "title": "t", "description": "d", "type": "object"}`: true,
+		`{"type": "object", "required": ["a"]}`:             false,
+		`{"type": "object", "properties": {}}`:              false,
+		`{"type": ["object"]}`:                              false,
+		`{"type": "string"}`:                                false,
+		`{"type": "object", "additionalProperties": false}`: false,
+	} {
+		if got := mustCompile(t, doc).anyObject; got != want {
+			t.Errorf("%s: anyObject %v; want %v", doc, got, want)
+		}
+	}
+	fast := mustCompile(t, `{"type": "object"}`)
+	// The same constraint, which the library checks: minProperties 0 holds for every object.
+	slow := mustCompile(t, `{"type": "object", "minProperties": 0}`)
+	if slow.anyObject {
+		t.Fatal("the library's schema took the fast path")
+	}
+	for _, v := range []cty.Value{
+		cty.EmptyObjectVal,
+		obj(map[string]cty.Value{"n": cty.NumberIntVal(1), "s": cty.StringVal("<x>")}),
+		cty.MapVal(map[string]cty.Value{"a": cty.StringVal("b")}),
+		cty.MapValEmpty(cty.String),
+		obj(map[string]cty.Value{"later": cty.UnknownVal(cty.String)}),
+		obj(map[string]cty.Value{"secret": cty.StringVal("s").Mark("sensitive")}),
+		cty.NullVal(cty.EmptyObject),
+		cty.NullVal(cty.DynamicPseudoType),
+		cty.StringVal("object"),
+		cty.NumberIntVal(3),
+		cty.TupleVal([]cty.Value{cty.EmptyObjectVal}),
+		cty.ListValEmpty(cty.String),
+	} {
+		_, got := fast.Check(v)
+		_, want := slow.Check(v)
+		if len(got) != len(want) {
+			t.Errorf("%#v: %d problems %v; the library found %d: %v", v, len(got), got, len(want), want)
+			continue
+		}
+		for i := range got {
+			if got[i].String() != want[i].String() {
+				t.Errorf("%#v: problem %q; the library's %q", v, got[i], want[i])
+			}
+		}
+	}
+}
