@@ -175,16 +175,27 @@ func encodeEntries(entries []Entry, now time.Time) ([][]byte, error) {
 		}
 		c := *e
 		c.Seq = 0
-		data, err := json.Marshal(&c)
+		data, err := appendEntryJSON(make([]byte, 0, entryJSONSize(&c)), &c)
 		if err != nil {
-			return nil, fmt.Errorf("entry %d: encode: %w", i, err)
-		}
-		if !bytes.HasPrefix(data, []byte(zeroSeqPrefix)) {
-			return nil, fmt.Errorf("entry %d: encoding does not start with %s", i, zeroSeqPrefix)
+			// encoding/json's own words for what it refuses (and its encoding, should the
+			// two ever disagree on what can be encoded).
+			if data, err = marshalEntry(c); err != nil {
+				return nil, fmt.Errorf("entry %d: encode: %w", i, err)
+			}
 		}
 		out[i] = data
 	}
 	return out, nil
+}
+
+// marshalEntry is encoding/json's encoding of e (a copy, so that only this path puts an entry
+// on the heap).
+func marshalEntry(e Entry) ([]byte, error) { return json.Marshal(&e) }
+
+// entryJSONSize is about the size of e's JSON: its variable parts and room for the rest.
+func entryJSONSize(e *Entry) int {
+	return 160 + len(e.Node) + len(e.TaskID) + len(e.Key) + len(e.Input) + len(e.Output) + len(e.State) +
+		len(e.Outputs) + len(e.Reason) + len(e.Selected)
 }
 
 // withSeq returns data, encoded with Seq 0 (zeroSeqPrefix), as encoded with seq.

@@ -1,0 +1,189 @@
+package journal
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"time"
+	"unicode/utf8"
+)
+
+// appendEntryJSON appends the JSON of e to b: byte for byte what encoding/json makes of it
+// (fields in order, omitempty and omitzero, HTML-safe strings, raw messages compacted), which
+// the journal's readers and its golden fixtures expect. It is the encoder of every entry
+// (encodeEntries), and encoding/json's reflection over Entry's 26 fields was most of an
+// entry's cost to journal (docs/performance.md, item 1, session 17). The rare fields (an
+// error, a run's information, a progress) are encoded by encoding/json itself.
+// TestEntryJSONMatchesEncodingJSON and FuzzEntryJSON hold it to encoding/json.
+func appendEntryJSON(b []byte, e *Entry) ([]byte, error) {
+	var err error
+	b = append(b, `{"seq":`...)
+	b = strconv.AppendUint(b, e.Seq, 10)
+	b = append(b, `,"type":`...)
+	b = appendJSONString(b, string(e.Type))
+	b = append(b, `,"time":`...)
+	if b, err = appendJSONTime(b, e.Time); err != nil {
+		return nil, err
+	}
+	b = appendStringField(b, `,"node":`, e.Node)
+	if len(e.Index) > 0 {
+		b = append(b, `,"index":[`...)
+		for i, n := range e.Index {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = strconv.AppendInt(b, int64(n), 10)
+		}
+		b = append(b, ']')
+	}
+	if b, err = appendRawField(b, `,"key":`, e.Key); err != nil {
+		return nil, err
+	}
+	if e.Attempt != 0 {
+		b = append(b, `,"attempt":`...)
+		b = strconv.AppendInt(b, int64(e.Attempt), 10)
+	}
+	b = appendStringField(b, `,"task_id":`, e.TaskID)
+	if b, err = appendRawField(b, `,"input":`, e.Input); err != nil {
+		return nil, err
+	}
+	b = appendStringField(b, `,"status":`, e.Status)
+	if b, err = appendRawField(b, `,"output":`, e.Output); err != nil {
+		return nil, err
+	}
+	if e.Error != nil {
+		if b, err = appendMarshaled(b, `,"error":`, e.Error); err != nil {
+			return nil, err
+		}
+	}
+	b = appendStringField(b, `,"reason":`, e.Reason)
+	b = appendStringField(b, `,"selected":`, e.Selected)
+	if b, err = appendRawField(b, `,"state":`, e.State); err != nil {
+		return nil, err
+	}
+	if e.Progress != 0 {
+		if b, err = appendMarshaled(b, `,"progress":`, e.Progress); err != nil {
+			return nil, err
+		}
+	}
+	if !e.RetryAt.IsZero() {
+		b = append(b, `,"retry_at":`...)
+		if b, err = appendJSONTime(b, e.RetryAt); err != nil {
+			return nil, err
+		}
+	}
+	if !e.Deadline.IsZero() {
+		b = append(b, `,"deadline":`...)
+		if b, err = appendJSONTime(b, e.Deadline); err != nil {
+			return nil, err
+		}
+	}
+	b = appendStringField(b, `,"wait_kind":`, e.WaitKind)
+	if e.Rejected {
+		b = append(b, `,"rejected":true`...)
+	}
+	b = appendStringField(b, `,"answered_by":`, e.AnsweredBy)
+	if e.Total != 0 {
+		b = append(b, `,"total":`...)
+		b = strconv.AppendInt(b, int64(e.Total), 10)
+	}
+	b = appendStringField(b, `,"child_execution_id":`, e.ChildID)
+	if e.Run != nil {
+		if b, err = appendMarshaled(b, `,"run":`, e.Run); err != nil {
+			return nil, err
+		}
+	}
+	if b, err = appendRawField(b, `,"outputs":`, e.Outputs); err != nil {
+		return nil, err
+	}
+	return append(b, '}'), nil
+}
+
+// appendStringField appends name and s, unless s is empty (omitempty).
+func appendStringField(b []byte, name, s string) []byte {
+	if s == "" {
+		return b
+	}
+	return appendJSONString(append(b, name...), s)
+}
+
+// appendRawField appends name and raw, compacted, unless raw is empty (omitempty). Like
+// encoding/json, it refuses raw that is not JSON and escapes <, >, & and U+2028/U+2029 in it.
+func appendRawField(b []byte, name string, raw json.RawMessage) ([]byte, error) {
+	if len(raw) == 0 {
+		return b, nil
+	}
+	n := len(b)
+	buf := bytes.NewBuffer(append(b, name...))
+	if err := json.Compact(buf, raw); err != nil {
+		return nil, err
+	}
+	b = buf.Bytes()
+	if !needsHTMLEscape(b[n+len(name):]) {
+		return b, nil
+	}
+	var esc bytes.Buffer
+	json.HTMLEscape(&esc, b[n+len(name):])
+	return append(b[:n+len(name)], esc.Bytes()...), nil
+}
+
+// needsHTMLEscape reports whether JSON holds what encoding/json escapes for HTML: <, >, & or
+// the line and paragraph separators (E2 80 A8, E2 80 A9).
+func needsHTMLEscape(b []byte) bool {
+	for i, c := range b {
+		switch c {
+		case '<', '>', '&':
+			return true
+		case 0xE2:
+			if i+2 < len(b) && b[i+1] == 0x80 && b[i+2]&^1 == 0xA8 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// appendMarshaled appends name and v as encoding/json encodes it.
+func appendMarshaled(b []byte, name string, v any) ([]byte, error) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return append(append(b, name...), data...), nil
+}
+
+// appendJSONString appends s as a JSON string. A string of printable ASCII that needs no
+// escape (the usual node address, status or id) is copied; any other is left to encoding/json.
+func appendJSONString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 || c >= utf8.RuneSelf || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			data, _ := json.Marshal(s) // a string always encodes
+			return append(b, data...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}
+
+// appendJSONTime appends t as time.Time's MarshalJSON does, with its errors.
+func appendJSONTime(b []byte, t time.Time) ([]byte, error) {
+	n := len(b)
+	b = append(b, '"')
+	b = t.AppendFormat(b, time.RFC3339Nano)
+	// MarshalJSON's checks (time.Time.appendStrictRFC3339): a year of four digits, and a zone
+	// whose hour is within [0,23].
+	switch s := b[n+1:]; {
+	case len(s) < 5 || s[4] != '-':
+		return nil, errors.New("Time.MarshalJSON: year outside of range [0,9999]")
+	case s[len(s)-1] != 'Z':
+		c := s[len(s)-len("Z07:00")]
+		h := 10*(s[len(s)-5]-'0') + (s[len(s)-4] - '0')
+		if '0' <= c && c <= '9' || h >= 24 {
+			return nil, errors.New("Time.MarshalJSON: timezone hour outside of range [0,23]")
+		}
+	}
+	return append(b, '"'), nil
+}
