@@ -1,15 +1,19 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/fuscia/fuscia/engine/journal"
+	"github.com/fuscia/fuscia/engine/task"
+	"github.com/fuscia/fuscia/internal/outcome"
 	"github.com/fuscia/fuscia/lang"
 )
 
@@ -265,4 +269,64 @@ func startProg(t *testing.T, te *testEnv, prog *Program) *Run {
 		t.Fatal(err)
 	}
 	return r
+}
+
+// goroutineTasks passes every call on, recording the goroutine each ran on.
+type goroutineTasks struct {
+	task.Dispatcher
+	mu sync.Mutex
+	on []string // "goroutine N", in call order
+}
+
+func (g *goroutineTasks) Call(ctx context.Context, b task.Binding, call task.Call) outcome.Result {
+	buf := make([]byte, 64)
+	buf = buf[:runtime.Stack(buf, false)]
+	id, _, _ := strings.Cut(string(buf), " [")
+	g.mu.Lock()
+	g.on = append(g.on, id)
+	g.mu.Unlock()
+	return g.Dispatcher.Call(ctx, b, call)
+}
+
+// TestPureAttemptsRunOnTheLoop: the attempts of pure builtins run on the run's own goroutine,
+// maxInline of them in a turn of the loop; the one past the bound runs on a goroutine of its
+// own, and the loop takes its other messages before it goes on. Each attempt's start is
+// journaled with its result, in order, and no later than it.
+func TestPureAttemptsRunOnTheLoop(t *testing.T) {
+	te := newTestEnv(t)
+	rec := &goroutineTasks{Dispatcher: te.engine.cfg.Tasks}
+	te.engine.cfg.Tasks = rec
+	const n = 100
+	ex := te.wait(startProg(t, te, te.program(te.write("chain.fsc.hcl", transformChain(n)))))
+	wantRun(t, ex, "succeeded")
+	wantJSON(t, "outputs", ex.Outputs, fmt.Sprintf(`{"n": %d}`, n-1))
+	if len(rec.on) != n {
+		t.Fatalf("%d calls; want %d", len(rec.on), n)
+	}
+	loop := rec.on[0]
+	var elsewhere []int
+	for i, id := range rec.on {
+		if id != loop {
+			elsewhere = append(elsewhere, i)
+		}
+	}
+	// t0 … t63 in the first turn, t64 on its own goroutine, t65 … t99 in the turn that takes
+	// t64's result.
+	if !slices.Equal(elsewhere, []int{maxInline}) {
+		t.Errorf("the calls of t%v ran off the loop's goroutine; want t%d only", elsewhere, maxInline)
+	}
+	entries := te.entries(ex.ID)
+	for i := 0; i < n; i++ {
+		node := fmt.Sprintf("task.t%d", i)
+		var mine []journal.Entry
+		for _, e := range entries {
+			if e.Node == node {
+				mine = append(mine, e)
+			}
+		}
+		if len(mine) != 2 || mine[0].Type != journal.AttemptStarted || mine[1].Type != journal.NodeFinished ||
+			mine[1].Seq != mine[0].Seq+1 || mine[1].Time.Before(mine[0].Time) {
+			t.Fatalf("%s's entries: %+v; want attempt_started, then node_finished next and no earlier", node, mine)
+		}
+	}
 }

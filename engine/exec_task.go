@@ -212,6 +212,8 @@ func (r *Run) dispatch(ti *taskInst) {
 	// An effect waits for the barrier, which journals its start (durability.go).
 	pure := isPureNode(ns.n)
 	barrier := r.durable && !pure
+	// A pure builtin's attempt runs on the loop, here (maxInline).
+	inline := pure && !reattach && r.inlineLeft > 0
 	var started *journal.Entry
 	var begun chan<- struct{}
 	if ti.calls == 0 {
@@ -221,22 +223,25 @@ func (r *Run) dispatch(ti *taskInst) {
 		}
 		if !reattach {
 			e := startedEntry(ti)
-			if barrier {
+			switch {
+			case barrier:
 				started = &e
-			} else {
+			case inline:
+				// Appended with the result, in one write: nothing can happen in between.
+				e.Time = time.Now().UTC()
+				started = &e
+			default:
 				r.note(e)
 			}
 		}
 		if ti.item < 0 && len(ti.index) == 0 {
 			r.emit(Event{Type: EventNodeStarted, Node: ns.addr, Kind: "task", Attempt: ti.attempt})
 		}
-		if ti.attempt == 1 && ti.item < 0 {
+		if ti.attempt == 1 && ti.item < 0 && !inline {
 			begun = r.noteDispatched(ns)
 		}
 	}
 	r.running++
-	ctx, cancel := context.WithCancelCause(ns.s.ctx)
-	ti.cancel = cancel
 	call := task.Call{
 		Uses: ns.n.Task.Uses, Input: ti.input, State: ti.state,
 		ExecutionID: r.id, Workflow: r.wf.Name, Node: ns.addr, TaskID: ti.taskID, Attempt: ti.attempt,
@@ -254,8 +259,17 @@ func (r *Run) dispatch(ti *taskInst) {
 		sensitive: len(ti.sensitive) > 0,
 		pure:      pure, barrier: barrier, started: started,
 		inst:  ns.instance(ti.index).String(),
-		begun: begun,
+		begun: begun, inline: inline,
 	}
+	if inline {
+		r.inlineLeft--
+		res := job.run(ns.s.ctx)
+		r.running--
+		r.attemptDone(ti, res)
+		return
+	}
+	ctx, cancel := context.WithCancelCause(ns.s.ctx)
+	ti.cancel = cancel
 	deep := ns.n.Task.Uses.Kind == lang.UsesPlugin
 	r.goAsync(func() {
 		if deep {
@@ -327,7 +341,18 @@ type attemptJob struct {
 	// begun, when set, is signalled once the attempt runs: the loop then evaluates its
 	// dependents' inputs ahead (Run.next).
 	begun chan<- struct{}
+	// inline: the attempt of a pure builtin, run on the loop (maxInline). It has no deadline
+	// of its own (it cannot block), and its start, in started, is appended with its result.
+	inline bool
 }
+
+// maxInline is how many attempts of pure builtins (builtin.transform, builtin.fail) one turn
+// of the loop runs itself, in Run.dispatch, rather than on a goroutine of their own. Such an
+// attempt is a few microseconds of CPU and cannot block, so a goroutine, its context and
+// timer, and the hand-off back through the inbox cost more than the attempt; the bound keeps
+// a long chain or a large for_each of them from holding off the loop's other messages (a
+// cancellation, other attempts' results) for more than a moment.
+const maxInline = 64
 
 // attemptResult is what a worker reports to the loop.
 type attemptResult struct {
@@ -360,7 +385,10 @@ func (j attemptJob) run(ctx context.Context) attemptResult {
 	} else {
 		signalBegun(j.begun)
 	}
-	actx, cancel := r.e.attemptContext(ctx, j.timeout)
+	actx, cancel := ctx, context.CancelFunc(func() {})
+	if !j.inline {
+		actx, cancel = r.e.attemptContext(ctx, j.timeout)
+	}
 	began := time.Now()
 	j.call.Output = &task.DecodedOutput{}
 	res := r.e.cfg.Tasks.Call(actx, j.binding, j.call)
@@ -419,11 +447,18 @@ func (j attemptJob) run(ctx context.Context) attemptResult {
 	if dec.Err != nil {
 		span.SetStatus(codes.Error, r.e.cfg.Redact.String(dec.Err.Message))
 	}
-	entry := j.entry(res, dec, out)
+	var buf [2]journal.Entry
+	entries := buf[:0]
+	if j.inline && j.started != nil {
+		entries = append(entries, *j.started)
+	}
+	if entry := j.entry(res, dec, out, spilled); entry.Type != "" {
+		entries = append(entries, entry)
+	}
 	var err error
-	if entry.Type != "" {
+	if len(entries) > 0 {
 		durable := r.durable && !j.pure && (dec.Verdict != outcome.Done || res.Type != outcome.Skip)
-		err = r.e.append(context.WithoutCancel(ctx), r.id, durable, entry)
+		err = r.e.append(context.WithoutCancel(ctx), r.id, durable, entries...)
 	}
 	return attemptResult{res: res, decision: dec, output: out, journal: err}
 }
@@ -482,8 +517,9 @@ func atDeadline(ctx context.Context) bool {
 	return ok && time.Until(d) < 100*time.Millisecond
 }
 
-// entry is the journal entry of a call's result.
-func (j attemptJob) entry(res outcome.Result, dec outcome.Decision, out cty.Value) journal.Entry {
+// entry is the journal entry of a call's result; spilled: its output is an artifact's
+// reference.
+func (j attemptJob) entry(res outcome.Result, dec outcome.Decision, out cty.Value, spilled bool) journal.Entry {
 	e := journal.Entry{Node: j.node, Index: j.index, Key: j.key, Attempt: j.call.Attempt}
 	switch dec.Verdict {
 	case outcome.Done:
@@ -493,9 +529,14 @@ func (j attemptJob) entry(res outcome.Result, dec outcome.Decision, out cty.Valu
 			e.Status, e.Reason = journal.StatusSkipped, res.Reason
 		default:
 			e.Status, e.Selected = journal.StatusSucceeded, res.Selected
-			if j.transform || j.sensitive {
+			switch {
+			case j.transform && !j.sensitive && !spilled:
+				// Its output is its input, which holds no sensitive part: the bytes it was
+				// given (wireJSON of that value), which journalJSON would make again.
+				e.Output = j.call.Input
+			case j.transform || j.sensitive:
 				e.Output, _, _ = journalJSON(out) // marks become {"sensitive": true}
-			} else {
+			default:
 				e.Output = res.Output
 			}
 		}

@@ -63,6 +63,7 @@ type Run struct {
 	top                    *scope
 	slots, running         int
 	ready                  []*taskInst // FIFO of attempts waiting for a slot
+	inlineLeft             int         // pure attempts pump may still run on the loop (dispatch)
 	inflight               int         // goroutines that will post back: workers, commits, children, timers
 	timers                 int         // attempts waiting for a retry or a `continue` delay
 	parkedWaits            int
@@ -761,6 +762,7 @@ func (r *Run) evalOutputs() cty.Value {
 
 // pump starts queued attempts while slots are free.
 func (r *Run) pump() {
+	r.inlineLeft = maxInline
 	for !r.draining && r.running < r.slots && len(r.ready) > 0 {
 		ti := r.ready[0]
 		r.ready[0] = nil

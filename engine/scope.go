@@ -51,8 +51,11 @@ type nodeState struct {
 	status  string // "" while pending
 	waiting int    // upstream nodes in this scope not yet final
 	output  cty.Value
-	err     *outcome.Error
-	reason  string
+	// value is what KIND.NAME evaluates to, {output = output}, made on first use (nodeValue)
+	// and dropped when output changes: a chain's every node reads the one before it.
+	value  cty.Value
+	err    *outcome.Error
+	reason string
 	// selected is the branch a switch or a branch-result task chose.
 	selected  string
 	startedAt time.Time
@@ -130,11 +133,14 @@ func (s *scope) lookup(name string) *nodeState {
 
 // nodeValue is what `KIND.NAME` evaluates to: an object with the node's output.
 func (s *scope) nodeValue(_ lang.NodeKind, name string) cty.Value {
-	out := nullValue
-	if ns := s.lookup(name); ns != nil {
-		out = ns.output
+	ns := s.lookup(name)
+	if ns == nil {
+		return cty.ObjectVal(map[string]cty.Value{"output": nullValue})
 	}
-	return cty.ObjectVal(map[string]cty.Value{"output": out})
+	if ns.value == cty.NilVal {
+		ns.value = cty.ObjectVal(map[string]cty.Value{"output": ns.output})
+	}
+	return ns.value
 }
 
 // eval evaluates an expression in this scope. An error is a validation error whose message
@@ -318,6 +324,7 @@ func (r *Run) finishNodeWith(ns *nodeState, status string, output cty.Value, err
 		return
 	}
 	ns.status, ns.output, ns.err, ns.reason = status, output, err, reason
+	ns.value = cty.NilVal
 	ns.prepared = nil // inputs evaluated ahead for a task that did not start (skipped, cancelled)
 	if output == cty.NilVal {
 		ns.output = nullValue
