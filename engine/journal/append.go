@@ -377,11 +377,17 @@ func (s *Store) Forget(runID string) {
 }
 
 // sweepForgets drops the runs forgotten while they had queued writes, once those are written.
+// It goes over them once for each batch written, not at every append: under serve's load,
+// dozens wait for the next batch, and every append went over all of them.
 func (s *Store) sweepForgets() {
 	if len(s.forgets) == 0 {
 		return
 	}
 	written := s.written.Load()
+	if written == s.sweptAt {
+		return
+	}
+	s.sweptAt = written
 	for id := range s.forgets {
 		if st := s.runs[id]; st == nil || st.lastReq <= written {
 			delete(s.runs, id)

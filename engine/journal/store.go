@@ -79,6 +79,7 @@ type Store struct {
 	reqNo        uint64               // number of the last queued request
 	runs         map[string]*runState // per-run counters and the current summary of active runs
 	forgets      map[string]struct{}  // Forget called while the run still had requests queued
+	sweptAt      uint64               // s.written when sweepForgets last went over forgets
 	pending      []*request           // queued requests, in order, not yet taken by the writer
 	pendingBytes int
 	room         chan struct{} // closed when the writer takes pending; nil when nobody waits

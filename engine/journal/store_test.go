@@ -280,6 +280,48 @@ func TestForget(t *testing.T) {
 	}
 }
 
+// TestForgetWhileQueued: a run forgotten while its writes are still queued stays in memory
+// until they are written, and goes at the first append after that.
+func TestForgetWhileQueued(t *testing.T) {
+	s, err := Open(t.TempDir(), Options{HoldRelaxed: true}) // relaxed writes wait for a durable one
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeStore(t, s)
+	ctx := context.Background()
+	a, b := testID(1), testID(2)
+	if err := s.Append(ctx, a, false, started("wf", "")); err != nil {
+		t.Fatal(err)
+	}
+	s.Forget(a)
+	held := func() (inRuns, inForgets bool) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		_, inRuns = s.runs[a]
+		_, inForgets = s.forgets[a]
+		return inRuns, inForgets
+	}
+	if r, f := held(); !r || !f {
+		t.Fatalf("forgotten with its write queued: in runs %v, in forgets %v; want both", r, f)
+	}
+	// b's durable write takes a's with it; its own append came before, when a's was queued.
+	if err := s.Append(ctx, b, true, started("wf", "")); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.barrier(); err != nil { // until it is written to Badger too
+		t.Fatal(err)
+	}
+	if r, f := held(); !r || !f {
+		t.Fatalf("after an append made while its write was queued: in runs %v, in forgets %v; want both", r, f)
+	}
+	if err := s.Append(ctx, b, false, Entry{Type: RunStatus, Status: StatusRunning}); err != nil {
+		t.Fatal(err)
+	}
+	if r, f := held(); r || f {
+		t.Errorf("after the first append once its write was written: in runs %v, in forgets %v; want neither", r, f)
+	}
+}
+
 // TestLocked opens one directory twice. Badger's flock is per open file, so a second Open in
 // the same process is refused like one from another process; a child process checks that too.
 func TestLocked(t *testing.T) {
