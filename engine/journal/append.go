@@ -276,9 +276,12 @@ func startSummary(runID string, e *Entry) *Summary {
 // longer has. Every index key of next is (re)written, so that an update repairs the keys of an
 // earlier write that failed.
 func summaryOps(req *request, prev, next *Summary) error {
-	data, err := json.Marshal(next)
+	data, err := appendSummaryJSON(make([]byte, 0, 256), next)
 	if err != nil {
-		return fmt.Errorf("encode summary: %w", err)
+		// encoding/json's words for what it refuses.
+		if data, err = json.Marshal(next); err != nil {
+			return fmt.Errorf("encode summary: %w", err)
+		}
 	}
 	nextKeys := indexKeys(next)
 	for _, old := range indexKeys(prev) {

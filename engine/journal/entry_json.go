@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"maps"
+	"slices"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -14,8 +16,9 @@ import (
 // the journal's readers and its golden fixtures expect. It is the encoder of every entry
 // (encodeEntries), and encoding/json's reflection over Entry's 26 fields was most of an
 // entry's cost to journal (docs/performance.md, item 1, session 17). The rare fields (an
-// error, a run's information, a progress) are encoded by encoding/json itself.
-// TestEntryJSONMatchesEncodingJSON and FuzzEntryJSON hold it to encoding/json.
+// error, a progress) are encoded by encoding/json itself; a run's information, written once
+// per run, by appendRunInfoJSON. TestEntryJSONMatchesEncodingJSON and FuzzEntryJSON hold it
+// to encoding/json.
 func appendEntryJSON(b []byte, e *Entry) ([]byte, error) {
 	var err error
 	b = append(b, `{"seq":`...)
@@ -90,7 +93,7 @@ func appendEntryJSON(b []byte, e *Entry) ([]byte, error) {
 	}
 	b = appendStringField(b, `,"child_execution_id":`, e.ChildID)
 	if e.Run != nil {
-		if b, err = appendMarshaled(b, `,"run":`, e.Run); err != nil {
+		if b, err = appendRunInfoJSON(append(b, `,"run":`...), e.Run); err != nil {
 			return nil, err
 		}
 	}
@@ -98,6 +101,98 @@ func appendEntryJSON(b []byte, e *Entry) ([]byte, error) {
 		return nil, err
 	}
 	return append(b, '}'), nil
+}
+
+// appendRunInfoJSON appends the JSON of a run_started entry's information, as encoding/json
+// encodes it (Bodies' keys sorted).
+func appendRunInfoJSON(b []byte, ri *RunInfo) ([]byte, error) {
+	var err error
+	b = append(b, `{"workflow":`...)
+	b = appendJSONString(b, ri.Workflow)
+	b = append(b, `,"file":`...)
+	b = appendJSONString(b, ri.File)
+	b = append(b, `,"plan_digest":`...)
+	b = appendJSONString(b, ri.PlanDigest)
+	b = append(b, `,"trigger":{"type":`...)
+	b = appendJSONString(b, ri.Trigger.Type)
+	b = append(b, `,"name":`...)
+	b = appendJSONString(b, ri.Trigger.Name)
+	if b, err = appendRawField(b, `,"payload":`, ri.Trigger.Payload); err != nil {
+		return nil, err
+	}
+	b = append(b, '}')
+	if b, err = appendRawField(b, `,"vars":`, ri.Vars); err != nil {
+		return nil, err
+	}
+	b = append(b, `,"durability":`...)
+	b = appendJSONString(b, ri.Durability)
+	if ri.Parallelism != 0 {
+		b = append(b, `,"parallelism":`...)
+		b = strconv.AppendInt(b, int64(ri.Parallelism), 10)
+	}
+	b = appendStringField(b, `,"parent_execution_id":`, ri.Parent)
+	b = appendStringField(b, `,"parent_node":`, ri.ParentNode)
+	b = appendJSONStrings(append(b, `,"nodes":`...), ri.Nodes)
+	if len(ri.Bodies) > 0 {
+		b = append(b, `,"bodies":{`...)
+		for i, loop := range slices.Sorted(maps.Keys(ri.Bodies)) {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(appendJSONString(b, loop), ':')
+			b = appendJSONStrings(b, ri.Bodies[loop])
+		}
+		b = append(b, '}')
+	}
+	return append(b, '}'), nil
+}
+
+// appendSummaryJSON appends the JSON of a run's summary, as encoding/json encodes it; the
+// store writes one at each status change of every run.
+func appendSummaryJSON(b []byte, s *Summary) ([]byte, error) {
+	var err error
+	b = append(b, `{"execution_id":`...)
+	b = appendJSONString(b, s.ID)
+	b = append(b, `,"workflow":`...)
+	b = appendJSONString(b, s.Workflow)
+	b = append(b, `,"status":`...)
+	b = appendJSONString(b, s.Status)
+	b = append(b, `,"trigger":{"type":`...)
+	b = appendJSONString(b, s.Trigger.Type)
+	b = append(b, `,"name":`...)
+	b = appendJSONString(b, s.Trigger.Name)
+	b = append(b, `},"started_at":`...)
+	if b, err = appendJSONTime(b, s.StartedAt); err != nil {
+		return nil, err
+	}
+	b = append(b, `,"finished_at":`...)
+	if s.FinishedAt == nil {
+		b = append(b, "null"...)
+	} else if b, err = appendJSONTime(b, *s.FinishedAt); err != nil {
+		return nil, err
+	}
+	b = append(b, `,"parent_execution_id":`...)
+	if s.Parent == nil {
+		b = append(b, "null"...)
+	} else {
+		b = appendJSONString(b, *s.Parent)
+	}
+	return append(b, '}'), nil
+}
+
+// appendJSONStrings appends a list of strings; nil is null, as encoding/json has it.
+func appendJSONStrings(b []byte, list []string) []byte {
+	if list == nil {
+		return append(b, "null"...)
+	}
+	b = append(b, '[')
+	for i, s := range list {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, s)
+	}
+	return append(b, ']')
 }
 
 // appendStringField appends name and s, unless s is empty (omitempty).
