@@ -23,8 +23,7 @@ func appendEntryJSON(b []byte, e *Entry) ([]byte, error) {
 	var err error
 	b = append(b, `{"seq":`...)
 	b = strconv.AppendUint(b, e.Seq, 10)
-	b = append(b, `,"type":`...)
-	b = appendJSONString(b, string(e.Type))
+	b = appendNamedString(b, `,"type":`, string(e.Type))
 	b = append(b, `,"time":`...)
 	if b, err = appendJSONTime(b, e.Time); err != nil {
 		return nil, err
@@ -107,16 +106,11 @@ func appendEntryJSON(b []byte, e *Entry) ([]byte, error) {
 // encodes it (Bodies' keys sorted).
 func appendRunInfoJSON(b []byte, ri *RunInfo) ([]byte, error) {
 	var err error
-	b = append(b, `{"workflow":`...)
-	b = appendJSONString(b, ri.Workflow)
-	b = append(b, `,"file":`...)
-	b = appendJSONString(b, ri.File)
-	b = append(b, `,"plan_digest":`...)
-	b = appendJSONString(b, ri.PlanDigest)
-	b = append(b, `,"trigger":{"type":`...)
-	b = appendJSONString(b, ri.Trigger.Type)
-	b = append(b, `,"name":`...)
-	b = appendJSONString(b, ri.Trigger.Name)
+	b = appendNamedString(b, `{"workflow":`, ri.Workflow)
+	b = appendNamedString(b, `,"file":`, ri.File)
+	b = appendNamedString(b, `,"plan_digest":`, ri.PlanDigest)
+	b = appendNamedString(b, `,"trigger":{"type":`, ri.Trigger.Type)
+	b = appendNamedString(b, `,"name":`, ri.Trigger.Name)
 	if b, err = appendRawField(b, `,"payload":`, ri.Trigger.Payload); err != nil {
 		return nil, err
 	}
@@ -124,8 +118,7 @@ func appendRunInfoJSON(b []byte, ri *RunInfo) ([]byte, error) {
 	if b, err = appendRawField(b, `,"vars":`, ri.Vars); err != nil {
 		return nil, err
 	}
-	b = append(b, `,"durability":`...)
-	b = appendJSONString(b, ri.Durability)
+	b = appendNamedString(b, `,"durability":`, ri.Durability)
 	if ri.Parallelism != 0 {
 		b = append(b, `,"parallelism":`...)
 		b = strconv.AppendInt(b, int64(ri.Parallelism), 10)
@@ -151,16 +144,11 @@ func appendRunInfoJSON(b []byte, ri *RunInfo) ([]byte, error) {
 // store writes one at each status change of every run.
 func appendSummaryJSON(b []byte, s *Summary) ([]byte, error) {
 	var err error
-	b = append(b, `{"execution_id":`...)
-	b = appendJSONString(b, s.ID)
-	b = append(b, `,"workflow":`...)
-	b = appendJSONString(b, s.Workflow)
-	b = append(b, `,"status":`...)
-	b = appendJSONString(b, s.Status)
-	b = append(b, `,"trigger":{"type":`...)
-	b = appendJSONString(b, s.Trigger.Type)
-	b = append(b, `,"name":`...)
-	b = appendJSONString(b, s.Trigger.Name)
+	b = appendNamedString(b, `{"execution_id":`, s.ID)
+	b = appendNamedString(b, `,"workflow":`, s.Workflow)
+	b = appendNamedString(b, `,"status":`, s.Status)
+	b = appendNamedString(b, `,"trigger":{"type":`, s.Trigger.Type)
+	b = appendNamedString(b, `,"name":`, s.Trigger.Name)
 	b = append(b, `},"started_at":`...)
 	if b, err = appendJSONTime(b, s.StartedAt); err != nil {
 		return nil, err
@@ -200,6 +188,11 @@ func appendStringField(b []byte, name, s string) []byte {
 	if s == "" {
 		return b
 	}
+	return appendNamedString(b, name, s)
+}
+
+// appendNamedString appends name (the field's name, its punctuation around it) and s.
+func appendNamedString(b []byte, name, s string) []byte {
 	return appendJSONString(append(b, name...), s)
 }
 
