@@ -5,8 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/fuscia/fuscia/engine/task"
-	"github.com/fuscia/fuscia/lang/builtin"
+	"log/slog"
 	"sync/atomic"
 	"time"
 
@@ -16,9 +15,11 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/fuscia/fuscia/engine/journal"
+	"github.com/fuscia/fuscia/engine/task"
 	"github.com/fuscia/fuscia/internal/outcome"
 	"github.com/fuscia/fuscia/lang"
 	"github.com/fuscia/fuscia/lang/addrs"
+	"github.com/fuscia/fuscia/lang/builtin"
 	"github.com/fuscia/fuscia/lang/schema"
 )
 
@@ -713,7 +714,7 @@ func (r *Run) nodeLogger(node string, index []int, attempt int) func(level, msg 
 		msg = r.e.cfg.Redact.String(msg)
 		line := journal.LogLine{Time: r.e.now(), Node: node, Index: index, Attempt: attempt, Level: level, Message: msg}
 		if err := r.e.appendLog(r.id, line); err != nil {
-			r.log.Warn("node log line lost", "node", node, "error", err)
+			r.logAt(slog.LevelWarn, "node log line lost", "node", node, "error", err)
 		}
 		r.emit(Event{Type: EventNodeLog, Node: node, Index: index, Attempt: attempt, Level: level, Message: msg})
 	}

@@ -32,7 +32,6 @@ type Run struct {
 	info    journal.RunInfo
 	opts    StartOptions
 	durable bool
-	log     *slog.Logger
 	span    trace.Span
 
 	// ctx is cancelled when the run stops (cancel, timeout, critical failure, parent).
@@ -293,7 +292,6 @@ func (e *Engine) newRun(ctx context.Context, prog *Program, opts StartOptions, i
 	r := &Run{
 		e: e, id: id, prog: prog, wf: w, opts: opts,
 		durable: w.Settings.Durability != "relaxed",
-		log:     e.cfg.Logger.With("execution_id", id, "workflow", w.Name),
 		done:    make(chan struct{}),
 		inbox:   make(chan func(), inboxSize),
 		secrets: secrets,
@@ -431,6 +429,18 @@ func (r *Run) commit(then func(), entries ...journal.Entry) {
 	})
 }
 
+// logAt logs msg with the run's execution id and workflow before args. They are added to each
+// line rather than kept in a Logger.With per run: at the default level a succeeded run logs
+// nothing, and building that logger (its attributes scrubbed by the redacting handler) was
+// 2% of serve's CPU (docs/performance.md, item 4, session 17). Safe from any goroutine.
+func (r *Run) logAt(level slog.Level, msg string, args ...any) {
+	l := r.e.cfg.Logger
+	if !l.Enabled(context.Background(), level) {
+		return
+	}
+	l.Log(context.Background(), level, msg, append([]any{"execution_id", r.id, "workflow", r.wf.Name}, args...)...)
+}
+
 // note journals entries without waiting: they are ordered before anything committed later.
 func (r *Run) note(entries ...journal.Entry) {
 	if err := r.e.append(context.Background(), r.id, false, entries...); err != nil {
@@ -470,7 +480,7 @@ func (r *Run) journalFailed(err error) {
 	}
 	err = boundErr(err)
 	r.journalErr = err
-	r.log.Error("journal write failed; stopping the run", "error", err)
+	r.logAt(slog.LevelError, "journal write failed; stopping the run", "error", err)
 	r.stop(journal.StatusFailed, outcome.Errorf(outcome.Fatal, "the journal could not be written: %v", err))
 }
 
@@ -659,7 +669,7 @@ func (r *Run) detach(why string) {
 	if why == DetachedParked {
 		r.finalStatus = journal.StatusWaiting
 	}
-	r.log.Info("run left memory", "why", why)
+	r.logAt(slog.LevelInfo, "run left memory", "why", why)
 }
 
 // updateStatus keeps the journal's run status in step: `waiting` while only waits are left
@@ -732,7 +742,7 @@ func (r *Run) finish() {
 	if status == journal.StatusSucceeded {
 		level = slog.LevelDebug
 	}
-	r.log.Log(context.Background(), level, "run finished", "status", status)
+	r.logAt(level, "run finished", "status", status)
 	if r.opts.Observer != nil {
 		ex, _ := r.Result()
 		r.emit(Event{Type: EventExecutionFinished, Workflow: r.wf.Name, Status: status, Error: runErr, Execution: ex})
@@ -749,7 +759,7 @@ func (r *Run) evalOutputs() cty.Value {
 	for _, o := range r.wf.Outputs {
 		v, err := r.top.eval(o.Value, cty.NilVal)
 		if err != nil {
-			r.log.Warn("output could not be evaluated", "output", o.Name, "error", err.Message)
+			r.logAt(slog.LevelWarn, "output could not be evaluated", "output", o.Name, "error", err.Message)
 			v = nullValue
 		}
 		if o.Sensitive {
