@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -114,13 +113,7 @@ func fromJSON(raw json.RawMessage) (cty.Value, error) {
 	if len(raw) == 0 {
 		return cty.NullVal(cty.DynamicPseudoType), nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var x any
-	if err := dec.Decode(&x); err != nil {
-		return cty.NilVal, err
-	}
-	return schema.FromJSON(x)
+	return schema.ParseJSON(raw)
 }
 
 // nullValue is the output of a node that produced none (skipped, failed, cancelled).
