@@ -340,12 +340,4 @@ func encodeValue(v cty.Value) ([]byte, error) {
 
 // decodeValue decodes JSON into a value of its implied type (objects, tuples, numbers of
 // arbitrary precision), in one pass.
-func decodeValue(b []byte) (cty.Value, error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var x any
-	if err := dec.Decode(&x); err != nil {
-		return cty.NilVal, err
-	}
-	return schema.FromJSON(x)
-}
+func decodeValue(b []byte) (cty.Value, error) { return schema.ParseJSON(b) }

@@ -121,18 +121,10 @@ func (p *parser) object(depth int) (cty.Value, bool) {
 			return cty.NilVal, false
 		}
 		attrs[k] = v // a repeated name: the last one, as decoding into a map has it
-		p.space()
-		if p.i >= len(p.data) {
+		if more, ok := p.after('}'); !ok {
 			return cty.NilVal, false
-		}
-		switch p.data[p.i] {
-		case ',':
-			p.i++
-		case '}':
-			p.i++
+		} else if !more {
 			return cty.ObjectVal(attrs), true
-		default:
-			return cty.NilVal, false
 		}
 	}
 }
@@ -152,20 +144,30 @@ func (p *parser) array(depth int) (cty.Value, bool) {
 			return cty.NilVal, false
 		}
 		elems = append(elems, v)
-		p.space()
-		if p.i >= len(p.data) {
+		if more, ok := p.after(']'); !ok {
 			return cty.NilVal, false
-		}
-		switch p.data[p.i] {
-		case ',':
-			p.i++
-		case ']':
-			p.i++
+		} else if !more {
 			return cty.TupleVal(elems), true
-		default:
-			return cty.NilVal, false
 		}
 	}
+}
+
+// after reads what follows a member or an element: a comma (more follow) or end, which closes
+// the object or array.
+func (p *parser) after(end byte) (more, ok bool) {
+	p.space()
+	if p.i >= len(p.data) {
+		return false, false
+	}
+	switch p.data[p.i] {
+	case ',':
+		p.i++
+		return true, true
+	case end:
+		p.i++
+		return false, true
+	}
+	return false, false
 }
 
 // string reads a string token. One without escapes, in valid UTF-8, is taken as it is; one
