@@ -1,38 +1,25 @@
 package engine
 
 import (
-	"bytes"
 	"encoding/json"
 	"log/slog"
-	"sync"
+	"strings"
 	"testing"
 
 	"github.com/fuscia/fuscia/engine/journal"
+	"github.com/fuscia/fuscia/internal/syncbuf"
 )
 
-// lockedBuffer is a bytes.Buffer for a logger that several goroutines write to.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) lines(t *testing.T) []map[string]any {
+// logLines decodes the JSON log lines written to buf.
+func logLines(t *testing.T, buf *syncbuf.Buffer) []map[string]any {
 	t.Helper()
-	l.mu.Lock()
-	defer l.mu.Unlock()
 	var out []map[string]any
-	for _, line := range bytes.Split(bytes.TrimSpace(l.b.Bytes()), []byte("\n")) {
-		if len(line) == 0 {
+	for _, line := range strings.Split(strings.TrimSpace(buf.String()), "\n") {
+		if line == "" {
 			continue
 		}
 		var m map[string]any
-		if err := json.Unmarshal(line, &m); err != nil {
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
 			t.Fatalf("log line %q: %v", line, err)
 		}
 		out = append(out, m)
@@ -43,7 +30,7 @@ func (l *lockedBuffer) lines(t *testing.T) []map[string]any {
 // TestRunLogLines: what a run logs names its execution and workflow (Run.logAt); a succeeded
 // run's end is a debug line, a failed run's an info line.
 func TestRunLogLines(t *testing.T) {
-	var buf lockedBuffer
+	var buf syncbuf.Buffer
 	te := newTestEnvWith(t, journal.Options{}, func(cfg *Config) {
 		cfg.Logger = slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	})
@@ -64,7 +51,7 @@ task "a" {
 `, StartOptions{})
 	wantRun(t, failed, journal.StatusFailed)
 	var ends []map[string]any
-	for _, l := range buf.lines(t) {
+	for _, l := range logLines(t, &buf) {
 		if l["msg"] == "run finished" {
 			ends = append(ends, l)
 		}

@@ -38,6 +38,7 @@ import (
 	"github.com/fuscia/fuscia/engine/journal"
 	"github.com/fuscia/fuscia/hostabi/guesttest"
 	"github.com/fuscia/fuscia/internal/natstest"
+	"github.com/fuscia/fuscia/internal/syncbuf"
 )
 
 // cbDeadline bounds every wait of these benchmarks for something a process does on its own.
@@ -601,7 +602,7 @@ func (c *cbCluster) startRun(ctx context.Context, wait bool) cbRunResult {
 // cbProc is one fuscia process of a benchmark; it is always stopped and reaped.
 type cbProc struct {
 	cmd            *exec.Cmd
-	stdout, stderr *lockedBuffer
+	stdout, stderr *syncbuf.Buffer
 	exited         chan struct{}
 	stopOnce       sync.Once
 }
@@ -610,7 +611,7 @@ type cbProc struct {
 func startCBProc(owner testing.TB, home string, args ...string) (*cbProc, error) {
 	cmd := exec.Command(fusciaBin, args...)
 	cmd.Env = append(baseEnv(), "FUSCIA_HOME="+home)
-	p := &cbProc{cmd: cmd, stdout: &lockedBuffer{}, stderr: &lockedBuffer{}, exited: make(chan struct{})}
+	p := &cbProc{cmd: cmd, stdout: &syncbuf.Buffer{}, stderr: &syncbuf.Buffer{}, exited: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = p.stdout, p.stderr
 	cmd.WaitDelay = 5 * time.Second
 	if err := cmd.Start(); err != nil {

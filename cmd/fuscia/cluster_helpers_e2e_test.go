@@ -29,6 +29,7 @@ import (
 
 	"github.com/fuscia/fuscia/engine/journal"
 	"github.com/fuscia/fuscia/internal/natstest"
+	"github.com/fuscia/fuscia/internal/syncbuf"
 )
 
 // clusterDeadline bounds every wait of the cluster tests for something the processes do on
@@ -62,8 +63,8 @@ func startCoordinator(t *testing.T, h *harness, env []string, args ...string) *s
 type clusterProc struct {
 	t      *testing.T
 	cmd    *exec.Cmd
-	stdout *lockedBuffer
-	stderr *lockedBuffer
+	stdout *syncbuf.Buffer
+	stderr *syncbuf.Buffer
 	exited chan struct{}
 	code   int // once exited is closed; -1 when killed by a signal
 }
@@ -75,7 +76,7 @@ func launchFuscia(t *testing.T, bin, dir string, env []string, args ...string) *
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
 	cmd.Env = append(baseEnv(), env...)
-	p := &clusterProc{t: t, cmd: cmd, stdout: &lockedBuffer{}, stderr: &lockedBuffer{}, exited: make(chan struct{})}
+	p := &clusterProc{t: t, cmd: cmd, stdout: &syncbuf.Buffer{}, stderr: &syncbuf.Buffer{}, exited: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = p.stdout, p.stderr
 	cmd.WaitDelay = 5 * time.Second
 	if err := cmd.Start(); err != nil {

@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/fuscia/fuscia/engine/journal"
+	"github.com/fuscia/fuscia/internal/syncbuf"
 )
 
 // elisionWorkflow is pure → effect → pure → switch → effect → pure. Each effect answers
@@ -227,7 +228,7 @@ func TestCrashMatrixPureElision(t *testing.T) {
 			}
 			cmd := exec.Command(fusciaBin, "apply", "elide.fsc.hcl", "-json", "-var", "base="+fx.URL)
 			cmd.Dir, cmd.Env = h.dir, env
-			var out lockedBuffer
+			var out syncbuf.Buffer
 			cmd.Stdout, cmd.Stderr = &out, &out
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)

@@ -48,6 +48,7 @@ import (
 	"time"
 
 	"github.com/fuscia/fuscia/engine/journal"
+	"github.com/fuscia/fuscia/internal/syncbuf"
 )
 
 const (
@@ -371,7 +372,7 @@ func (m *crashMatrix) cycle(ep *crashEpoch) bool {
 // crashProc is one fuscia process of the matrix.
 type crashProc struct {
 	cmd            *exec.Cmd
-	stdout, stderr *lockedBuffer
+	stdout, stderr *syncbuf.Buffer
 	exited         chan struct{}
 	started        time.Time
 }
@@ -382,7 +383,7 @@ func (m *crashMatrix) launch(ep *crashEpoch, args ...string) *crashProc {
 	cmd.Dir = ep.h.dir
 	cmd.Env = append(baseEnv(), "FUSCIA_HOME="+ep.h.home, "FUSCIA_TEST_STORE=small", "FUSCIA_LOG_LEVEL=warn",
 		"FUSCIA_VAR_base="+m.fx.URL)
-	p := &crashProc{cmd: cmd, stdout: &lockedBuffer{}, stderr: &lockedBuffer{}, exited: make(chan struct{})}
+	p := &crashProc{cmd: cmd, stdout: &syncbuf.Buffer{}, stderr: &syncbuf.Buffer{}, exited: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = p.stdout, p.stderr
 	cmd.WaitDelay = 5 * time.Second
 	if err := cmd.Start(); err != nil {

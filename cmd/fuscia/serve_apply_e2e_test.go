@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/fuscia/fuscia/internal/syncbuf"
 )
 
 const remoteApplyWorkflow = `workflow "two" {}
@@ -69,14 +71,14 @@ func eventTypes(t *testing.T, out string) []string {
 // applyProc is a `fuscia apply` started without waiting for it; it is reaped whatever happens.
 type applyProc struct {
 	cmd            *exec.Cmd
-	stdout, stderr *lockedBuffer
+	stdout, stderr *syncbuf.Buffer
 	exited         chan int
 }
 
 func startApply(t *testing.T, h *harness, args ...string) *applyProc {
 	t.Helper()
 	p := &applyProc{cmd: exec.Command(fusciaBin, append([]string{"apply"}, args...)...),
-		stdout: &lockedBuffer{}, stderr: &lockedBuffer{}, exited: make(chan int, 1)}
+		stdout: &syncbuf.Buffer{}, stderr: &syncbuf.Buffer{}, exited: make(chan int, 1)}
 	p.cmd.Dir = h.dir
 	p.cmd.Env = append(append(baseEnv(), "FUSCIA_HOME="+h.home), h.env...)
 	p.cmd.Stdout, p.cmd.Stderr = p.stdout, p.stderr
@@ -114,7 +116,7 @@ func (p *applyProc) wait(t *testing.T, limit time.Duration) int {
 }
 
 // waitOutput waits until buf holds want.
-func waitOutput(t *testing.T, buf *lockedBuffer, want string) {
+func waitOutput(t *testing.T, buf *syncbuf.Buffer, want string) {
 	t.Helper()
 	deadline := time.Now().Add(serveDeadline)
 	for !strings.Contains(buf.String(), want) {
@@ -210,7 +212,7 @@ func TestServeLogsFollowJSON(t *testing.T) {
 	cmd := exec.Command(fusciaBin, "logs", id, "-follow", "-json")
 	cmd.Dir = h.dir
 	cmd.Env = append(baseEnv(), "FUSCIA_HOME="+h.home)
-	stdout, stderr := &lockedBuffer{}, &lockedBuffer{}
+	stdout, stderr := &syncbuf.Buffer{}, &syncbuf.Buffer{}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -28,28 +28,11 @@ import (
 	"time"
 
 	"github.com/fuscia/fuscia/engine/journal"
+	"github.com/fuscia/fuscia/internal/syncbuf"
 )
 
 // serveDeadline bounds every wait of these tests for something serve does on its own.
 const serveDeadline = 20 * time.Second
-
-// lockedBuffer is an io.Writer safe to read while the process writes to it.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // serveProc is one `fuscia serve` process.
 type serveProc struct {
@@ -57,8 +40,8 @@ type serveProc struct {
 	cmd     *exec.Cmd
 	base    string // http://ADDR of the API and the webhooks
 	metrics string // http://ADDR/metrics, when -metrics-listen was given
-	stdout  *lockedBuffer
-	stderr  *lockedBuffer
+	stdout  *syncbuf.Buffer
+	stderr  *syncbuf.Buffer
 	exited  chan struct{}
 	code    int // exit code once exited is closed (-1: killed by a signal)
 	checked bool
@@ -107,7 +90,7 @@ func launchServeBin(t *testing.T, h *harness, bin string, env []string, args ...
 	cmd := exec.Command(bin, all...)
 	cmd.Dir = h.dir
 	cmd.Env = append(append(append(baseEnv(), "FUSCIA_HOME="+h.home), h.env...), env...)
-	sp := &serveProc{t: t, cmd: cmd, stdout: &lockedBuffer{}, stderr: &lockedBuffer{}, exited: make(chan struct{}), h: h}
+	sp := &serveProc{t: t, cmd: cmd, stdout: &syncbuf.Buffer{}, stderr: &syncbuf.Buffer{}, exited: make(chan struct{}), h: h}
 	cmd.Stdout, cmd.Stderr = sp.stdout, sp.stderr
 	cmd.WaitDelay = 5 * time.Second // a plugin child holding the pipes cannot block the reaping
 	if err := cmd.Start(); err != nil {

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/fuscia/fuscia/hostabi/guesttest"
+	"github.com/fuscia/fuscia/internal/syncbuf"
 )
 
 func BenchmarkServeStartGoComponent(b *testing.B) {
@@ -58,7 +59,7 @@ func serveUntilServing(b *testing.B, bin, dir, home string) time.Duration {
 	cmd := exec.Command(bin, "serve", "tickhook.fsc.hcl", "-home", home, "-listen", "127.0.0.1:0", "-shutdown-grace", "2s")
 	cmd.Dir = dir
 	cmd.Env = append(baseEnv(), "FUSCIA_HOME="+home)
-	stdout := &lockedBuffer{}
+	stdout := &syncbuf.Buffer{}
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = stdout, &stderr
 	cmd.WaitDelay = 5 * time.Second

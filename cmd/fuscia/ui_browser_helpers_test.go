@@ -27,6 +27,8 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
+
+	"github.com/fuscia/fuscia/internal/syncbuf"
 )
 
 // uiDeadline bounds every wait of the browser tests for the page: a browser on 2 busy cores
@@ -152,8 +154,8 @@ type uiBrowser struct {
 	mu      sync.Mutex
 	console []chromedp.ConsoleMessage
 	dialogs []string
-	output  lockedBuffer // the browser's own stdout and stderr
-	logs    lockedBuffer // chromedp's log and error lines
+	output  syncbuf.Buffer // the browser's own stdout and stderr
+	logs    syncbuf.Buffer // chromedp's log and error lines
 	net     map[network.RequestID]*uiResponse
 	netIDs  []network.RequestID
 }
@@ -187,7 +189,7 @@ func newUIBrowser(t *testing.T, base string) *uiBrowser {
 	const starts = 3
 	for i := 1; ; i++ {
 		b.dir = filepath.Join(t.TempDir(), "profile")
-		b.output = lockedBuffer{}
+		b.output = syncbuf.Buffer{}
 		var err error
 		ctx, cancelTab, cancelAlloc, err = startChromium(exe, b)
 		if err == nil {

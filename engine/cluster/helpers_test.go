@@ -29,6 +29,7 @@ import (
 	"github.com/fuscia/fuscia/engine/task"
 	"github.com/fuscia/fuscia/hostabi"
 	"github.com/fuscia/fuscia/internal/outcome"
+	"github.com/fuscia/fuscia/internal/syncbuf"
 	"github.com/fuscia/fuscia/lang"
 	"github.com/fuscia/fuscia/lang/builtin"
 	"github.com/fuscia/fuscia/plugin"
@@ -73,22 +74,7 @@ func newKey(t testing.TB) *clusterkey.Key {
 }
 
 // logBuffer collects a process's log lines; safe for concurrent use.
-type logBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
+type logBuffer struct{ syncbuf.Buffer }
 
 func (l *logBuffer) logger() *slog.Logger {
 	return slog.New(slog.NewTextHandler(l, &slog.HandlerOptions{Level: slog.LevelDebug}))

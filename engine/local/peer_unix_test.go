@@ -16,11 +16,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/fuscia/fuscia/internal/syncbuf"
 )
 
 // nobodyUID is the user the tests below act as when they play another local user.
@@ -123,23 +124,6 @@ func worldDir(t *testing.T) string {
 	return dir
 }
 
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // TestPeerListenerRefusesOtherUsers: with the socket itself open to everyone (as in the moment
 // before its chmod, or a home loosened by hand), a connection from another user is closed before
 // a request is read, and logged; the owner's own connections are served.
@@ -152,7 +136,7 @@ func TestPeerListenerRefusesOtherUsers(t *testing.T) {
 	if err := os.Chmod(sock, 0o777); err != nil {
 		t.Fatal(err)
 	}
-	var logs syncBuffer
+	var logs syncbuf.Buffer
 	ln := newPeerListener(ul, slog.New(slog.NewTextHandler(&logs, nil)))
 	var served atomic.Int64
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

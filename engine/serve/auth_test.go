@@ -24,6 +24,7 @@ import (
 	"github.com/fuscia/fuscia/engine/artifact"
 	"github.com/fuscia/fuscia/engine/journal"
 	"github.com/fuscia/fuscia/engine/local"
+	"github.com/fuscia/fuscia/internal/syncbuf"
 	"github.com/fuscia/fuscia/lang/builtin"
 )
 
@@ -283,7 +284,7 @@ type authServer struct {
 	home   string
 	url    string
 	client *http.Client
-	logs   *syncBuffer
+	logs   *syncbuf.Buffer
 }
 
 func newAuthServer(t *testing.T) *authServer {
@@ -312,7 +313,7 @@ func newAuthServerWith(t *testing.T, files map[string]string, handler func(*Serv
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = os.RemoveAll(home) })
-	logs := &syncBuffer{}
+	logs := &syncbuf.Buffer{}
 	logger := slog.New(slog.NewJSONHandler(logs, nil))
 	srv := New(Config{Paths: []string{dir}, ReloadInterval: time.Hour,
 		Load: func(_ context.Context, file string) (*engine.Program, error) { return loadProgram(file) }})

@@ -11,6 +11,7 @@ import (
 
 	"github.com/fuscia/fuscia/engine/artifact"
 	"github.com/fuscia/fuscia/engine/local"
+	"github.com/fuscia/fuscia/internal/syncbuf"
 )
 
 func TestRetentionInterval(t *testing.T) {
@@ -30,31 +31,13 @@ func TestRetentionInterval(t *testing.T) {
 	}
 }
 
-// syncBuffer is a log destination the retention goroutine and the test share.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
-
 // TestRetentionPasses: a pass runs at start with the cutoff Now - Retain, then again every
 // interval; each logs what it pruned (or why it failed); Stop ends them; no Retain, no pass.
 func TestRetentionPasses(t *testing.T) {
 	now := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
 	calls := make(chan time.Time, 16)
 	var fail sync.Once
-	logs := &syncBuffer{}
+	logs := &syncbuf.Buffer{}
 	s := New(Config{
 		Retain: 2 * time.Second, Now: func() time.Time { return now },
 		Logger: slog.New(slog.NewTextHandler(logs, nil)),

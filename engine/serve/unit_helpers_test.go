@@ -14,6 +14,7 @@ import (
 
 	"github.com/fuscia/fuscia/engine"
 	"github.com/fuscia/fuscia/engine/journal"
+	"github.com/fuscia/fuscia/internal/syncbuf"
 )
 
 // Helpers of the unit tests of routing, overlap, reload and schedules, on top of readiness_test.go's
@@ -99,8 +100,8 @@ func (ts *testServer) startServing() {
 }
 
 // logTo sends the server's log to a buffer the test reads.
-func (ts *testServer) logTo() *syncBuffer {
-	logs := &syncBuffer{}
+func (ts *testServer) logTo() *syncbuf.Buffer {
+	logs := &syncbuf.Buffer{}
 	ts.srv.SetLogger(slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})))
 	return logs
 }
