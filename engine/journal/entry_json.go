@@ -1,14 +1,14 @@
 package journal
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"maps"
 	"slices"
 	"strconv"
 	"time"
-	"unicode/utf8"
+
+	"github.com/fuscia/fuscia/internal/jsonenc"
 )
 
 // appendEntryJSON appends the JSON of e to b: byte for byte what encoding/json makes of it
@@ -202,34 +202,11 @@ func appendRawField(b []byte, name string, raw json.RawMessage) ([]byte, error) 
 	if len(raw) == 0 {
 		return b, nil
 	}
-	n := len(b)
-	buf := bytes.NewBuffer(append(b, name...))
-	if err := json.Compact(buf, raw); err != nil {
+	b, err := jsonenc.Raw(append(b, name...), raw)
+	if err != nil {
 		return nil, err
 	}
-	b = buf.Bytes()
-	if !needsHTMLEscape(b[n+len(name):]) {
-		return b, nil
-	}
-	var esc bytes.Buffer
-	json.HTMLEscape(&esc, b[n+len(name):])
-	return append(b[:n+len(name)], esc.Bytes()...), nil
-}
-
-// needsHTMLEscape reports whether JSON holds what encoding/json escapes for HTML: <, >, & or
-// the line and paragraph separators (E2 80 A8, E2 80 A9).
-func needsHTMLEscape(b []byte) bool {
-	for i, c := range b {
-		switch c {
-		case '<', '>', '&':
-			return true
-		case 0xE2:
-			if i+2 < len(b) && b[i+1] == 0x80 && b[i+2]&^1 == 0xA8 {
-				return true
-			}
-		}
-	}
-	return false
+	return b, nil
 }
 
 // appendMarshaled appends name and v as encoding/json encodes it.
@@ -241,20 +218,8 @@ func appendMarshaled(b []byte, name string, v any) ([]byte, error) {
 	return append(append(b, name...), data...), nil
 }
 
-// appendJSONString appends s as a JSON string. A string of printable ASCII that needs no
-// escape (the usual node address, status or id) is copied; any other is left to encoding/json.
-func appendJSONString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < 0x20 || c >= utf8.RuneSelf || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			data, _ := json.Marshal(s) // a string always encodes
-			return append(b, data...)
-		}
-	}
-	b = append(b, '"')
-	b = append(b, s...)
-	return append(b, '"')
-}
+// appendJSONString appends s as a JSON string, as encoding/json encodes it.
+func appendJSONString(b []byte, s string) []byte { return jsonenc.String(b, s) }
 
 // appendJSONTime appends t as time.Time's MarshalJSON does, with its errors.
 func appendJSONTime(b []byte, t time.Time) ([]byte, error) {

@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"bytes"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
@@ -20,6 +21,7 @@ import (
 	"github.com/fuscia/fuscia/engine"
 	"github.com/fuscia/fuscia/engine/journal"
 	"github.com/fuscia/fuscia/engine/task"
+	"github.com/fuscia/fuscia/internal/jsonenc"
 	"github.com/fuscia/fuscia/lang"
 )
 
@@ -208,15 +210,22 @@ func (s *Server) answerStarted(w http.ResponseWriter, r *http.Request, st Starte
 		s.answerWhenDone(w, r, st.ID, s.cfg.WebhookWait)
 		return
 	}
-	// A struct, not a map: the same JSON (fields in the map's sorted key order) without a map
-	// to build and sort per request.
-	writeJSON(w, http.StatusAccepted, startedAnswer{ID: st.ID, Queued: st.Queued})
+	var buf [96]byte
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusAccepted)
+	_, _ = w.Write(appendStartedAnswer(buf[:0], st))
 }
 
-// startedAnswer is the body of a 202: {"execution_id": ID} and "queued": true when held back.
-type startedAnswer struct {
-	ID     string `json:"execution_id"`
-	Queued bool   `json:"queued,omitempty"`
+// appendStartedAnswer appends the body of a 202, as writeJSON would encode it:
+// {"execution_id": ID}, with "queued": true when the run is held back, and a newline. It is
+// written by hand because it is written once per webhook run (docs/performance.md, item 4,
+// session 18); TestStartedAnswerJSON holds it to encoding/json.
+func appendStartedAnswer(b []byte, st Started) []byte {
+	b = jsonenc.String(append(b, `{"execution_id":`...), st.ID)
+	if st.Queued {
+		b = append(b, `,"queued":true`...)
+	}
+	return append(b, "}\n"...)
 }
 
 func wantWait(r *http.Request) bool {
@@ -274,29 +283,38 @@ func validSignature(body, secret []byte, header string) bool {
 // U+FFFD, and the run would see other bytes than the ones signed): it goes, exactly, as
 // body_base64 (standard alphabet, padded), with body null.
 func webhookPayload(r *http.Request, body []byte) (json.RawMessage, error) {
-	p := struct {
-		Method     string            `json:"method"`
-		Path       string            `json:"path"`
-		Query      map[string]string `json:"query"`
-		Headers    map[string]string `json:"headers"`
-		Body       any               `json:"body"`
-		BodyBase64 string            `json:"body_base64,omitempty"`
-	}{Method: r.Method, Path: r.URL.Path, Query: joinValues(r.URL.Query()), Headers: requestHeaders(r)}
+	// The bytes are encoding/json's for the struct {method, path, query, headers, body,
+	// body_base64 (omitempty)}, appended by hand: encoding/json's reflection over it was ≈ 2.5%
+	// of serve's CPU per run (docs/performance.md, item 4, session 18). TestWebhookPayloadJSON
+	// holds it to encoding/json.
+	b := make([]byte, 0, 256+len(body))
+	b = jsonenc.String(append(b, `{"method":`...), r.Method)
+	b = jsonenc.String(append(b, `,"path":`...), r.URL.Path)
+	b = jsonenc.StringMap(append(b, `,"query":`...), joinValues(r.URL.Query()))
+	b = jsonenc.StringMap(append(b, `,"headers":`...), requestHeaders(r))
+	b = append(b, `,"body":`...)
 	jsonType := isJSON(r.Header.Get("Content-Type"))
 	switch {
-	case jsonType && len(strings.TrimSpace(string(body))) == 0:
-		p.Body = nil
+	case jsonType && len(bytes.TrimSpace(body)) == 0:
+		b = append(b, "null"...)
+	case jsonType && utf8.Valid(body):
+		var err error
+		if b, err = jsonenc.Raw(b, body); err != nil {
+			return nil, errNotJSON
+		}
 	case jsonType && !json.Valid(body):
-		return nil, errors.New("the body is not valid JSON although its Content-Type says JSON")
-	case !utf8.Valid(body):
-		p.BodyBase64 = base64.StdEncoding.EncodeToString(body)
-	case jsonType:
-		p.Body = json.RawMessage(body)
+		return nil, errNotJSON
+	case !utf8.Valid(body): // JSON too, when its strings hold bytes that are not UTF-8
+		b = append(b, `null,"body_base64":"`...)
+		b = base64.StdEncoding.AppendEncode(b, body)
+		b = append(b, '"')
 	default:
-		p.Body = string(body)
+		b = jsonenc.String(b, string(body))
 	}
-	return json.Marshal(p)
+	return append(b, '}'), nil
 }
+
+var errNotJSON = errors.New("the body is not valid JSON although its Content-Type says JSON")
 
 func isJSON(contentType string) bool {
 	mt, _, err := mime.ParseMediaType(contentType)

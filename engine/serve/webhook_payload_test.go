@@ -4,8 +4,12 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"net/http"
 	"net/http/httptest"
+	"net/url"
+	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // TestWebhookPayloadNotUTF8: a body that is not UTF-8 reaches the run byte for byte, as
@@ -61,5 +65,112 @@ func TestWebhookPayloadNotUTF8(t *testing.T) {
 	}
 	if p := decode(t, raw); p.BodyBase64 != nil || string(p.Body) != `"café ✓"` {
 		t.Errorf("a UTF-8 body: body %s, body_base64 %v; want the string and no body_base64", p.Body, p.BodyBase64)
+	}
+}
+
+// payloadByEncodingJSON is webhookPayload as it was written with encoding/json: the reference
+// the hand-appended bytes are held to.
+func payloadByEncodingJSON(r *http.Request, body []byte) (json.RawMessage, error) {
+	p := struct {
+		Method     string            `json:"method"`
+		Path       string            `json:"path"`
+		Query      map[string]string `json:"query"`
+		Headers    map[string]string `json:"headers"`
+		Body       any               `json:"body"`
+		BodyBase64 string            `json:"body_base64,omitempty"`
+	}{Method: r.Method, Path: r.URL.Path, Query: joinValues(r.URL.Query()), Headers: requestHeaders(r)}
+	jsonType := isJSON(r.Header.Get("Content-Type"))
+	switch {
+	case jsonType && len(strings.TrimSpace(string(body))) == 0:
+		p.Body = nil
+	case jsonType && !json.Valid(body):
+		return nil, errNotJSON
+	case !utf8.Valid(body):
+		p.BodyBase64 = base64.StdEncoding.EncodeToString(body)
+	case jsonType:
+		p.Body = json.RawMessage(body)
+	default:
+		p.Body = string(body)
+	}
+	return json.Marshal(p)
+}
+
+// samePayload checks that webhookPayload gives encoding/json's bytes, or its error, for a
+// request with these parts.
+func samePayload(t *testing.T, target, contentType string, headers [][2]string, body []byte) {
+	t.Helper()
+	r := httptest.NewRequest("POST", "/", nil)
+	u, err := url.ParseRequestURI(target)
+	if err != nil {
+		return // not a request a server would be handed
+	}
+	r.URL = u
+	if contentType != "" {
+		r.Header.Set("Content-Type", contentType)
+	}
+	for _, h := range headers {
+		r.Header.Add(h[0], h[1])
+	}
+	got, gotErr := webhookPayload(r, body)
+	want, wantErr := payloadByEncodingJSON(r, body)
+	if (gotErr != nil) != (wantErr != nil) || !bytes.Equal(got, want) {
+		t.Errorf("target %q, type %q, headers %q, body %q:\n got %s (%v)\nwant %s (%v)",
+			target, contentType, headers, body, got, gotErr, want, wantErr)
+	}
+}
+
+// TestWebhookPayloadJSON: the payload, appended by hand, is byte for byte what encoding/json
+// made of it: key order, HTML escapes, non-ASCII and invalid UTF-8 in headers, compacted JSON
+// bodies, base64 for bodies that are not UTF-8, and the same refusals.
+func TestWebhookPayloadJSON(t *testing.T) {
+	hs := [][2]string{{"X-B", "2"}, {"X-A", "1"}, {"X-A", "one & <two>"}, {"X-Ünï", "café\u2028"}, {"X-Bad", "\xff\xfe"}}
+	for _, tc := range []struct {
+		target, contentType string
+		body                string
+	}{
+		{"/hooks/in", "application/json", `{"id": 7}`},
+		{"/hooks/in?b=2&a=1&a=3&c=%3Cx%3E", "application/json", " {\n \"a\" : [1, 2, {\"<b>\": \"&\"}] }\n"},
+		{"/hooks/in", "application/json", "   "},
+		{"/hooks/in", "application/json", ""},
+		{"/hooks/in", "application/json", `{"id": `},
+		{"/hooks/in", "application/json", "{\"s\": \"caf\xe9\"}"},
+		{"/hooks/in", "application/json", "{\"s\": \"caf\xe9\""},
+		{"/hooks/in", "application/json", "\"line\u2028para\u2029\""},
+		{"/hooks/in", "application/vnd.api+json; charset=utf-8", `[1,2,3]`},
+		{"/hooks/in", "text/plain", "café ✓ <b>&</b> \"quoted\" \\ \t\n"},
+		{"/hooks/in", "", "\x00\x80\xc3\x28\xffx"},
+		{"/hooks/in", "", ""},
+		{"/hooks/%C3%A9t%C3%A9", "application/x-www-form-urlencoded", "a=1&b=2"},
+	} {
+		samePayload(t, tc.target, tc.contentType, nil, []byte(tc.body))
+		samePayload(t, tc.target, tc.contentType, hs, []byte(tc.body))
+	}
+}
+
+func FuzzWebhookPayloadJSON(f *testing.F) {
+	f.Add("/hooks/in?x=1", "application/json", "X-A", "v", []byte(`{"id": 7}`))
+	f.Add("/h?a=%3C", "text/plain", "X-Z", "<&>", []byte("caf\xe9"))
+	f.Add("/h", "application/json", "X-A", "\u2028", []byte("[\"\u2029\", 1.5e3 ]"))
+	f.Fuzz(func(t *testing.T, target, contentType, hName, hValue string, body []byte) {
+		// Any name and value: the encoding must match for whatever the header map holds.
+		samePayload(t, target, contentType, [][2]string{{hName, hValue}}, body)
+	})
+}
+
+// TestStartedAnswerJSON: a 202's body, appended by hand, is what writeJSON makes of
+// {"execution_id", "queued" (omitted when false)}.
+func TestStartedAnswerJSON(t *testing.T) {
+	type startedAnswer struct {
+		ID     string `json:"execution_id"`
+		Queued bool   `json:"queued,omitempty"`
+	}
+	for _, st := range []Started{{ID: "ex-01JDQ8"}, {ID: "ex-01JDQ8", Queued: true}, {ID: "<odd & \"id\">\u2028é"}, {}} {
+		var want bytes.Buffer
+		if err := json.NewEncoder(&want).Encode(startedAnswer{ID: st.ID, Queued: st.Queued}); err != nil {
+			t.Fatal(err)
+		}
+		if got := appendStartedAnswer(nil, st); !bytes.Equal(got, want.Bytes()) {
+			t.Errorf("%+v: %q, want %q", st, got, want.Bytes())
+		}
 	}
 }
