@@ -132,7 +132,7 @@ func appendRunInfoJSON(b []byte, ri *RunInfo) ([]byte, error) {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = append(appendJSONString(b, loop), ':')
+			b = append(jsonenc.String(b, loop), ':')
 			b = appendJSONStrings(b, ri.Bodies[loop])
 		}
 		b = append(b, '}')
@@ -163,7 +163,7 @@ func appendSummaryJSON(b []byte, s *Summary) ([]byte, error) {
 	if s.Parent == nil {
 		b = append(b, "null"...)
 	} else {
-		b = appendJSONString(b, *s.Parent)
+		b = jsonenc.String(b, *s.Parent)
 	}
 	return append(b, '}'), nil
 }
@@ -178,7 +178,7 @@ func appendJSONStrings(b []byte, list []string) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendJSONString(b, s)
+		b = jsonenc.String(b, s)
 	}
 	return append(b, ']')
 }
@@ -193,7 +193,7 @@ func appendStringField(b []byte, name, s string) []byte {
 
 // appendNamedString appends name (the field's name, its punctuation around it) and s.
 func appendNamedString(b []byte, name, s string) []byte {
-	return appendJSONString(append(b, name...), s)
+	return jsonenc.String(append(b, name...), s)
 }
 
 // appendRawField appends name and raw, compacted, unless raw is empty (omitempty). Like
@@ -217,9 +217,6 @@ func appendMarshaled(b []byte, name string, v any) ([]byte, error) {
 	}
 	return append(append(b, name...), data...), nil
 }
-
-// appendJSONString appends s as a JSON string, as encoding/json encodes it.
-func appendJSONString(b []byte, s string) []byte { return jsonenc.String(b, s) }
 
 // appendJSONTime appends t as time.Time's MarshalJSON does, with its errors.
 func appendJSONTime(b []byte, t time.Time) ([]byte, error) {
