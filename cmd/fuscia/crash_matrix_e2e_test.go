@@ -99,8 +99,8 @@ var crashPointText = map[string]string{
 	pointVlogCreated: "value-log rotation (a new *.vlog)",
 	pointSstCreated:  "table written by a flush or a compaction (a new *.sst)",
 	pointSstRemoved:  "compaction done (its input *.sst removed)",
-	pointWALCreated:  "WAL segment rotation (a new wal/*.log)",
-	pointWALRemoved:  "WAL checkpoint (a wal/*.log removed)",
+	pointWALCreated:  "WAL segment rotation (a wal/*.log created or reused)",
+	pointWALRemoved:  "WAL checkpoint (a wal/*.log removed or kept for reuse)",
 	pointRandom:      "a random time under load",
 	pointStartup:     "startup: store open, WAL replay, resume of unfinished runs",
 	pointDeadline:    "its point not reached within 8 s: killed then",
@@ -1136,7 +1136,9 @@ func watchStore(t *testing.T, stateDir string) *storeWatch {
 	if err != nil {
 		t.Fatalf("inotify: %v", err)
 	}
-	const mask = syscall.IN_CREATE | syscall.IN_DELETE | syscall.IN_MOVED_TO
+	// A checkpoint renames a retired WAL segment away for reuse, and a spare made of one is
+	// renamed into place: moves count as removals and creations.
+	const mask = syscall.IN_CREATE | syscall.IN_DELETE | syscall.IN_MOVED_TO | syscall.IN_MOVED_FROM
 	w := &storeWatch{done: make(chan struct{}), seen: map[string]int{}}
 	for _, d := range []struct {
 		dir string
@@ -1178,7 +1180,7 @@ func (w *storeWatch) read() {
 // point names the kill point an event is ("" for none).
 func (w *storeWatch) point(wd int32, mask uint32, name string) string {
 	created := mask&(syscall.IN_CREATE|syscall.IN_MOVED_TO) != 0
-	removed := mask&syscall.IN_DELETE != 0
+	removed := mask&(syscall.IN_DELETE|syscall.IN_MOVED_FROM) != 0
 	ext := filepath.Ext(name)
 	switch {
 	case wd == w.walWD && ext == ".log" && created:

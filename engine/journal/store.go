@@ -97,8 +97,9 @@ type Store struct {
 	spares    chan spare
 	needSpare chan struct{}
 	spareNow  chan struct{}
-	// segmentsMade counts the segments this Store created (tests).
-	segmentsMade atomic.Int64
+	// segmentsMade counts the segments this Store created, segmentsReused those it made of
+	// recycled files (tests).
+	segmentsMade, segmentsReused atomic.Int64
 	// walDirSyncs counts the fsyncs of wal/ made by checkpoints and Close (tests).
 	walDirSyncs atomic.Int64
 
@@ -117,9 +118,10 @@ type Store struct {
 	// blocked (0: none). walFailed mirrors it for the writer.
 	blocked   uint64
 	walFailed atomic.Uint64
-	// Checkpointer-owned (set by Open before it starts): segments not removed yet, the number
-	// of the next one, and Close's checkpoint outcome.
+	// Checkpointer-owned (set by Open before it starts): segments not removed yet, retired ones
+	// kept for reuse, the number of the next one, and Close's checkpoint outcome.
 	live     []*segment
+	recycled []recycled
 	nextSeg  uint64
 	finalErr error
 	// badgerSyncMu serializes syncBadger (checkpoints, value-log GC); vlogFloor is the lowest
@@ -297,6 +299,13 @@ func (s *Store) recoverWAL() error {
 		return err
 	}
 	s.vlogFloor = maxVlogFid(s.dir)
+	// Segments kept for reuse by a process that did not close: not needed, and not worth
+	// keeping open for a store that may be short-lived.
+	if leftovers, err := filepath.Glob(filepath.Join(s.walDir, "*"+recycleExt)); err == nil {
+		for _, path := range leftovers {
+			_ = os.Remove(path)
+		}
+	}
 	if len(nums) > 0 {
 		s.vlogFloor = 0 // a crash: sync every value-log file once
 		if err := s.replay(nums); err != nil {

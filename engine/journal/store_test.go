@@ -57,6 +57,16 @@ func collectEntries(t testing.TB, s *Store, id string, after uint64) []Entry {
 	return out
 }
 
+// checkEntriesAfterReopen opens the store in dir again and checks that run id has want entries.
+func checkEntriesAfterReopen(t *testing.T, dir, id string, want int) {
+	t.Helper()
+	s := openStore(t, dir)
+	defer closeStore(t, s)
+	if got := collectEntries(t, s, id, 0); len(got) != want {
+		t.Errorf("%d entries after reopening, want %d", len(got), want)
+	}
+}
+
 func TestRoundTripAndSeqContinuation(t *testing.T) {
 	dir := t.TempDir()
 	ctx := context.Background()

@@ -25,7 +25,7 @@ func TestRecordCodec(t *testing.T) {
 		{ops: []op{{key: []byte("a"), value: []byte("1")}, {key: []byte("b"), del: true}}},
 		{ops: []op{{key: []byte("c"), value: []byte{}}, {key: []byte("d"), value: bytes.Repeat([]byte("x"), 300)}}},
 	}
-	rec := appendOpsRecord(nil, reqs)
+	rec := appendOpsRecord(nil, reqs, 1)
 	if n := binary.LittleEndian.Uint32(rec); int(n) != len(rec)-recordHeaderSize {
 		t.Fatalf("record length %d, payload is %d bytes", n, len(rec)-recordHeaderSize)
 	}
@@ -71,53 +71,62 @@ func TestReadSegment(t *testing.T) {
 		}
 		return seg
 	}
-	rec := func(v string) []byte {
-		return appendOpsRecord(nil, []*request{{ops: []op{{key: []byte("k"), value: []byte(v)}}}})
+	rec := func(num uint64, v string) []byte {
+		return appendOpsRecord(nil, []*request{{ops: []op{{key: []byte("k"), value: []byte(v)}}}}, num)
 	}
-	read := func(seg *segment) (segmentEnd, int64, []string) {
-		t.Helper()
-		var got []string
-		end, off, err := readSegment(seg.f, seg.num, func(p []byte) error {
-			ops, err := decodeOps(p, nil)
-			if err != nil {
-				return err
-			}
-			got = append(got, string(ops[0].value))
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return end, off, got
-	}
+	read := func(seg *segment) (segmentEnd, int64, []string) { return readValues(t, seg) }
 
-	seg := write(1, rec("a"), rec("b"))
+	seg := write(1, rec(1, "a"), rec(1, "b"))
 	if end, off, got := read(seg); end != endOfRecords || off != seg.off || strings.Join(got, "") != "ab" {
 		t.Errorf("clean segment: end %d at %d (written %d), records %q", end, off, seg.off, got)
 	}
-	seg = write(2, rec("a"), appendSealRecord(nil))
+	seg = write(2, rec(2, "a"), appendSealRecord(nil, 2))
 	if end, _, got := read(seg); end != endSealed || strings.Join(got, "") != "a" {
 		t.Errorf("sealed segment: end %d, records %q", end, got)
 	}
-	bad := rec("b")
+	bad := rec(3, "b")
 	bad[len(bad)-1] ^= 0xff
-	seg = write(3, rec("a"), bad, rec("c"))
+	seg = write(3, rec(3, "a"), bad, rec(3, "c"))
 	if end, _, got := read(seg); end != endTorn || strings.Join(got, "") != "a" {
 		t.Errorf("corrupt record: end %d, records %q", end, got)
 	}
-	long := rec("b")
+	long := rec(4, "b")
 	binary.LittleEndian.PutUint32(long, 1<<20)
-	seg = write(4, rec("a"), long)
+	seg = write(4, rec(4, "a"), long)
 	if end, _, got := read(seg); end != endTorn || strings.Join(got, "") != "a" {
 		t.Errorf("record past the end: end %d, records %q", end, got)
 	}
-	seg = write(5, rec("a"))
+	seg = write(5, rec(5, "a"))
 	if _, err := seg.f.WriteAt([]byte("garbage!"), 0); err != nil {
 		t.Fatal(err)
 	}
 	if end, _, got := read(seg); end != endTorn || len(got) != 0 {
 		t.Errorf("bad header: end %d, records %q", end, got)
 	}
+}
+
+// readValues reads segment seg from the start, as replay does, and returns how it ended, where,
+// and the value of the first op of each record.
+func readValues(t *testing.T, seg *segment) (segmentEnd, int64, []string) {
+	t.Helper()
+	f, err := os.Open(seg.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var got []string
+	end, off, err := readSegment(f, seg.num, func(p []byte) error {
+		ops, err := decodeOps(p, nil)
+		if err != nil {
+			return err
+		}
+		got = append(got, string(ops[0].value))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return end, off, got
 }
 
 // Environment of the crash child (TestWALCrashReplay re-executing the test binary).
@@ -514,11 +523,7 @@ func TestCloseRemovesWALAfterBadger(t *testing.T) {
 	if nums, err := listSegments(walDir); err != nil || len(nums) != 0 {
 		t.Fatalf("segments after Close: %v, %v", nums, err)
 	}
-	s = openStore(t, dir)
-	defer closeStore(t, s)
-	if got := collectEntries(t, s, id, 0); len(got) != n+1 {
-		t.Errorf("%d entries after reopening, want %d", len(got), n+1)
-	}
+	checkEntriesAfterReopen(t, dir, id, n+1)
 }
 
 // TestWALSyncFailure fails a WAL sync: the durable Append of that group fails, and the next
@@ -663,7 +668,7 @@ func TestRefusedOps(t *testing.T) {
 		{key: []byte("kv/a"), value: []byte("1")},
 		{key: []byte(long + "y"), value: []byte("2")},
 		{key: []byte("kv/b"), value: []byte("3")},
-	}}})
+	}}}, 100)
 	if _, err := seg.f.WriteAt(rec, seg.off); err != nil {
 		t.Fatal(err)
 	}

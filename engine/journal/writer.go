@@ -260,18 +260,23 @@ func (s *Store) writeBatch(b *batch, buf []byte) []byte {
 		s.lastHeal = time.Now()
 		s.rotate()
 	}
-	buf = appendOpsRecord(buf, b.reqs)
 	seg := s.cur
+	buf = appendOpsRecord(buf, b.reqs, seg.num)
 	if seg.off+int64(len(buf))+sealSize > seg.size && seg.off > segmentHeaderSize && s.rotate() {
 		seg = s.cur
+		sealRecord(buf, seg.num)
 	}
+	n := int64(len(buf))
+	// A record header of zeros after the record ends the log there, over whatever a recycled
+	// segment held (the next record or the seal overwrites it; sealSize keeps room for it).
+	buf = append(buf, make([]byte, recordHeaderSize)...)
 	// A record larger than a segment goes past the preallocated end: the file grows.
 	if _, err := seg.f.WriteAt(buf, seg.off); err != nil {
 		// Nothing is acknowledged past seg.off: the next record overwrites what this one left.
 		b.err = fmt.Errorf("write state store %s: write-ahead log: %w", s.dir, err)
 		return buf
 	}
-	seg.off += int64(len(buf))
+	seg.off += n
 	seg.zeroAhead()
 	b.seg = seg
 	return buf
@@ -292,7 +297,7 @@ func (s *Store) rotate() bool {
 	}
 	old := s.cur
 	tok := &batch{retire: old, done: make(chan error, 1)}
-	if _, err := old.f.WriteAt(appendSealRecord(nil), old.off); err != nil {
+	if _, err := old.f.WriteAt(appendSealRecord(nil, old.num), old.off); err != nil {
 		// Unsealed, old ends the log for recovery: what follows waits for its checkpoint.
 		s.logError("seal write-ahead log segment", fmt.Errorf("%s: %w", old.path, err))
 		tok.wait = true
@@ -714,12 +719,24 @@ func (s *Store) checkpointer() {
 		for _, seg := range s.live {
 			_ = seg.f.Close()
 		}
+		// Kept for reuse, they are not segments: Close (or the next Open) removes them.
+		for _, r := range s.recycled {
+			_ = r.f.Close()
+		}
 	}()
 	final := false
 	makeSpare := func() {
-		seg, err := createSegment(s.walDir, s.nextSeg, s.wc.segmentSize)
+		seg, err := s.reuseSegment()
+		if seg == nil {
+			if err != nil {
+				s.logError("reuse write-ahead log segment", err)
+			}
+			seg, err = createSegment(s.walDir, s.nextSeg, s.wc.segmentSize)
+			if err == nil {
+				s.segmentsMade.Add(1)
+			}
+		}
 		if err == nil {
-			s.segmentsMade.Add(1)
 			s.nextSeg++
 			s.live = append(s.live, seg)
 		}
@@ -798,8 +815,9 @@ func (s *Store) checkpoint(upTo uint64, all bool) error {
 }
 
 // removeSegments closes and removes the live segments up to upTo (every one when all), then
-// syncs the WAL directory unless all. A segment it fails to remove stays live, for the next
-// checkpoint.
+// syncs the WAL directory unless all. A checkpoint (not all) keeps up to maxRecycled of them
+// for reuse instead (recycle); Close (all) removes those too. A segment it fails to remove
+// stays live, for the next checkpoint.
 func (s *Store) removeSegments(upTo uint64, all bool) error {
 	if s.wc.keepSegments {
 		return nil
@@ -810,6 +828,10 @@ func (s *Store) removeSegments(upTo uint64, all bool) error {
 	for _, seg := range s.live {
 		if seg.num > upTo && !all {
 			kept = append(kept, seg)
+			continue
+		}
+		if !all && s.recycle(seg) {
+			removed++
 			continue
 		}
 		if err := seg.f.Close(); err != nil && !errors.Is(err, os.ErrClosed) {
@@ -824,6 +846,15 @@ func (s *Store) removeSegments(upTo uint64, all bool) error {
 	}
 	clear(s.live[len(kept):])
 	s.live = kept
+	if all {
+		for _, r := range s.recycled {
+			_ = r.f.Close()
+			if err := os.Remove(r.path); err != nil && !errors.Is(err, os.ErrNotExist) {
+				errs = append(errs, err)
+			}
+		}
+		s.recycled = nil
+	}
 	// A checkpoint syncs wal/, as the store goes on writing after it. Close (all) does not:
 	// Badger's Close has just made everything durable, so if an OS crash undoes the removal,
 	// the next Open replays segments whose every operation Badger already holds — plain sets
@@ -840,6 +871,38 @@ func (s *Store) removeSegments(upTo uint64, all bool) error {
 		return fmt.Errorf("checkpoint state store %s: remove WAL segments: %w", s.dir, err)
 	}
 	return nil
+}
+
+// recycle keeps the retired segment seg for reuse (reuseSegment) rather than removing it,
+// when fewer than maxRecycled are kept, seg is of the configured size and its syncs never
+// failed: it renames the file out of the segments' names, open. A segment it does not keep is
+// for the caller to remove.
+func (s *Store) recycle(seg *segment) bool {
+	if len(s.recycled) >= maxRecycled || seg.size != s.wc.segmentSize || seg.broken != nil {
+		return false
+	}
+	path := recyclePath(s.walDir, seg.num)
+	if err := os.Rename(seg.path, path); err != nil {
+		return false
+	}
+	s.recycled = append(s.recycled, recycled{f: seg.f, path: path, size: seg.size, written: max(seg.off, seg.zeroed)})
+	return true
+}
+
+// reuseSegment makes the next segment of a recycled file, if the store keeps one (nil, nil
+// if not). A file that fails is closed and removed; the caller creates a segment instead.
+func (s *Store) reuseSegment() (*segment, error) {
+	if len(s.recycled) == 0 {
+		return nil, nil
+	}
+	r := s.recycled[0]
+	s.recycled = slices.Delete(s.recycled, 0, 1)
+	seg, err := recycleSegment(s.walDir, r, s.nextSeg)
+	if err != nil {
+		return nil, err
+	}
+	s.segmentsReused.Add(1)
+	return seg, nil
 }
 
 // syncBadger makes durable everything written to Badger so far: DB.Sync covers the active
