@@ -94,6 +94,39 @@ func TestRecycledSegmentReadsOnlyItsOwnRecords(t *testing.T) {
 	}
 }
 
+// TestRecycleSegmentRefusesATakenName checks that a retired file is never renamed over an
+// existing segment: the reuse fails, the retired file is closed and removed, and the segment
+// that had the name is left as it was.
+func TestRecycleSegmentRefusesATakenName(t *testing.T) {
+	dir := t.TempDir()
+	taken, err := createSegment(dir, 9, 64<<10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = taken.f.Close()
+	old, err := createSegment(dir, 8, 64<<10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := recycled{f: old.f, path: recyclePath(dir, 8), size: old.size, written: old.off}
+	if err := os.Rename(old.path, r.path); err != nil {
+		t.Fatal(err)
+	}
+	if seg, err := recycleSegment(dir, r, 9); err == nil {
+		_ = seg.f.Close()
+		t.Fatal("segment 8 was reused as 9, a name already taken")
+	}
+	if _, err := os.Stat(r.path); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the retired file is still there after a failed reuse: %v", err)
+	}
+	if err := old.f.Close(); !errors.Is(err, os.ErrClosed) {
+		t.Errorf("the retired file was left open after a failed reuse (Close: %v)", err)
+	}
+	if end, _, got := readValues(t, taken); end != endOfRecords || len(got) != 0 {
+		t.Errorf("segment 9 after the failed reuse: end %d, records %q; want it empty, as made", end, got)
+	}
+}
+
 // TestReadSegmentFormat1 checks that a segment an earlier version wrote (magic format 1,
 // checksums of the payload alone) is still replayed.
 func TestReadSegmentFormat1(t *testing.T) {

@@ -219,22 +219,22 @@ func recyclePath(dir string, num uint64) string {
 // (with the zeros that end its log) over the old one, and syncs the file and the directory, as
 // createSegment does. A crash before the header is durable leaves a file whose header names
 // another number: replay reads nothing of it, and it is the newest segment, into which nothing
-// was written yet.
+// was written yet. A file it fails to reuse is closed and removed.
 func recycleSegment(dir string, r recycled, num uint64) (*segment, error) {
 	path := segmentPath(dir, num)
-	if _, err := os.Lstat(path); !errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("reuse WAL segment %s as %s: the name is taken (%v)", r.path, path, err)
-	}
-	if err := os.Rename(r.path, path); err != nil {
-		return nil, fmt.Errorf("reuse WAL segment: %w", err)
-	}
-	fail := func(err error) (*segment, error) {
+	fail := func(at string, err error) (*segment, error) {
 		_ = r.f.Close()
-		_ = os.Remove(path)
+		_ = os.Remove(at)
 		return nil, fmt.Errorf("reuse WAL segment %s as %s: %w", r.path, path, err)
 	}
+	if _, err := os.Lstat(path); !errors.Is(err, os.ErrNotExist) {
+		return fail(r.path, fmt.Errorf("the name is taken (%v)", err))
+	}
+	if err := os.Rename(r.path, path); err != nil {
+		return fail(r.path, err)
+	}
 	if err := writeHeader(r.f, dir, num, fdatasync); err != nil {
-		return fail(err)
+		return fail(path, err)
 	}
 	// Its blocks up to written are allocated and initialized: zeros written ahead there would
 	// save no metadata, only cost a write (zeroAhead).
