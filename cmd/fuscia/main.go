@@ -14,10 +14,10 @@ import (
 	"runtime/debug"
 	"sort"
 	"syscall"
-	_ "time/tzdata"
+	_ "time/tzdata" // time zones for schedule triggers, even on machines without tzdata
 
 	"github.com/fuscia/fuscia/engine/redact"
-	"github.com/fuscia/fuscia/plugin" // time zones for schedule triggers, even on machines without tzdata
+	"github.com/fuscia/fuscia/plugin"
 )
 
 // Exit codes of docs/reference/cli.md.
