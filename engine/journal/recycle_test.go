@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/dgraph-io/badger/v4"
 )
@@ -170,15 +169,7 @@ func TestCheckpointsRecycleSegments(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	walDir := filepath.Join(dir, walDirName)
-	wc := walConfig{segmentSize: 32 << 10, checkpointEvery: time.Hour, firstSpareDelay: time.Hour}
-	s, err := open(dir, Options{}, wc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	id := testID(1)
-	if err := s.Append(ctx, id, true, started("wf", "")); err != nil {
-		t.Fatal(err)
-	}
+	s, id := openRotatingStore(t, dir)
 	const n = 1500 // ~225 KiB of records in 32 KiB segments: a rotation every ~200 entries
 	for i := range n {
 		if err := s.Append(ctx, id, true, benchEntry()); err != nil {

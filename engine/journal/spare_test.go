@@ -57,20 +57,29 @@ func TestShortStoreMakesOneSegment(t *testing.T) {
 	checkEntriesAfterReopen(t, dir, id, 4)
 }
 
-// TestFirstSpareWhenARotationNeedsIt checks that a rotation before firstSpareDelay does not
-// wait for the delay: the writer asks for the spare at once and goes on in it.
-func TestFirstSpareWhenARotationNeedsIt(t *testing.T) {
-	ctx := context.Background()
-	dir := t.TempDir()
+// openRotatingStore opens a store in dir whose 32 KiB segments rotate every ~200 entries and
+// that neither checkpoints on a timer nor makes its first spare before a rotation asks, and
+// starts a run in it.
+func openRotatingStore(t *testing.T, dir string) (*Store, string) {
+	t.Helper()
 	wc := walConfig{segmentSize: 32 << 10, checkpointEvery: time.Hour, firstSpareDelay: time.Hour}
 	s, err := open(dir, Options{}, wc)
 	if err != nil {
 		t.Fatal(err)
 	}
 	id := testID(1)
-	if err := s.Append(ctx, id, true, started("wf", "")); err != nil {
+	if err := s.Append(context.Background(), id, true, started("wf", "")); err != nil {
 		t.Fatal(err)
 	}
+	return s, id
+}
+
+// TestFirstSpareWhenARotationNeedsIt checks that a rotation before firstSpareDelay does not
+// wait for the delay: the writer asks for the spare at once and goes on in it.
+func TestFirstSpareWhenARotationNeedsIt(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	s, id := openRotatingStore(t, dir)
 	const n = 600 // ~90 KiB of records in 32 KiB segments: several rotations
 	for range n {
 		if err := s.Append(ctx, id, true, benchEntry()); err != nil {
