@@ -80,7 +80,6 @@ func (r *Run) startWait(ns *nodeState) {
 			ws.deadline = rp.deadline // waits keep their original deadlines across resume
 		}
 	}
-	r.parkedWaits++
 	if r.waiting == nil {
 		r.waiting = map[*nodeState]struct{}{}
 	}
@@ -95,6 +94,9 @@ func (r *Run) startWait(ns *nodeState) {
 	ws.journaling = true
 	r.commit(func() {
 		ws.journaling = false
+		// Counted for the run's status only now: the status `waiting` is journaled from the
+		// loop, and must follow the node_waiting entry this durable write carries.
+		r.parkedWaits++
 		if ws.ended != nil {
 			ws.ended()
 			return

@@ -297,3 +297,30 @@ wait "approve" {
 		t.Fatal("the signal was not posted to both stand-in runs")
 	}
 }
+
+// TestRunWaitingFollowsItsWait: the journal says the run is waiting only after it says which
+// wait it waits for. The node_waiting entry is durable and goes to the journal from another
+// goroutine; a run status journaled from the loop meanwhile came first, and a reader between
+// the two (a crash, `fuscia status`) saw a waiting run with no waiting node.
+func TestRunWaitingFollowsItsWait(t *testing.T) {
+	te := newTestEnv(t)
+	r := te.start(approvalWorkflow, StartOptions{})
+	te.waitParked(r)
+	if err := r.Signal(context.Background(), "wait.approve", nil, false); err != nil {
+		t.Fatal(err)
+	}
+	wantRun(t, te.wait(r), "succeeded")
+	nodeWaiting, runWaiting := -1, -1
+	entries := te.entries(r.ID())
+	for i, e := range entries {
+		switch {
+		case nodeWaiting < 0 && e.Type == journal.NodeWaiting && e.Node == "wait.approve":
+			nodeWaiting = i
+		case runWaiting < 0 && e.Type == journal.RunStatus && e.Status == journal.StatusWaiting:
+			runWaiting = i
+		}
+	}
+	if nodeWaiting < 0 || runWaiting < nodeWaiting {
+		t.Fatalf("node_waiting at %d, the run's waiting status at %d: %s", nodeWaiting, runWaiting, jsonOf(t, entries))
+	}
+}

@@ -61,11 +61,11 @@ type Run struct {
 	bindings               map[string]bound // by lang.Uses.Block, bound on first use
 	top                    *scope
 	slots, running         int
-	ready                  []*taskInst // FIFO of attempts waiting for a slot
-	inlineLeft             int         // pure attempts pump may still run on the loop (dispatch)
-	inflight               int         // goroutines that will post back: workers, commits, children, timers
-	timers                 int         // attempts waiting for a retry or a `continue` delay
-	parkedWaits            int
+	ready                  []*taskInst             // FIFO of attempts waiting for a slot
+	inlineLeft             int                     // pure attempts pump may still run on the loop (dispatch)
+	inflight               int                     // goroutines that will post back: workers, commits, children, timers
+	timers                 int                     // attempts waiting for a retry or a `continue` delay
+	parkedWaits            int                     // wait nodes parked whose node_waiting entry is journaled
 	armedWaits             int                     // wait deadline timers armed (counted in inflight)
 	commits                int                     // durable journal writes under way (counted in inflight)
 	waiting                map[*nodeState]struct{} // wait nodes parked
