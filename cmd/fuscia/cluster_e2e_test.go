@@ -365,6 +365,13 @@ func TestClusterSecretNotInNATS(t *testing.T) {
 		ids = append(ids, a.id)
 	}
 	waitAllSucceeded(t, sp, ids, clusterDeadline, w)
+	// The worker compiled the component in a child process, as serve does: then the snapshot
+	// it builds next, in the background, is built in a child too, which its stop below kills.
+	// Built inside the worker, that compile could not be stopped, and held the stop past 15 s
+	// on a busy machine.
+	if !strings.Contains(w.stderr.String(), childCompiledMsg) {
+		t.Errorf("the worker did not log %q before its attempts ran:\n%s", childCompiledMsg, w)
+	}
 	for n := range runs {
 		if got := cs.token(strconv.Itoa(n)); got != secret {
 			t.Errorf("run n=%d: the worker's call carried token %q, want the secret", n, got)

@@ -174,9 +174,17 @@ func (p *clusterProc) cleanup() {
 		select {
 		case <-p.exited:
 		case <-time.After(15 * time.Second):
-			p.t.Errorf("did not stop within 15s of SIGTERM; killing it:\n%s", p)
-			_ = p.cmd.Process.Kill()
-			<-p.exited
+			// SIGQUIT first: the Go runtime prints every goroutine's stack, which says where
+			// the stop hung.
+			_ = p.cmd.Process.Signal(syscall.SIGQUIT)
+			select {
+			case <-p.exited:
+			case <-time.After(5 * time.Second):
+				_ = p.cmd.Process.Kill()
+				<-p.exited
+			}
+			p.t.Errorf("did not stop within 15s of SIGTERM; its goroutines at a SIGQUIT then:\n%s", p)
+			return
 		}
 	}
 	p.checkNoCrash()

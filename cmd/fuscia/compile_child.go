@@ -1,7 +1,7 @@
 package main
 
-// serve compiles Wasm components in a short-lived child process, the same binary run as the
-// hidden command `fuscia internal-compile`: wasmtime's compiler does not give its memory back,
+// serve and worker compile Wasm components in a short-lived child process, the same binary run
+// as the hidden command `fuscia internal-compile`: wasmtime's compiler does not give its memory back,
 // so a daemon that compiled a component in-process would keep hundreds of megabytes for good
 // (docs/performance.md, "Compiling in a child process"). This file is both ends: the command the
 // child runs and the hostabi.Options.CompileElsewhere that starts it.
@@ -114,12 +114,14 @@ func childCompiler(ctx context.Context, exe string, timeout time.Duration) func(
 	}
 }
 
-// serveCompiler is serve's childCompiler: this very binary, for as long as compileChildTimeout.
-// It is bound to no signal: the host compiles in its own process when the child fails, so a
-// child killed at shutdown would only move its work into the daemon; left alone, it finishes
-// within its timeout and its entry serves the next start. Nil when the binary cannot be
-// found, or is not fuscia but a Go test binary: then serve compiles in its own process.
-func serveCompiler() func(hostabi.CompileJob) error {
+// daemonCompiler is the childCompiler of serve and worker: this very binary, for as long as
+// compileChildTimeout. It is bound to no signal: the host compiles in its own process when the
+// child fails, so a child killed at shutdown would only move its work into the daemon; left
+// alone, it finishes within its timeout and its entry serves the next start. (A background
+// snapshot's child is the exception: the Wasm host's Close kills it through the job's Cancel.)
+// Nil when the binary cannot be found, or is not fuscia but a Go test binary: then the daemon
+// compiles in its own process.
+func daemonCompiler() func(hostabi.CompileJob) error {
 	exe, err := os.Executable()
 	// A test binary that ran serve in its own process would run its tests again as the child.
 	if err != nil || strings.HasSuffix(exe, ".test") {

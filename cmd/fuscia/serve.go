@@ -93,7 +93,7 @@ func runServe(ctx context.Context, c *cli, args []string) int {
 	var diagMu sync.Mutex
 	opts, err := c.hostOptions(host.Options{
 		Home: home, Command: fs.invocation(paths), LogFormat: *logFormat, LogLevel: level, PluginDirs: pluginDirs,
-		CompileElsewhere: serveCompiler(),
+		CompileElsewhere: daemonCompiler(),
 		Serve: &host.ServeOptions{
 			Paths: paths, Vars: lang.VarInputs{Env: c.environ()}, Now: now, WebhookWait: *webhookWait, Retain: retain,
 			// The diagnostics go to stderr as validate shows them; the log gets their summary.

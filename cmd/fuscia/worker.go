@@ -52,7 +52,7 @@ func runWorker(ctx context.Context, c *cli, args []string) int {
 	err = host.RunWorker(ctx, host.WorkerOptions{
 		Home: home, PluginDirs: pluginDirs, Cluster: cfg, Pools: pools, Concurrency: *concurrency,
 		ShutdownGrace: *grace, LogFormat: *logFormat, LogLevel: level, Stderr: c.stderr, Getenv: c.getenv,
-		Redact: c.secrets, PluginOptions: c.pluginOptions(home),
+		Redact: c.secrets, PluginOptions: c.pluginOptions(home), CompileElsewhere: daemonCompiler(),
 		OnJoined: func(id string) {
 			names := []string(pools)
 			if len(names) == 0 {

@@ -1,6 +1,7 @@
 package host
 
 import (
+	"log/slog"
 	"runtime/debug"
 	"time"
 
@@ -14,27 +15,30 @@ import (
 // megabytes for a JavaScript component, into the Go heap, which Go hands back to the system
 // only minutes later (releaseAfterLoad). docs/performance.md, "Compiling in a child process".
 
-// compileElsewhere is the Wasm host's hostabi.Options.CompileElsewhere: Options.CompileElsewhere,
-// with its outcome in the log. The host compiles in this process after a failure.
-func (h *Host) compileElsewhere(job hostabi.CompileJob) error {
-	start := time.Now()
-	err := h.opts.CompileElsewhere(job)
-	took := time.Since(start).Round(time.Millisecond).String()
-	switch {
-	case job.Preinit && err != nil && !cancelled(job.Cancel):
-		// Built after the first load (hostabi/preinit_background.go): the component keeps
-		// running as installed, which costs each attempt its _initialize.
-		h.tel.Logger.Warn("taking a Go component's snapshot in a child process failed; its attempts run it as installed",
-			"component", job.Name, "error", err)
-	case job.Preinit && err == nil:
-		h.tel.Logger.Info("Wasm component snapshot taken in a child process", "component", job.Name, "took", took)
-	case err != nil && !job.Preinit:
-		h.tel.Logger.Warn("compiling a Wasm component in a child process failed; compiling it in this process",
-			"component", job.Name, "error", err)
-	case err == nil:
-		h.tel.Logger.Info("Wasm component compiled in a child process", "component", job.Name, "took", took)
+// loggedCompiler is the Wasm host's hostabi.Options.CompileElsewhere for a process that was
+// given compile (Options.CompileElsewhere, WorkerOptions.CompileElsewhere): compile, with its
+// outcome in log. The Wasm host compiles in this process after a failure.
+func loggedCompiler(compile func(hostabi.CompileJob) error, log *slog.Logger) func(hostabi.CompileJob) error {
+	return func(job hostabi.CompileJob) error {
+		start := time.Now()
+		err := compile(job)
+		took := time.Since(start).Round(time.Millisecond).String()
+		switch {
+		case job.Preinit && err != nil && !cancelled(job.Cancel):
+			// Built after the first load (hostabi/preinit_background.go): the component keeps
+			// running as installed, which costs each attempt its _initialize.
+			log.Warn("taking a Go component's snapshot in a child process failed; its attempts run it as installed",
+				"component", job.Name, "error", err)
+		case job.Preinit && err == nil:
+			log.Info("Wasm component snapshot taken in a child process", "component", job.Name, "took", took)
+		case err != nil && !job.Preinit:
+			log.Warn("compiling a Wasm component in a child process failed; compiling it in this process",
+				"component", job.Name, "error", err)
+		case err == nil:
+			log.Info("Wasm component compiled in a child process", "component", job.Name, "took", took)
+		}
+		return err
 	}
-	return err
 }
 
 // cancelled says whether a job's Cancel channel is closed (the Wasm host is closing).

@@ -116,7 +116,7 @@ func (h *Host) Open(ctx context.Context) error {
 		hostOpts.OnInstantiate = func(d time.Duration) { rec.WasmInstantiate(context.Background(), d) }
 	}
 	if o.CompileElsewhere != nil {
-		hostOpts.CompileElsewhere = h.compileElsewhere
+		hostOpts.CompileElsewhere = loggedCompiler(o.CompileElsewhere, tel.Logger)
 	}
 	if h.server == nil {
 		// A one-shot run would exit before a Go component's snapshot paid for its build: it

@@ -40,6 +40,11 @@ type WorkerOptions struct {
 	Getenv        func(string) string
 	Redact        *redact.Set
 	PluginOptions plugin.Options
+	// CompileElsewhere is Options.CompileElsewhere for the worker's Wasm host. It also bounds
+	// the worker's stop: a Go component's snapshot, built in the background after its first
+	// load, is built in that child, which the stop kills; built in this process, a compile
+	// under way cannot be stopped and the stop waits for it.
+	CompileElsewhere func(hostabi.CompileJob) error
 	// OnJoined is told the worker's id once it joined the cluster.
 	OnJoined func(id string)
 }
@@ -85,6 +90,9 @@ func RunWorker(ctx context.Context, o WorkerOptions) error {
 	comps := &wasm.Dispatcher{Dir: components, Store: kv, Artifacts: arts,
 		// Fuel is always metered: the components a worker will run are not known at its start.
 		HostOptions: hostabi.Options{CacheDir: filepath.Join(o.Home, "cache"), Fuel: true}}
+	if o.CompileElsewhere != nil {
+		comps.HostOptions.CompileElsewhere = loggedCompiler(o.CompileElsewhere, log)
+	}
 	defer func() { _ = comps.Close() }()
 	env := plan.Env{Home: o.Home, PluginDirs: o.PluginDirs, Digests: manager.Digests()}
 	plugs := &plugins.Dispatcher{Manager: manager, Env: env, Store: kv, Artifacts: arts}
