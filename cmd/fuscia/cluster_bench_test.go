@@ -526,13 +526,7 @@ func (c *cbCluster) stacks() string {
 			if p.done() {
 				return
 			}
-			_ = p.cmd.Process.Signal(syscall.SIGQUIT)
-			select {
-			case <-p.exited:
-			case <-time.After(10 * time.Second):
-				_ = p.cmd.Process.Kill()
-				<-p.exited
-			}
+			quitOrKill(p.cmd.Process, p.exited, 10*time.Second)
 		})
 	}
 	return c.String()

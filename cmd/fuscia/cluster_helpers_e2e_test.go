@@ -174,20 +174,25 @@ func (p *clusterProc) cleanup() {
 		select {
 		case <-p.exited:
 		case <-time.After(15 * time.Second):
-			// SIGQUIT first: the Go runtime prints every goroutine's stack, which says where
-			// the stop hung.
-			_ = p.cmd.Process.Signal(syscall.SIGQUIT)
-			select {
-			case <-p.exited:
-			case <-time.After(5 * time.Second):
-				_ = p.cmd.Process.Kill()
-				<-p.exited
-			}
+			quitOrKill(p.cmd.Process, p.exited, 5*time.Second)
 			p.t.Errorf("did not stop within 15s of SIGTERM; its goroutines at a SIGQUIT then:\n%s", p)
 			return
 		}
 	}
 	p.checkNoCrash()
+}
+
+// quitOrKill ends a fuscia process with SIGQUIT, so that the Go runtime prints every
+// goroutine's stack (where it hung or stalled) before it exits, and SIGKILLs it when it has
+// not exited within wait. It returns once exited is closed (the process was reaped).
+func quitOrKill(proc *os.Process, exited <-chan struct{}, wait time.Duration) {
+	_ = proc.Signal(syscall.SIGQUIT)
+	select {
+	case <-exited:
+	case <-time.After(wait):
+		_ = proc.Kill()
+		<-exited
+	}
 }
 
 func (p *clusterProc) checkNoCrash() {
