@@ -1,10 +1,10 @@
 package main
 
 // serve and worker compile Wasm components in a short-lived child process, the same binary run
-// as the hidden command `fuscia internal-compile`: wasmtime's compiler does not give its memory back,
-// so a daemon that compiled a component in-process would keep hundreds of megabytes for good
-// (docs/performance.md, "Compiling in a child process"). This file is both ends: the command the
-// child runs and the hostabi.Options.CompileElsewhere that starts it.
+// as the hidden command `fuscia internal-compile`: wasmtime's compiler does not give its memory
+// back, so a daemon that compiled a component in-process would keep hundreds of megabytes for
+// good (docs/performance.md, "Compiling in a child process"). This file is both ends: the
+// command the child runs and the hostabi.Options.CompileElsewhere that starts it.
 
 import (
 	"bytes"
