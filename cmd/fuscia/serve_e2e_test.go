@@ -19,8 +19,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -1567,27 +1569,7 @@ func TestServeMetrics(t *testing.T) {
 	sp.waitStatus(park, "waiting")
 	sp.waitParked(1)
 
-	resp, err := serveClient.Get(sp.metrics)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ = io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("GET /metrics: %d\n%s", resp.StatusCode, b)
-	}
-	text := string(b)
-	series := map[string]float64{}
-	for _, line := range strings.Split(text, "\n") {
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		i := strings.LastIndexByte(line, ' ')
-		var v float64
-		if _, err := fmt.Sscan(line[i+1:], &v); err == nil {
-			series[line[:i]] = v
-		}
-	}
+	series, text := scrapeMetrics(t, sp.metrics)
 	want := map[string]float64{
 		`fuscia_runs_total{outcome="succeeded",workflow="m"}`:                                 1,
 		`fuscia_runs_total{outcome="failed",workflow="mf"}`:                                   1,
@@ -1617,6 +1599,72 @@ func TestServeMetrics(t *testing.T) {
 		t.Logf("/metrics:\n%s", text)
 	}
 	sp.stopOK()
+}
+
+// scrapeMetrics GETs serve's /metrics at url: every series's value by its name and labels, and
+// the whole text.
+func scrapeMetrics(t *testing.T, url string) (map[string]float64, string) {
+	t.Helper()
+	resp, err := serveClient.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET /metrics: %d\n%s", resp.StatusCode, b)
+	}
+	text := string(b)
+	series := map[string]float64{}
+	for _, line := range strings.Split(text, "\n") {
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		i := strings.LastIndexByte(line, ' ')
+		var v float64
+		if _, err := fmt.Sscan(line[i+1:], &v); err == nil {
+			series[line[:i]] = v
+		}
+	}
+	return series, text
+}
+
+// TestServeGOMAXPROCS: unless GOMAXPROCS is set, serve runs Go code on two threads more than
+// Go's default, one for each of the store's compactors (docs/serve.md, "CPUs"); a GOMAXPROCS
+// that is set stands. The Go runtime's own gauge on /metrics says which.
+func TestServeGOMAXPROCS(t *testing.T) {
+	t.Parallel()
+	// What serve starts from when GOMAXPROCS is unset: this test process's default (go test
+	// sets no GOMAXPROCS without -cpu), or the value serve inherits from the environment.
+	base := runtime.GOMAXPROCS(0)
+	want := base + journal.Compactors
+	if v := os.Getenv("GOMAXPROCS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			t.Skipf("GOMAXPROCS=%q in the environment", v)
+		}
+		want = n
+	}
+	for _, tc := range []struct {
+		name string
+		env  []string
+		want int
+	}{
+		{name: "unset", want: want},
+		{name: "set", env: []string{"GOMAXPROCS=1"}, want: 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t)
+			h.write("flows/m.fsc.hcl", metricsWorkflows)
+			sp := startServe(t, h, tc.env, "flows", "-metrics-listen", "127.0.0.1:0")
+			series, text := scrapeMetrics(t, sp.metrics)
+			if got, ok := series["go_sched_gomaxprocs_threads"]; !ok || got != float64(tc.want) {
+				t.Errorf("go_sched_gomaxprocs_threads = %v (present: %v), want %d\n%s", got, ok, tc.want, text)
+			}
+			sp.stopOK()
+		})
+	}
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -17,6 +17,11 @@ const (
 	maxKeySize = 65000
 )
 
+// Compactors is the number of Badger's compactors (NumCompactors, the least it takes besides
+// none). Each runs one compaction at a time and keeps a CPU busy while it does: `fuscia serve`
+// gives the Go scheduler as many Ps more than CPUs (cmd/fuscia/serve.go).
+const Compactors = 2
+
 // checkOp refuses what Badger would refuse whatever the state (too large a key, a value over
 // maxValue, the store's value-log file size): such an op must not reach the WAL, whose replay
 // must not fail.
@@ -86,7 +91,7 @@ func badgerOptions(dir string, logger *slog.Logger) badger.Options {
 	// every few applies.
 	o.CompactL0OnCloseFrom = o.NumLevelZeroTables - 1
 	o.NumLevelZeroTablesStall = 24
-	o.NumCompactors = 2
+	o.NumCompactors = Compactors
 	// No compression: Badger sizes a compressed table by its compressed size and holds it
 	// uncompressed while building it, so compressible JSON made compactions hold 5-10× more
 	// memory. Without compression or encryption the block and index caches are unused (tables
