@@ -13,7 +13,9 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/fuscia/fuscia/hostabi"
@@ -96,7 +98,14 @@ func childCompiler(ctx context.Context, exe string, timeout time.Duration) func(
 		cmd.Stderr = stderr // stdin and stdout are the null device
 		// A grandchild that kept the pipe open cannot hold the wait past the kill.
 		cmd.WaitDelay = 5 * time.Second
+		// The child dies with this process, SIGKILLed included: nothing may go on writing into
+		// a home whose daemon has stopped. The kernel sends the signal when the thread that
+		// started the child ends, not the process, so this goroutine keeps its thread until
+		// the child is reaped: a thread Go ends (one a locked goroutine left) is never it.
+		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+		runtime.LockOSThread()
 		err := cmd.Run()
+		runtime.UnlockOSThread()
 		if err == nil {
 			return nil
 		}
@@ -115,10 +124,10 @@ func childCompiler(ctx context.Context, exe string, timeout time.Duration) func(
 }
 
 // daemonCompiler is the childCompiler of serve and worker: this very binary, for as long as
-// compileChildTimeout. It is bound to no signal: the host compiles in its own process when the
-// child fails, so a child killed at shutdown would only move its work into the daemon; left
-// alone, it finishes within its timeout and its entry serves the next start. (A background
-// snapshot's child is the exception: the Wasm host's Close kills it through the job's Cancel.)
+// compileChildTimeout. It is bound to no context: the host compiles in its own process when the
+// child fails, so a child killed while the daemon goes on would only move its work into the
+// daemon. It ends with the daemon's process (childCompiler's parent-death signal), and a
+// background snapshot's child earlier, at the Wasm host's Close, through the job's Cancel.
 // Nil when the binary cannot be found, or is not fuscia but a Go test binary: then the daemon
 // compiles in its own process.
 func daemonCompiler() func(hostabi.CompileJob) error {

@@ -7,9 +7,13 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -119,4 +123,79 @@ func TestChildCompilerStops(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "stopped: context canceled") {
 		t.Errorf("a child whose context ended: %v, want it stopped", err)
 	}
+}
+
+// compileParentEnv makes the test binary a stand-in for serve (testMain): it runs
+// childCompiler with the executable the variable names, until it is killed.
+const compileParentEnv = "FUSCIA_TEST_COMPILE_PARENT"
+
+func runCompileParent(exe string) int {
+	err := childCompiler(context.Background(), exe, time.Hour)(testJob)
+	fmt.Fprintln(os.Stderr, "the child ended while its parent lived:", err)
+	return 1
+}
+
+// TestChildCompilerDiesWithItsParent: a compile child does not outlive the daemon that started
+// it, even one SIGKILLed, which runs no code at its end. An orphan went on writing into the
+// home of a stopped serve (CI, TestClusterCoordinatorKilled: its temporary home could not be
+// removed). The parent here is this test binary run again as a stand-in; the child, a script
+// that writes its process ID and sleeps.
+func TestChildCompilerDiesWithItsParent(t *testing.T) {
+	t.Parallel()
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	exe := script(t, fmt.Sprintf("echo $$ > %[1]s.new && mv %[1]s.new %[1]s && exec sleep 600", pidFile))
+	parent := exec.Command(os.Args[0], "-test.run=^$")
+	parent.Env = append(os.Environ(), compileParentEnv+"="+exe)
+	var stderr bytes.Buffer
+	parent.Stderr = &stderr
+	if err := parent.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer parent.Process.Kill() //nolint:errcheck // reaped below; gone already on the path that matters
+
+	var pid int
+	for deadline := time.Now().Add(time.Minute); pid == 0; time.Sleep(10 * time.Millisecond) {
+		if b, err := os.ReadFile(pidFile); err == nil {
+			if pid, err = strconv.Atoi(strings.TrimSpace(string(b))); err != nil {
+				t.Fatalf("pid file %q: %v", b, err)
+			}
+		} else if time.Now().After(deadline) {
+			parent.Process.Kill() //nolint:errcheck
+			parent.Wait()         //nolint:errcheck
+			t.Fatalf("the child did not start within a minute: %v\n%s", err, &stderr)
+		}
+	}
+	if err := parent.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	parent.Wait() //nolint:errcheck // killed: the error says so
+
+	// Gone, or a zombie its new parent has yet to reap: either way it runs no more.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil || processState(stat) == "Z" {
+			return
+		}
+		if time.Now().After(deadline) {
+			syscall.Kill(pid, syscall.SIGKILL) //nolint:errcheck
+			t.Fatalf("the compile child %d still runs 30 s after its parent was killed", pid)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// processState is the state field of /proc/PID/stat: the one after the command's closing
+// parenthesis (the command may contain spaces and parentheses itself).
+func processState(stat []byte) string {
+	s := string(stat)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return ""
+	}
+	fields := strings.Fields(s[i+1:])
+	if len(fields) == 0 {
+		return ""
+	}
+	return fields[0]
 }

@@ -40,6 +40,9 @@ const commandTimeout = 2 * time.Minute
 func TestMain(m *testing.M) { os.Exit(testMain(m)) }
 
 func testMain(m *testing.M) int {
+	if exe := os.Getenv(compileParentEnv); exe != "" {
+		return runCompileParent(exe) // this process is a test's stand-in for a daemon
+	}
 	dir, err := os.MkdirTemp("", "fuscia-e2e-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "e2e: cannot create a temporary directory:", err)
