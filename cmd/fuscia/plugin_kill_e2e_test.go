@@ -1,8 +1,12 @@
 package main
 
 import (
+	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -49,4 +53,65 @@ task "h" {
 	}
 	_ = cmd.Wait()
 	// NoneLeft (in Cleanup) gives the kernel a moment to deliver the parent-death signal.
+}
+
+// TestShellCommandsDieWithSIGKILLedFuscia: what a shell task's command started does not outlive
+// a SIGKILLed Fuscia either. The plugin's parent-death signal kills the plugin and the
+// command's own one its direct child; the grandchild here (`sleep` in the background of `sh`)
+// dies only because the plugin, told by SIGTERM instead, kills the command's process group
+// before it exits.
+func TestShellCommandsDieWithSIGKILLedFuscia(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	installShell(t, filepath.Join(h.dir, "plugins"), "fuscia-plugin-shell")
+	pidFile := filepath.Join(h.dir, "grandchild.pid")
+	h.write("bg.fsc.hcl", fmt.Sprintf(`workflow "bg" {
+  timeout = "1h"
+}
+plugin "shell" {
+  source = "shell"
+}
+task "bg" {
+  uses   = plugin.shell.exec
+  inputs = { command = "/bin/sh", args = ["-c", "/bin/sleep 3600 & echo $! > %[1]s.new && mv %[1]s.new %[1]s; wait"] }
+}
+`, pidFile))
+	cmd := exec.Command(fusciaBin, "apply", "bg.fsc.hcl")
+	cmd.Dir = h.dir
+	cmd.Env = append(baseEnv(), "FUSCIA_HOME="+h.home)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var pid int
+	for deadline := time.Now().Add(time.Minute); pid == 0; time.Sleep(20 * time.Millisecond) {
+		b, err := os.ReadFile(pidFile)
+		if err == nil {
+			if pid, err = strconv.Atoi(strings.TrimSpace(string(b))); err != nil {
+				t.Fatalf("pid file %q: %v", b, err)
+			}
+			continue
+		}
+		if time.Now().After(deadline) {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+			t.Fatalf("the command's background process did not start within a minute: %v", err)
+		}
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	// Gone, or a zombie its new parent has yet to reap: either way it runs no more.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil || processState(stat) == "Z" {
+			return
+		}
+		if time.Now().After(deadline) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatalf("the shell command's background process %d still runs 30 s after Fuscia was SIGKILLed", pid)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }

@@ -84,6 +84,7 @@ func runCommand(ctx context.Context, in Input, timeout time.Duration) (execcore.
 		}
 		childFDs = append(childFDs, stdinFD)
 	}
+	spawned := commandGroups.starting()
 	cmd, err := spawn(spawnSpec{
 		path: in.Command,
 		args: in.Args,
@@ -92,9 +93,12 @@ func runCommand(ctx context.Context, in Input, timeout time.Duration) (execcore.
 		fds:  [3]int{stdinFD, stdoutFD, stderrFD},
 	})
 	if err != nil {
+		spawned()
 		return notRun, startError(what, err)
 	}
 	pgid := cmd.pid // the leader of a new group: the group's id is its pid
+	commandGroups.add(pgid)
+	spawned()
 	// The child has its copies; ours of the ends it uses must go, or EOF never comes.
 	closeAll(&childFDs)
 
@@ -103,6 +107,7 @@ func runCommand(ctx context.Context, in Input, timeout time.Duration) (execcore.
 	cio, err := newCommandIO(stdoutR, stderrR, stdinW, in.Stdin, cmd.pid, cmd.pidfd, [2]*execcore.Capture{stdout, stderr})
 	if err != nil {
 		killGroup(pgid)
+		commandGroups.remove(pgid)
 		reap(cmd.pid)
 		return notRun, fmt.Errorf("%s: watch: %w", what, err)
 	}
@@ -137,6 +142,7 @@ func runCommand(ctx context.Context, in Input, timeout time.Duration) (execcore.
 	// The leader is a zombie: its pid, the group's id, cannot be reused yet, so this kill
 	// reaches only what the command left behind in its group.
 	killGroup(pgid)
+	commandGroups.remove(pgid)
 	status, waitErr := reap(cmd.pid)
 	// The input is moot now, and the output ends with the group; only a process that left the
 	// group can hold a pipe longer, and not for more than ioGrace.
