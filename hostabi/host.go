@@ -85,6 +85,9 @@ type Host struct {
 	// snaps builds snapshots in the background (preinit_background.go).
 	snaps snapshotter
 
+	// sweepTemps removes old temporary files from cacheDir at the first entry written.
+	sweepTemps sync.Once
+
 	mu      sync.Mutex
 	modules map[string]*moduleSlot // by digest; nil once Close has begun
 	// busy counts the Loads and Invokes under way; Close waits for them before it frees the

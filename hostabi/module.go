@@ -533,7 +533,8 @@ func (h *Host) writeCacheFile(path string, parts ...[]byte) error {
 	if err := os.MkdirAll(h.cacheDir, 0o700); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(h.cacheDir, ".tmp-*.cwasm")
+	h.sweepTemps.Do(func() { removeStaleCacheTemps(h.cacheDir, time.Now()) })
+	tmp, err := os.CreateTemp(h.cacheDir, cacheTempPrefix+"*"+cacheTempSuffix)
 	if err != nil {
 		return err
 	}
@@ -554,4 +555,33 @@ func (h *Host) writeCacheFile(path string, parts ...[]byte) error {
 		return err
 	}
 	return nil
+}
+
+// A cache entry is written as a temporary file and renamed. A process killed during the write
+// (a compile child at its daemon's shutdown, a crash) leaves the temporary file, compiled code
+// of megabytes, which nothing would ever read or remove.
+const (
+	cacheTempPrefix = ".tmp-"
+	cacheTempSuffix = ".cwasm"
+	// staleCacheTemp is the age past which a temporary file is such a leftover: a write takes
+	// moments, and another process sharing the cache may be writing one right now.
+	staleCacheTemp = time.Hour
+)
+
+// removeStaleCacheTemps removes the temporary files in dir older than staleCacheTemp. It is
+// best effort: the cache works with or without them.
+func removeStaleCacheTemps(dir string, now time.Time) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if !e.Type().IsRegular() || !strings.HasPrefix(name, cacheTempPrefix) || !strings.HasSuffix(name, cacheTempSuffix) {
+			continue
+		}
+		if info, err := e.Info(); err == nil && now.Sub(info.ModTime()) >= staleCacheTemp {
+			_ = os.Remove(filepath.Join(dir, name)) // gone meanwhile, or not ours to remove: either way, leave it
+		}
+	}
 }

@@ -85,6 +85,10 @@ var (
 	ErrDeleted = errors.New("artifact deleted")
 )
 
+// tempPrefix starts the name of a blob being written; a crash may leave one, which
+// ForgetExecutions removes once it is old (delete.go).
+const tempPrefix = ".tmp-"
+
 // tombstoneSuffix marks a reference whose artifact was deleted.
 const tombstoneSuffix = ".deleted"
 
@@ -121,7 +125,7 @@ func (d Dir) Put(_ context.Context, execution, contentType string, data []byte) 
 		return Ref{}, fmt.Errorf("artifact store: %w", err)
 	}
 	if _, err := os.Stat(d.blob(hexID)); err != nil {
-		tmp, err := os.CreateTemp(filepath.Join(d.Root, "blobs"), ".tmp-*")
+		tmp, err := os.CreateTemp(filepath.Join(d.Root, "blobs"), tempPrefix+"*")
 		if err != nil {
 			return Ref{}, fmt.Errorf("artifact store: %w", err)
 		}

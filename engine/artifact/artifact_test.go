@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 func put(t *testing.T, d Dir, execution, data string) Ref {
@@ -118,8 +119,9 @@ func TestDeleteExecutionSharedBlob(t *testing.T) {
 }
 
 // TestForgetExecutions: pruning removes references and tombstones, the blobs only the pruned
-// executions referenced, and blobs nobody references (a crash's leftovers); blobs a kept
-// execution references stay.
+// executions referenced, and blobs nobody references and temporary files over an hour old
+// (a crash's leftovers); blobs a kept execution references, and younger temporary files (a
+// write under way in another process), stay.
 func TestForgetExecutions(t *testing.T) {
 	ctx := context.Background()
 	d := NewDir(t.TempDir())
@@ -140,13 +142,23 @@ func TestForgetExecutions(t *testing.T) {
 	if err := os.WriteFile(tmp, []byte("a write under way"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// A write a crash cut short, two hours ago.
+	staleTmp := filepath.Join(d.Root, "blobs", ".tmp-456")
+	if err := os.WriteFile(staleTmp, []byte("cut short"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-2 * time.Hour)
+	if err := os.Chtimes(staleTmp, old, old); err != nil {
+		t.Fatal(err)
+	}
 
 	f, err := d.ForgetExecutions(ctx, "A", "B", "D", "never-existed")
 	if err != nil {
 		t.Fatal(err)
 	}
-	// A's and B's shared blob once, B's own, and the orphan; C keeps "B and C".
-	wantBytes := both.Size + onlyB.Size + int64(len("left by a crash"))
+	// A's and B's shared blob once, B's own, the orphan and the stale temporary file; C keeps
+	// "B and C".
+	wantBytes := both.Size + onlyB.Size + int64(len("left by a crash")) + int64(len("cut short"))
 	if want := (Freed{Artifacts: 4, Bytes: wantBytes, Shared: 1}); f != want {
 		t.Errorf("ForgetExecutions = %+v, want %+v", f, want)
 	}
@@ -168,6 +180,9 @@ func TestForgetExecutions(t *testing.T) {
 	}
 	if _, err := os.Stat(tmp); err != nil {
 		t.Errorf("a temporary file was removed: %v", err)
+	}
+	if _, err := os.Stat(staleTmp); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a temporary file two hours old is still there: %v", err)
 	}
 	if got, err := get(d, "C", keptShared); err != nil || got != "B and C" {
 		t.Errorf("C's artifact = %q, %v", got, err)

@@ -105,6 +105,9 @@ func (d Dir) remove(executions []string, keep bool) (Freed, error) {
 			if isHexID(b.Name()) && !used[b.Name()] {
 				candidates[b.Name()] = true
 			}
+			if strings.HasPrefix(b.Name(), tempPrefix) {
+				f.Bytes += removeStaleTemp(filepath.Join(d.Root, "blobs", b.Name()), time.Now())
+			}
 		}
 	}
 	for h := range candidates {
@@ -157,4 +160,22 @@ func (d Dir) referenced(except map[string]bool) (map[string]bool, error) {
 // Add returns the sum of f and g.
 func (f Freed) Add(g Freed) Freed {
 	return Freed{Artifacts: f.Artifacts + g.Artifacts, Bytes: f.Bytes + g.Bytes, Shared: f.Shared + g.Shared}
+}
+
+// staleTemp is the age past which a blob's temporary file is a crash's leftover: Put writes
+// one and renames it within the same call, and a write touches its time. Another process
+// sharing the home may be writing one right now, so a young one stays.
+const staleTemp = time.Hour
+
+// removeStaleTemp removes the temporary file at path if it is older than staleTemp and
+// returns its size, or 0. A file that went meanwhile is fine.
+func removeStaleTemp(path string, now time.Time) int64 {
+	info, err := os.Lstat(path)
+	if err != nil || !info.Mode().IsRegular() || now.Sub(info.ModTime()) < staleTemp {
+		return 0
+	}
+	if err := os.Remove(path); err != nil {
+		return 0
+	}
+	return info.Size()
 }
