@@ -151,38 +151,19 @@ func TestChildCompilerDiesWithItsParent(t *testing.T) {
 	if err := parent.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer parent.Process.Kill() //nolint:errcheck // reaped below; gone already on the path that matters
 
-	var pid int
-	for deadline := time.Now().Add(time.Minute); pid == 0; time.Sleep(10 * time.Millisecond) {
-		if b, err := os.ReadFile(pidFile); err == nil {
-			if pid, err = strconv.Atoi(strings.TrimSpace(string(b))); err != nil {
-				t.Fatalf("pid file %q: %v", b, err)
-			}
-		} else if time.Now().After(deadline) {
-			parent.Process.Kill() //nolint:errcheck
-			parent.Wait()         //nolint:errcheck
-			t.Fatalf("the child did not start within a minute: %v\n%s", err, &stderr)
-		}
+	pid, err := waitPIDFile(pidFile, time.Minute)
+	if err != nil {
+		parent.Process.Kill() //nolint:errcheck
+		parent.Wait()         //nolint:errcheck
+		t.Fatalf("the child: %v\n%s", err, &stderr)
 	}
 	if err := parent.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
 	parent.Wait() //nolint:errcheck // killed: the error says so
 
-	// Gone, or a zombie its new parent has yet to reap: either way it runs no more.
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-		if err != nil || processState(stat) == "Z" {
-			return
-		}
-		if time.Now().After(deadline) {
-			syscall.Kill(pid, syscall.SIGKILL) //nolint:errcheck
-			t.Fatalf("the compile child %d still runs 30 s after its parent was killed", pid)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	mustStop(t, pid, 30*time.Second, "the compile child, its parent killed,")
 }
 
 // processState is the state field of /proc/PID/stat: the one after the command's closing
@@ -198,4 +179,42 @@ func processState(stat []byte) string {
 		return ""
 	}
 	return fields[0]
+}
+
+// waitPIDFile waits up to limit for the file at path and returns the process ID it holds. The
+// writer renames it into place, so it is never read half-written.
+func waitPIDFile(path string, limit time.Duration) (int, error) {
+	deadline := time.Now().Add(limit)
+	for {
+		b, err := os.ReadFile(path)
+		if err == nil {
+			pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+			if err != nil {
+				return 0, fmt.Errorf("pid file %s: %q: %w", path, b, err)
+			}
+			return pid, nil
+		}
+		if time.Now().After(deadline) {
+			return 0, fmt.Errorf("no pid file %s within %s: %w", path, limit, err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// mustStop fails the test unless process pid stops running within limit: gone, or a zombie
+// its new parent has yet to reap. A process still running then is killed; what names it.
+func mustStop(t *testing.T, pid int, limit time.Duration, what string) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for {
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil || processState(stat) == "Z" {
+			return
+		}
+		if time.Now().After(deadline) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatalf("%s (process %d) still runs after %s", what, pid, limit)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }

@@ -2,11 +2,8 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -82,36 +79,15 @@ task "bg" {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	var pid int
-	for deadline := time.Now().Add(time.Minute); pid == 0; time.Sleep(20 * time.Millisecond) {
-		b, err := os.ReadFile(pidFile)
-		if err == nil {
-			if pid, err = strconv.Atoi(strings.TrimSpace(string(b))); err != nil {
-				t.Fatalf("pid file %q: %v", b, err)
-			}
-			continue
-		}
-		if time.Now().After(deadline) {
-			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
-			t.Fatalf("the command's background process did not start within a minute: %v", err)
-		}
+	pid, err := waitPIDFile(pidFile, time.Minute)
+	if err != nil {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		t.Fatalf("the command's background process: %v", err)
 	}
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	_ = cmd.Wait()
-	// Gone, or a zombie its new parent has yet to reap: either way it runs no more.
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-		if err != nil || processState(stat) == "Z" {
-			return
-		}
-		if time.Now().After(deadline) {
-			_ = syscall.Kill(pid, syscall.SIGKILL)
-			t.Fatalf("the shell command's background process %d still runs 30 s after Fuscia was SIGKILLed", pid)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	mustStop(t, pid, 30*time.Second, "the shell command's background process, Fuscia SIGKILLed,")
 }
