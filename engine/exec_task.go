@@ -302,6 +302,23 @@ func growStack(i int) byte {
 	return b[i]
 }
 
+// runStackFrame makes growRunStack leave a run's goroutine with a 16 KiB stack, which its loop
+// needs: evaluating an expression reaches go-cty's attribute lookup, which normalizes the name
+// (x/text's norm.Form.String, a frame of kilobytes) at a depth 8 KiB do not hold. A new
+// goroutine's stack starts at 2 KiB; it grew there, mid-evaluation, by doubling, each time
+// copying and adjusting every frame of the loop: 6.4% of serve's CPU under webhook load, 2%
+// once grown at the start (docs/performance.md, issue 20 item 4, session 22).
+const runStackFrame = 8 << 10
+
+// growRunStack is growStack for a run's goroutine: a frame of runStackFrame bytes on top of the
+// goroutine's first makes the runtime double its stack to 16 KiB at once.
+//
+//go:noinline
+func growRunStack(i int) byte {
+	var b [runStackFrame]byte
+	return b[i]
+}
+
 func iterationOf(ti *taskInst) *int {
 	if len(ti.index) == 0 {
 		return nil
