@@ -307,7 +307,7 @@ func (e *Engine) launch(r *Run) {
 	e.wg.Add(1)
 	e.act.Busy() // the loop's first turn; Idle when the run has ended, after its done hooks
 	go func() {
-		growRunStack(0) // before anything: the copy it costs is of this one frame
+		growRunStack(false) // before anything: the copy it costs is of this one frame
 		defer e.wg.Done()
 		defer e.act.Idle()
 		var release func()

@@ -274,7 +274,7 @@ func (r *Run) dispatch(ti *taskInst) {
 	deep := ns.n.Task.Uses.Kind == lang.UsesPlugin
 	r.goAsync(func() {
 		if deep {
-			growStack(0)
+			growStack(false)
 		}
 		res := job.run(ctx)
 		cancel(nil)
@@ -294,12 +294,16 @@ func (r *Run) dispatch(ti *taskInst) {
 const attemptStack = 16 << 10
 
 // growStack makes its goroutine's stack hold attemptStack bytes while it is still shallow, so
-// that the one copy the runtime makes is of a frame or two.
+// that the one copy the runtime makes is of a frame or two. Called with false, as it always is:
+// the frame is what grows the stack (the runtime checks a function's whole frame as it enters),
+// and left untouched it costs no zeroing.
 //
 //go:noinline
-func growStack(i int) byte {
-	var b [attemptStack]byte
-	return b[i]
+func growStack(touch bool) {
+	if touch {
+		var b [attemptStack]byte
+		keepFrame(b[:])
+	}
 }
 
 // runStackFrame makes growRunStack leave a run's goroutine with a 16 KiB stack, which its loop
@@ -314,10 +318,17 @@ const runStackFrame = 8 << 10
 // goroutine's first makes the runtime double its stack to 16 KiB at once.
 //
 //go:noinline
-func growRunStack(i int) byte {
-	var b [runStackFrame]byte
-	return b[i]
+func growRunStack(touch bool) {
+	if touch {
+		var b [runStackFrame]byte
+		keepFrame(b[:])
+	}
 }
+
+// keepFrame keeps the compiler from dropping the arrays above, and with them the frames.
+//
+//go:noinline
+func keepFrame([]byte) {}
 
 func iterationOf(ti *taskInst) *int {
 	if len(ti.index) == 0 {
