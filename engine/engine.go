@@ -22,6 +22,7 @@ import (
 	"github.com/fuscia/fuscia/engine/redact"
 	"github.com/fuscia/fuscia/engine/task"
 	"github.com/fuscia/fuscia/internal/outcome"
+	"github.com/fuscia/fuscia/internal/stackgrow"
 	"github.com/fuscia/fuscia/lang"
 )
 
@@ -307,7 +308,8 @@ func (e *Engine) launch(r *Run) {
 	e.wg.Add(1)
 	e.act.Busy() // the loop's first turn; Idle when the run has ended, after its done hooks
 	go func() {
-		growRunStack(false) // before anything: the copy it costs is of this one frame
+		// Before anything, while the copy costs one frame: the loop's evaluation needs 16 KiB.
+		stackgrow.Reserve8K()
 		defer e.wg.Done()
 		defer e.act.Idle()
 		var release func()

@@ -17,6 +17,7 @@ import (
 	"github.com/fuscia/fuscia/engine/journal"
 	"github.com/fuscia/fuscia/engine/task"
 	"github.com/fuscia/fuscia/internal/outcome"
+	"github.com/fuscia/fuscia/internal/stackgrow"
 	"github.com/fuscia/fuscia/lang"
 	"github.com/fuscia/fuscia/lang/addrs"
 	"github.com/fuscia/fuscia/lang/builtin"
@@ -274,7 +275,10 @@ func (r *Run) dispatch(ti *taskInst) {
 	deep := ns.n.Task.Uses.Kind == lang.UsesPlugin
 	r.goAsync(func() {
 		if deep {
-			growStack(false)
+			// The call's path through gRPC is deeper than a new goroutine's stack, which
+			// would grow in the middle of the call (a shell chain's profile: ~55 µs a
+			// node at load 5, docs/performance.md). A builtin's attempt stays shallow.
+			stackgrow.Reserve16K()
 		}
 		res := job.run(ctx)
 		cancel(nil)
@@ -285,50 +289,6 @@ func (r *Run) dispatch(ti *taskInst) {
 		})
 	})
 }
-
-// attemptStack is the stack a plugin attempt's goroutine grows to at once (growStack): the
-// call's path through gRPC is deeper than a new goroutine's first stack, which otherwise grows
-// by doubling in the middle of the call, each time copying (and adjusting) every frame of it
-// (the profile of a shell chain: ~55 µs a node at load 5, docs/performance.md). A builtin's
-// attempt stays shallow and is not grown.
-const attemptStack = 16 << 10
-
-// growStack makes its goroutine's stack hold attemptStack bytes while it is still shallow, so
-// that the one copy the runtime makes is of a frame or two. Called with false, as it always is:
-// the frame is what grows the stack (the runtime checks a function's whole frame as it enters),
-// and left untouched it costs no zeroing.
-//
-//go:noinline
-func growStack(touch bool) {
-	if touch {
-		var b [attemptStack]byte
-		keepFrame(b[:])
-	}
-}
-
-// runStackFrame makes growRunStack leave a run's goroutine with a 16 KiB stack, which its loop
-// needs: evaluating an expression reaches go-cty's attribute lookup, which normalizes the name
-// (x/text's norm.Form.String, a frame of kilobytes) at a depth 8 KiB do not hold. A new
-// goroutine's stack starts at 2 KiB; it grew there, mid-evaluation, by doubling, each time
-// copying and adjusting every frame of the loop: 6.4% of serve's CPU under webhook load, 2%
-// once grown at the start (docs/performance.md, issue 20 item 4, session 22).
-const runStackFrame = 8 << 10
-
-// growRunStack is growStack for a run's goroutine: a frame of runStackFrame bytes on top of the
-// goroutine's first makes the runtime double its stack to 16 KiB at once.
-//
-//go:noinline
-func growRunStack(touch bool) {
-	if touch {
-		var b [runStackFrame]byte
-		keepFrame(b[:])
-	}
-}
-
-// keepFrame keeps the compiler from dropping the arrays above, and with them the frames.
-//
-//go:noinline
-func keepFrame([]byte) {}
 
 func iterationOf(ti *taskInst) *int {
 	if len(ti.index) == 0 {

@@ -22,6 +22,7 @@ import (
 	"github.com/fuscia/fuscia/engine/journal"
 	"github.com/fuscia/fuscia/engine/task"
 	"github.com/fuscia/fuscia/internal/jsonenc"
+	"github.com/fuscia/fuscia/internal/stackgrow"
 	"github.com/fuscia/fuscia/lang"
 )
 
@@ -86,6 +87,10 @@ func (s *Server) routeHooksLocked(l *loaded, replaced ...*loaded) {
 // docs/engine.md's table of answers. While serve starts or stops, every path answers 503 with
 // Retry-After (readiness.go): a path is only unknown (404) once every file has been loaded.
 func (s *Server) serveWebhook(w http.ResponseWriter, r *http.Request) {
+	// Starting the run decodes the payload into cty, whose names go through x/text's norm,
+	// deep enough to grow a connection goroutine's stack mid-call: a new connection's, or one
+	// a collection shrank. Growing it here copies a dozen frames instead of thirty.
+	stackgrow.Reserve8K()
 	s.mu.Lock()
 	h := s.hooks[r.URL.Path]
 	unready := s.readinessLocked()

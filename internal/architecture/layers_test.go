@@ -17,7 +17,7 @@ const module = "github.com/fuscia/fuscia"
 // and not of a higher one. A pattern ending in "/..." covers a folder and everything in it.
 var layers = [][]string{
 	// Foundations: no imports from the module.
-	{"internal/outcome", "internal/version", "internal/diagrender", "internal/netguard", "internal/taskresult", "internal/testcert", "internal/syncbuf", "internal/jsonenc",
+	{"internal/outcome", "internal/version", "internal/diagrender", "internal/netguard", "internal/taskresult", "internal/testcert", "internal/syncbuf", "internal/jsonenc", "internal/stackgrow",
 		"lang/addrs", "lang/dag", "lang/schedule", "lang/schema", "lang/funcs",
 		"engine/redact", "engine/artifact", "engine/internal/metrics", "engine/internal/journalfixture",
 		"proto/fuscia/plugin/v1", "plugin/discover", "plugin/plugintest",

@@ -1,4 +1,4 @@
-package engine
+package stackgrow
 
 import (
 	"runtime"
@@ -7,11 +7,11 @@ import (
 	"testing"
 )
 
-// TestStackGrowersGrowTheStack: growRunStack and growStack leave their goroutine with the stack
-// they promise (16 and 32 KiB), though they touch nothing: what grows it is their frame, which
-// a compiler that dropped the unused array would drop too. Measured as the stack memory in use
-// while 64 goroutines that called one sit parked, against 64 that did not.
-func TestStackGrowersGrowTheStack(t *testing.T) {
+// TestReserveGrowsTheStack: Reserve8K and Reserve16K leave a new goroutine with a stack of 16
+// and 32 KiB, though they touch nothing: what grows it is their frame, which a compiler that
+// dropped the unused array would drop too. Measured as the stack memory in use while 64
+// goroutines that called one sit parked, against 64 that did not.
+func TestReserveGrowsTheStack(t *testing.T) {
 	const n = 64
 	// A collection would shrink the parked goroutines' stacks, which use little of them.
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
@@ -46,8 +46,8 @@ func TestStackGrowersGrowTheStack(t *testing.T) {
 		grow  func()
 		stack uint64
 	}{
-		{"growRunStack", func() { growRunStack(false) }, 16 << 10},
-		{"growStack", func() { growStack(false) }, 2 * attemptStack},
+		{"Reserve8K", Reserve8K, 16 << 10},
+		{"Reserve16K", Reserve16K, 32 << 10},
 	} {
 		base := inUse(func() {})
 		grown := inUse(tc.grow)
