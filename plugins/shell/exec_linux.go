@@ -84,21 +84,19 @@ func runCommand(ctx context.Context, in Input, timeout time.Duration) (execcore.
 		}
 		childFDs = append(childFDs, stdinFD)
 	}
-	spawned := commandGroups.starting()
-	cmd, err := spawn(spawnSpec{
-		path: in.Command,
-		args: in.Args,
-		env:  execcore.EnvList(in.Env),
-		dir:  in.Workdir,
-		fds:  [3]int{stdinFD, stdoutFD, stderrFD},
+	cmd, err := commandGroups.start(func() (started, error) {
+		return spawn(spawnSpec{
+			path: in.Command,
+			args: in.Args,
+			env:  execcore.EnvList(in.Env),
+			dir:  in.Workdir,
+			fds:  [3]int{stdinFD, stdoutFD, stderrFD},
+		})
 	})
 	if err != nil {
-		spawned()
 		return notRun, startError(what, err)
 	}
 	pgid := cmd.pid // the leader of a new group: the group's id is its pid
-	commandGroups.add(pgid)
-	spawned()
 	// The child has its copies; ours of the ends it uses must go, or EOF never comes.
 	closeAll(&childFDs)
 

@@ -55,17 +55,17 @@ type groupSet struct {
 
 func newGroupSet() *groupSet { return &groupSet{ids: make(map[int]struct{})} }
 
-// starting is held around a spawn: call the function it returns once the new group (if any)
-// was added.
-func (s *groupSet) starting() (started func()) {
+// start runs spawn and adds the new command's group, the gate held meanwhile.
+func (s *groupSet) start(spawn func() (started, error)) (started, error) {
 	s.gate.RLock()
-	return s.gate.RUnlock
-}
-
-func (s *groupSet) add(pgid int) {
-	s.mu.Lock()
-	s.ids[pgid] = struct{}{}
-	s.mu.Unlock()
+	defer s.gate.RUnlock()
+	cmd, err := spawn()
+	if err == nil {
+		s.mu.Lock()
+		s.ids[cmd.pid] = struct{}{} // the leader of a new group: the group's id is its pid
+		s.mu.Unlock()
+	}
+	return cmd, err
 }
 
 // remove takes pgid out of the set. Call it before the leader is reaped: until then the id
