@@ -157,3 +157,24 @@ func BenchmarkCheckStoreFiles(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkLog journals a plugin's typical log line (the shell plugin's debug line of a call),
+// one at a time, as a chain of plugin nodes does on the path from an answer to the next call.
+func BenchmarkLog(b *testing.B) {
+	s := openStore(b, b.TempDir())
+	defer closeStore(b, s)
+	id := testID(1)
+	if err := s.Append(context.Background(), id, false, started("bench", "")); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		line := LogLine{Node: "task.t17", Attempt: 1, Level: "debug", Message: "exec /bin/true: exit code 0 after 1ms"}
+		if err := s.Log(id, line); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := s.barrier(); err != nil {
+		b.Fatal(err)
+	}
+}

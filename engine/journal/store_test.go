@@ -492,7 +492,8 @@ func TestBadgerLogger(t *testing.T) {
 
 // TestEncodingWithSeq checks that an entry or a log line encoded with Seq 0 and given its seq
 // by withSeq is what encoding/json makes of it with that seq (Append encodes before it knows
-// the seq).
+// the seq), also when withSeq is called again on the same encoding with another seq (an Append
+// that waited for room).
 func TestEncodingWithSeq(t *testing.T) {
 	now := time.Date(2026, 11, 21, 20, 0, 0, 123, time.UTC)
 	values := []any{
@@ -502,7 +503,8 @@ func TestEncodingWithSeq(t *testing.T) {
 		&LogLine{Time: now, Node: "task.a", Level: "info", Message: "hello \"world\""},
 	}
 	for _, v := range values {
-		for _, seq := range []uint64{1, 9, 10, 12345678901234567890} {
+		var room []byte // one encoding with room, given each seq in turn
+		for _, seq := range []uint64{1, 9, 10, 12345678901234567890, 7} {
 			switch x := v.(type) {
 			case *Entry:
 				x.Seq = 0
@@ -523,7 +525,10 @@ func TestEncodingWithSeq(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := withSeq(zero, seq); string(got) != string(want) {
+			if room == nil {
+				room = withSeqRoom(zero)
+			}
+			if got := withSeq(room, seq); string(got) != string(want) {
 				t.Errorf("withSeq(%s, %d) = %s, want %s", zero, seq, got, want)
 			}
 		}
