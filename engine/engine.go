@@ -270,6 +270,12 @@ type StartOptions struct {
 	// cancelled or the engine drains; the run then goes on to end at once. release is called
 	// when the run's loop has ended (finished or detached).
 	Admit func(ctx context.Context) (release func())
+	// Admitted, when set instead of Admit, is the release of a slot the caller holds already
+	// (its gate granted the run at once): the run goes on without a wait, and Admitted is
+	// called as a release from Admit would be. Without a wait there is nothing for a
+	// cancellation or the drain to end, so the run saves Admit's context and its watch on the
+	// drain (≈ 1.4% of serve's CPU a webhook run, docs/performance.md, item 4, session 23).
+	Admitted func()
 
 	parent     *Run
 	parentNode string
@@ -312,8 +318,8 @@ func (e *Engine) launch(r *Run) {
 		stackgrow.Reserve8K()
 		defer e.wg.Done()
 		defer e.act.Idle()
-		var release func()
-		if r.opts.Admit != nil {
+		release := r.opts.Admitted
+		if release == nil && r.opts.Admit != nil {
 			actx, stop := context.WithCancel(r.ctx)
 			r.admitMu.Lock()
 			r.admitStop = stop

@@ -9,6 +9,7 @@ import (
 	"github.com/fuscia/fuscia/engine/task"
 	"github.com/fuscia/fuscia/lang"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -214,3 +215,31 @@ func TestAdmitQueuesAndCancelEndsAQueuedRun(t *testing.T) {
 }
 
 func sprintf(format string, args ...any) string { return fmt.Sprintf(format, args...) }
+
+// TestAdmittedIsReleasedOnceTheRunEnds: a run started with a slot already granted
+// (StartOptions.Admitted) goes on at once and gives the slot back exactly once, after its loop
+// has ended.
+func TestAdmittedIsReleasedOnceTheRunEnds(t *testing.T) {
+	te, _ := serveEnv(t)
+	var released atomic.Int32
+	var statusAtRelease atomic.Value
+	id := make(chan string, 1) // the run's id, once Start has returned it
+	r := te.start(sprintf(twoSleeps, "10ms"), StartOptions{Admitted: func() {
+		runID := <-id
+		id <- runID
+		if sum, err := te.store.Summary(runID); err == nil {
+			statusAtRelease.Store(sum.Status)
+		}
+		released.Add(1)
+	}})
+	id <- r.ID()
+	ex := te.wait(r)
+	wantRun(t, ex, journal.StatusSucceeded)
+	te.engine.Wait()
+	if n := released.Load(); n != 1 {
+		t.Fatalf("the slot was released %d times, want 1", n)
+	}
+	if st, _ := statusAtRelease.Load().(string); st != journal.StatusSucceeded {
+		t.Fatalf("the slot was released while the run was %q, want it released after the run ended", st)
+	}
+}

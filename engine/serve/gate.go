@@ -80,6 +80,10 @@ func (t *ticket) wait(ctx context.Context) func() {
 	return g.releaser()
 }
 
+// granted is the release of a ticket granted at once (engine.StartOptions.Admitted).
+// Only for a ticket enter did not queue: a queued one waits (wait).
+func (t *ticket) granted() func() { return t.g.releaser() }
+
 // abandon gives the place back when the run could not be started.
 func (t *ticket) abandon() {
 	ctx, cancel := context.WithCancel(context.Background())

@@ -213,7 +213,11 @@ func (s *Server) start(l *loaded, t journal.Trigger, id string) (Started, error)
 		s.cfg.Metrics.TriggerFired(s.ctx, w.Name, t.Name, t.Type, "skipped")
 		return Started{Skip: reason}, ErrSkipped
 	}
-	r, err := s.eng.Start(context.Background(), l.prog, engine.StartOptions{Trigger: t, ID: id, Admit: tk.wait})
+	opts := engine.StartOptions{Trigger: t, ID: id, Admit: tk.wait}
+	if !queued {
+		opts.Admit, opts.Admitted = nil, tk.granted()
+	}
+	r, err := s.eng.Start(context.Background(), l.prog, opts)
 	if err != nil {
 		tk.abandon()
 		s.cfg.Metrics.TriggerFired(s.ctx, w.Name, t.Name, t.Type, "error")
