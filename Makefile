@@ -150,6 +150,7 @@ bench: build load-tool
 	$(GO) test ./engine -run '^$$' -bench 'ForEach100k' -benchtime 1x
 	$(GO) test ./engine/journal -run '^$$' -bench . -benchtime 2000x
 	$(GO) test ./engine/serve -run '^$$' -bench 'WebhookRequest' -benchmem -benchtime 200000x -count 5
+	$(GO) test ./engine/serve -run '^$$' -bench 'WebhookRun' -benchtime 20000x -count 5
 	@$(MAKE) --no-print-directory js-guest
 	FUSCIA_JS_COMPONENT=$$([ -f $(JS_GUEST)/component.wasm ] && echo $(CURDIR)/$(JS_GUEST)/component.wasm) \
 		$(GO) test ./hostabi -run '^$$' -bench 'Invoke|BenchmarkTrap$$' -benchtime 3000x

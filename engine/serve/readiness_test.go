@@ -35,7 +35,7 @@ const testToken = "fsc_readiness-test-token"
 
 // testServer is a Server on a real store and engine, its Handler on a real HTTP listener.
 type testServer struct {
-	t    *testing.T
+	t    testing.TB
 	dir  string // the workflow files
 	srv  *Server
 	st   *journal.Store
@@ -44,7 +44,7 @@ type testServer struct {
 
 // newTestServer serves the workflow files in dir, loaded by load (nil: loadProgram). Its
 // watcher never looks by itself (the tests call look).
-func newTestServer(t *testing.T, dir string, load func(ctx context.Context, file string) (*engine.Program, error)) *testServer {
+func newTestServer(t testing.TB, dir string, load func(ctx context.Context, file string) (*engine.Program, error)) *testServer {
 	t.Helper()
 	if load == nil {
 		load = func(_ context.Context, file string) (*engine.Program, error) { return loadProgram(file) }
@@ -201,7 +201,7 @@ output "version" { value = task.echo.output.version }
 `, name, path, version)
 }
 
-func writeWorkflow(t *testing.T, path, src string) {
+func writeWorkflow(t testing.TB, path, src string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
