@@ -85,7 +85,8 @@ type Host struct {
 	// snaps builds snapshots in the background (preinit_background.go).
 	snaps snapshotter
 
-	// sweepTemps removes old temporary files from cacheDir at the first entry written.
+	// sweepTemps removes old temporary files from cacheDir, and trims it (cachetrim.go), at
+	// the first entry written.
 	sweepTemps sync.Once
 
 	mu      sync.Mutex

@@ -505,6 +505,7 @@ func (h *Host) entryFromCache(digest, kind string) (string, error) {
 	}
 	// wasmtime opens the path again to map it: an entry replaced in between (by rename, the
 	// only way entries are written) is another complete entry of the same key.
+	noteCacheUse(path, time.Now())
 	return path, nil
 }
 
@@ -533,7 +534,11 @@ func (h *Host) writeCacheFile(path string, parts ...[]byte) error {
 	if err := os.MkdirAll(h.cacheDir, 0o700); err != nil {
 		return err
 	}
-	h.sweepTemps.Do(func() { removeStaleCacheTemps(h.cacheDir, time.Now()) })
+	h.sweepTemps.Do(func() {
+		now := time.Now()
+		removeStaleCacheTemps(h.cacheDir, now)
+		trimCache(h.cacheDir, now)
+	})
 	tmp, err := os.CreateTemp(h.cacheDir, cacheTempPrefix+"*"+cacheTempSuffix)
 	if err != nil {
 		return err
