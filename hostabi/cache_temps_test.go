@@ -14,16 +14,7 @@ import (
 func TestCacheRemovesStaleTemps(t *testing.T) {
 	cache := t.TempDir()
 	old := time.Now().Add(-2 * time.Hour)
-	file := func(name string, mtime time.Time) string {
-		path := filepath.Join(cache, name)
-		if err := os.WriteFile(path, []byte("x"), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Chtimes(path, mtime, mtime); err != nil {
-			t.Fatal(err)
-		}
-		return path
-	}
+	file := func(name string, mtime time.Time) string { return agedFile(t, cache, name, mtime) }
 	stale := file(".tmp-111.cwasm", old)
 	young := file(".tmp-222.cwasm", time.Now())
 	other := file(".tmp-333.other", old)
@@ -42,4 +33,17 @@ func TestCacheRemovesStaleTemps(t *testing.T) {
 			t.Errorf("%s was removed: %v", filepath.Base(keep), err)
 		}
 	}
+}
+
+// agedFile writes a file of one byte at dir/name, modified at mtime, and returns its path.
+func agedFile(t *testing.T, dir, name string, mtime time.Time) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(path, mtime, mtime); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }

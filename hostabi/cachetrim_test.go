@@ -17,17 +17,7 @@ func TestCacheTrimsUnusedEntries(t *testing.T) {
 	cache := t.TempDir()
 	now := time.Now()
 	unused := now.Add(-31 * 24 * time.Hour)
-	file := func(name string, mtime time.Time) string {
-		t.Helper()
-		path := filepath.Join(cache, name)
-		if err := os.WriteFile(path, []byte("x"), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Chtimes(path, mtime, mtime); err != nil {
-			t.Fatal(err)
-		}
-		return path
-	}
+	file := func(name string, mtime time.Time) string { return agedFile(t, cache, name, mtime) }
 	const a, b, c, d = "0123456789abcdef0123456789abcdef.cwasm", "11111111111111111111111111111111.cwasm",
 		"22222222222222222222222222222222.cwasm", "33333333333333333333333333333333.cwasm"
 	gone := []string{file(a, unused), file(a+".sum", unused), file(b+".refused", unused), file(c, unused)}

@@ -211,8 +211,8 @@ func entryJSONSize(e *Entry) int {
 
 // withSeq returns data — seqRoom bytes of room, then an encoding with Seq 0 (zeroSeqPrefix) —
 // as encoded with seq. It writes into the room and returns a slice of data: no copy of the
-// entry (a copy of every entry and log line was 3% of the bytes serve allocated a run). It may
-// be called again on the same data with another seq (an Append that waited for room).
+// entry (a copy of every entry was 3% of the bytes a webhook run allocated). It may be called
+// again on the same data with another seq (an Append that waited for room).
 func withSeq(data []byte, seq uint64) []byte {
 	var buf [20]byte
 	digits := strconv.AppendUint(buf[:0], seq, 10)

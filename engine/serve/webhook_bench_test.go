@@ -54,6 +54,8 @@ func (w *countingWriter) Write(p []byte) (int, error) { w.n += len(p); return le
 // Badger included); ns/op is the inverse of the rate, 64 requests in flight, without TCP.
 func BenchmarkWebhookRun(b *testing.B) {
 	dir := b.TempDir()
+	// cmd/fuscia-load's hookWorkflow (a program's constant, which a test cannot import): keep
+	// the two the same, so that this measures what fuscia-load's rate does.
 	writeWorkflow(b, filepath.Join(dir, "hook.fsc.hcl"), `workflow "hook" {}
 
 trigger "webhook" "in" {
