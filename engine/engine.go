@@ -274,7 +274,8 @@ type StartOptions struct {
 	// (its gate granted the run at once): the run goes on without a wait, and Admitted is
 	// called as a release from Admit would be. Without a wait there is nothing for a
 	// cancellation or the drain to end, so the run saves Admit's context and its watch on the
-	// drain (≈ 1.4% of serve's CPU a webhook run, docs/performance.md, item 4, session 23).
+	// drain (per run, a context and a registration among the drain's; docs/performance.md, item 4,
+	// session 23).
 	Admitted func()
 
 	parent     *Run

@@ -53,20 +53,13 @@ func trimCache(dir string, now time.Time) {
 		return
 	}
 	lastUse := map[string]time.Time{} // by the entry's code file name
-	files := map[string][]string{}
 	for _, e := range entries {
-		name := e.Name()
-		base, ok := cacheEntryOf(name)
+		base, ok := cacheEntryOf(e.Name())
 		if !ok || !e.Type().IsRegular() {
 			continue
 		}
-		info, err := e.Info()
-		if err != nil {
-			continue
-		}
-		files[base] = append(files[base], name)
-		if t := info.ModTime(); t.After(lastUse[base]) {
-			lastUse[base] = t
+		if info, err := e.Info(); err == nil && info.ModTime().After(lastUse[base]) {
+			lastUse[base] = info.ModTime()
 		}
 	}
 	for base, used := range lastUse {
@@ -74,12 +67,9 @@ func trimCache(dir string, now time.Time) {
 			continue
 		}
 		// The sidecar first: a reader then finds no entry rather than one without its code.
-		for _, suffix := range []string{".sum", ".refused", ""} {
-			for _, name := range files[base] {
-				if name == base+suffix {
-					_ = os.Remove(filepath.Join(dir, name))
-				}
-			}
+		// A file the entry does not have is not there to remove.
+		for _, name := range []string{base + ".sum", base + ".refused", base} {
+			_ = os.Remove(filepath.Join(dir, name))
 		}
 	}
 }

@@ -85,9 +85,9 @@ type Host struct {
 	// snaps builds snapshots in the background (preinit_background.go).
 	snaps snapshotter
 
-	// sweepTemps removes old temporary files from cacheDir, and trims it (cachetrim.go), at
+	// tidyCache removes old temporary files from cacheDir, and trims it (cachetrim.go), at
 	// the first entry written.
-	sweepTemps sync.Once
+	tidyCache sync.Once
 
 	mu      sync.Mutex
 	modules map[string]*moduleSlot // by digest; nil once Close has begun

@@ -534,7 +534,7 @@ func (h *Host) writeCacheFile(path string, parts ...[]byte) error {
 	if err := os.MkdirAll(h.cacheDir, 0o700); err != nil {
 		return err
 	}
-	h.sweepTemps.Do(func() {
+	h.tidyCache.Do(func() {
 		now := time.Now()
 		removeStaleCacheTemps(h.cacheDir, now)
 		trimCache(h.cacheDir, now)
