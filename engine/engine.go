@@ -146,6 +146,37 @@ type Program struct {
 
 	locksOnce sync.Once
 	locks     plan.Locks
+
+	constsOnce sync.Once
+	consts     runConsts
+}
+
+// runConsts is what every run of a program starts with that depends on its workflow alone:
+// worked out at the program's first run rather than at each (a webhook run of serve spent ≈ 2%
+// of its CPU on them, docs/performance.md, issue 20 item 4, session 24). Read-only.
+type runConsts struct {
+	reads      map[string]bool     // readOutputs
+	varsJSON   json.RawMessage     // the journal's form of the workflow's variables
+	varsMarked bool                // whether a variable is sensitive
+	nodes      []string            // topAddrs
+	bodies     map[string][]string // bodyAddrs
+}
+
+// runConsts returns the program's runConsts.
+func (p *Program) runConsts() *runConsts {
+	p.constsOnce.Do(func() {
+		w := p.Workflow
+		c := &p.consts
+		c.reads = readOutputs(w)
+		vars := w.VarValues()
+		c.varsMarked = vars.ContainsMarked()
+		var err error
+		if c.varsJSON, _, err = journalJSON(vars); err != nil {
+			c.varsJSON = json.RawMessage("{}")
+		}
+		c.nodes, c.bodies = topAddrs(w), bodyAddrs(w)
+	})
+	return &p.consts
 }
 
 // Locks are the component versions and plugin binaries the program's plan locked, by local

@@ -21,6 +21,7 @@ import (
 	"github.com/fuscia/fuscia/internal/outcome"
 	"github.com/fuscia/fuscia/lang"
 	"github.com/fuscia/fuscia/lang/funcs"
+	"github.com/fuscia/fuscia/lang/schema"
 )
 
 // Run is one execution of a workflow.
@@ -57,29 +58,33 @@ type Run struct {
 
 	// Everything below is owned by the loop goroutine.
 	vars, secrets, trigger cty.Value
-	funcs                  map[string]function.Function
-	bindings               map[string]bound // by lang.Uses.Block, bound on first use
-	top                    *scope
-	slots, running         int
-	ready                  []*taskInst             // FIFO of attempts waiting for a slot
-	inlineLeft             int                     // pure attempts pump may still run on the loop (dispatch)
-	inflight               int                     // goroutines that will post back: workers, commits, children, timers
-	timers                 int                     // attempts waiting for a retry or a `continue` delay
-	parkedWaits            int                     // wait nodes parked whose node_waiting entry is journaled
-	armedWaits             int                     // wait deadline timers armed (counted in inflight)
-	commits                int                     // durable journal writes under way (counted in inflight)
-	waiting                map[*nodeState]struct{} // wait nodes parked
-	draining               bool                    // a shutdown: no new attempt or sub-workflow starts
-	detached               string                  // why the loop ended without finishing the run
-	due                    time.Time               // a parked run's earliest wait deadline
-	status                 string
-	stopping               string // final status once the run was stopped; "" while it goes on
-	stopErr                *outcome.Error
-	journalErr             error // the journal failed: the run ends without writing more
-	outputBytes            int64 // atomic: workers add their outputs' sizes
-	finishSeq              uint64
-	replay                 *replay // of a resumed run; nil for a new one
-	startedAt              time.Time
+	// With triggerPaths set, trigger's payload holds only the parts the workflow reads, and
+	// wholeTrigger builds the trigger with all of it (lang.Scope.WholeTrigger).
+	triggerPaths   *schema.Paths
+	wholeTrigger   func() cty.Value
+	funcs          map[string]function.Function
+	bindings       map[string]bound // by lang.Uses.Block, bound on first use
+	top            *scope
+	slots, running int
+	ready          []*taskInst             // FIFO of attempts waiting for a slot
+	inlineLeft     int                     // pure attempts pump may still run on the loop (dispatch)
+	inflight       int                     // goroutines that will post back: workers, commits, children, timers
+	timers         int                     // attempts waiting for a retry or a `continue` delay
+	parkedWaits    int                     // wait nodes parked whose node_waiting entry is journaled
+	armedWaits     int                     // wait deadline timers armed (counted in inflight)
+	commits        int                     // durable journal writes under way (counted in inflight)
+	waiting        map[*nodeState]struct{} // wait nodes parked
+	draining       bool                    // a shutdown: no new attempt or sub-workflow starts
+	detached       string                  // why the loop ended without finishing the run
+	due            time.Time               // a parked run's earliest wait deadline
+	status         string
+	stopping       string // final status once the run was stopped; "" while it goes on
+	stopErr        *outcome.Error
+	journalErr     error // the journal failed: the run ends without writing more
+	outputBytes    int64 // atomic: workers add their outputs' sizes
+	finishSeq      uint64
+	replay         *replay // of a resumed run; nil for a new one
+	startedAt      time.Time
 	// postMu and postClosed order posts with the run's end under an Activity clock
 	// (postTracked, dropPosted).
 	postMu     sync.Mutex
@@ -289,6 +294,7 @@ func (e *Engine) newRun(ctx context.Context, prog *Program, opts StartOptions, i
 	if id == "" {
 		id = newID()
 	}
+	consts := prog.runConsts()
 	r := &Run{
 		e: e, id: id, prog: prog, wf: w, opts: opts,
 		durable: w.Settings.Durability != "relaxed",
@@ -298,10 +304,12 @@ func (e *Engine) newRun(ctx context.Context, prog *Program, opts StartOptions, i
 		funcs:   funcs.Shared(),
 		status:  journal.StatusRunning,
 		vars:    w.VarValues(),
-		reads:   readOutputs(w),
+		reads:   consts.reads,
 	}
 	// Sensitive variables are secrets too (a child's are added by its call, which sets them).
-	e.addSensitive(r.vars)
+	if consts.varsMarked {
+		e.addSensitive(r.vars)
+	}
 	r.slots = w.Settings.MaxParallel
 	if opts.Parallelism > 0 {
 		r.slots = opts.Parallelism
@@ -323,21 +331,28 @@ func (e *Engine) newRun(ctx context.Context, prog *Program, opts StartOptions, i
 		// No payload, or a null one, is {} (docs/reference/language.md).
 		tr.Payload = json.RawMessage("{}")
 	}
-	payload, err := fromJSON(tr.Payload)
+	// Only the parts of the payload the workflow reads are built (a webhook's payload is the
+	// whole request); an expression that reads more gets all of it (wholeTrigger).
+	paths := w.PayloadReads()
+	payload, err := schema.ParseJSONPaths(tr.Payload, paths)
 	if err != nil {
 		return nil, fmt.Errorf("trigger payload: %w", err)
 	}
-	r.trigger = cty.ObjectVal(map[string]cty.Value{
-		"payload": payload, "name": cty.StringVal(tr.Name), "type": cty.StringVal(tr.Type),
-	})
-	varsJSON, _, err := journalJSON(r.vars)
-	if err != nil {
-		varsJSON = json.RawMessage("{}")
+	r.trigger = triggerValue(payload, tr)
+	if !paths.Whole {
+		r.triggerPaths = paths
+		r.wholeTrigger = sync.OnceValue(func() cty.Value {
+			whole, err := fromJSON(tr.Payload)
+			if err != nil { // ParseJSONPaths took it: not expected
+				return r.trigger
+			}
+			return triggerValue(whole, tr)
+		})
 	}
 	r.info = journal.RunInfo{
 		Workflow: w.Name, File: w.Filename, PlanDigest: prog.Digest, Trigger: tr,
-		Vars: varsJSON, Durability: w.Settings.Durability, Parallelism: opts.Parallelism,
-		Nodes: topAddrs(w), Bodies: bodyAddrs(w),
+		Vars: consts.varsJSON, Durability: w.Settings.Durability, Parallelism: opts.Parallelism,
+		Nodes: consts.nodes, Bodies: consts.bodies,
 	}
 	if opts.parent != nil {
 		r.info.Parent, r.info.ParentNode = opts.parent.id, opts.parentNode
@@ -359,6 +374,13 @@ func (e *Engine) newRun(ctx context.Context, prog *Program, opts StartOptions, i
 
 // release frees what newRun took when the run never started.
 func (r *Run) release() { r.cancel(errStopped); close(r.done) }
+
+// triggerValue is the `trigger` object of a run started by tr, with payload as its payload.
+func triggerValue(payload cty.Value, tr journal.Trigger) cty.Value {
+	return cty.ObjectVal(map[string]cty.Value{
+		"payload": payload, "name": cty.StringVal(tr.Name), "type": cty.StringVal(tr.Type),
+	})
+}
 
 func topAddrs(w *lang.Workflow) []string {
 	var out []string

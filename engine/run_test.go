@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	ctyjson "github.com/zclconf/go-cty/cty/json"
+
 	"github.com/fuscia/fuscia/engine/journal"
 )
 
@@ -498,6 +500,68 @@ task "a" {
 	wantRun(t, ex, "succeeded")
 	wantJSON(t, "trigger payload", ex.Trigger.Payload, `{}`)
 	wantJSON(t, "task.a output", ex.Nodes["task.a"].Output, `{"p": {}}`)
+}
+
+// TestPayloadReadInParts: a run builds only the parts of its payload that the workflow reads
+// (lang.Workflow.PayloadReads), and every way of reading it gives what the whole payload gives:
+// attributes, string keys, a number index, a function over an object, a missing attribute
+// under try, a loop body and an output; the journal keeps the whole payload.
+func TestPayloadReadInParts(t *testing.T) {
+	te := newTestEnv(t)
+	payload := `{"method":"POST","headers":{"Content-Type":"application/json","X-A":"1"},"query":{"b":"2","a":"1"},` +
+		`"body":{"id":42,"items":[{"n":1},{"n":2}],"user":{"name":"ann","roles":["x"]},"unread":{"big":[1,2,3]}}}`
+	ex := te.apply(`
+workflow "w" {}
+task "a" {
+  uses   = builtin.transform
+  inputs = {
+    id      = trigger.payload.body.id
+    type    = trigger.payload.headers["Content-Type"]
+    first   = trigger.payload.body.items[0].n
+    keys    = keys(trigger.payload.query)
+    missing = try(trigger.payload.body.nope, "default")
+    name    = trigger.payload.body.user.name
+    trigger = trigger.name
+  }
+}
+loop "l" {
+  for_each = [1, 2]
+
+  task "b" {
+    uses   = builtin.transform
+    inputs = { m = "${trigger.payload.method}-${each.value}" }
+  }
+  output = task.b.output.m
+}
+output "roles" {
+  value = trigger.payload.body.user.roles
+}
+`, StartOptions{Trigger: journal.Trigger{Type: "manual", Name: "default", Payload: []byte(payload)}})
+	wantRun(t, ex, "succeeded")
+	wantJSON(t, "trigger payload", ex.Trigger.Payload, payload)
+	wantJSON(t, "task.a output", ex.Nodes["task.a"].Output,
+		`{"id":42,"type":"application/json","first":1,"keys":["a","b"],"missing":"default","name":"ann","trigger":"default"}`)
+	wantJSON(t, "loop.l output", ex.Nodes["loop.l"].Output, `["POST-1","POST-2"]`)
+	wantJSON(t, "outputs", ex.Outputs, `{"roles":["x"]}`)
+
+	w := te.program(te.write("parts.fsc.hcl", `
+workflow "w" {}
+task "a" {
+  uses   = builtin.transform
+  inputs = { id = trigger.payload.body.id, q = trigger.payload.query }
+}
+`)).Workflow
+	r, err := te.engine.newRun(context.Background(), &Program{Workflow: w},
+		StartOptions{Trigger: journal.Trigger{Type: "manual", Name: "default", Payload: []byte(payload)}}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.release()
+	built, err := ctyjson.Marshal(r.trigger, r.trigger.Type())
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantJSON(t, "the trigger built", built, `{"name":"default","payload":{"body":{"id":42},"query":{"a":"1","b":"2"}},"type":"manual"}`)
 }
 
 // TestCancelARunResumedElsewhereThatDetaches: Cancel finds the run active but detached (parked

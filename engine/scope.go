@@ -152,6 +152,7 @@ func (s *scope) eval(expr hcl.Expression, each cty.Value) (cty.Value, *outcome.E
 	}
 	v, diags := expr.Value(r.wf.EvalContext(expr, lang.Scope{
 		Vars: r.vars, Secrets: r.secrets, Trigger: r.trigger, Each: each,
+		WholeTrigger: r.wholeTrigger, TriggerPaths: r.triggerPaths,
 		Node: s.nodeValue, Functions: r.funcs,
 	}))
 	if diags.HasErrors() {

@@ -3,11 +3,14 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
+	"math/big"
 	"sort"
+	"strconv"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
 
+	"github.com/fuscia/fuscia/internal/jsonenc"
 	"github.com/fuscia/fuscia/lang"
 	"github.com/fuscia/fuscia/lang/schema"
 )
@@ -19,6 +22,9 @@ var redactedJSON = json.RawMessage(`{"sensitive":true}`)
 // place where sensitive values are deliberately unmarked, because the task must receive them.
 func wireJSON(v cty.Value) (json.RawMessage, error) {
 	uv, _ := v.UnmarkDeep()
+	if b, _, ok := appendJSON(nil, uv); ok {
+		return b, nil
+	}
 	x, err := schema.ToJSON(uv)
 	if err != nil {
 		return nil, err
@@ -57,12 +63,73 @@ func journalJSON(v cty.Value) (out json.RawMessage, redacted bool, err error) {
 	if v == cty.NilVal {
 		return json.RawMessage("null"), false, nil
 	}
+	if b, redacted, ok := appendJSON(nil, v); ok {
+		return b, redacted, nil
+	}
 	x, redacted, err := redactToJSON(v)
 	if err != nil {
 		return nil, false, err
 	}
 	b, err := json.Marshal(x)
 	return b, redacted, err
+}
+
+// appendJSON appends v as journalJSON's long way encodes it (redactToJSON, then encoding/json):
+// a marked part is {"sensitive": true}, and redacted says whether there was one. It takes the
+// usual values (strings, bools, whole numbers, objects, maps and lists of them); for anything
+// else (another number, an unknown value) ok is false and the long way decides, so that the
+// bytes and the errors stay its own. An input and an output went through any and reflection for
+// every attempt: 3-4% of a webhook run's CPU (docs/performance.md, issue 20 item 4, session 24).
+// TestAppendJSONMatches holds it to the long way.
+func appendJSON(b []byte, v cty.Value) (out []byte, redacted, ok bool) {
+	if v.IsMarked() {
+		return append(b, redactedJSON...), true, true
+	}
+	if !v.IsKnown() {
+		return b, false, false
+	}
+	if v.IsNull() {
+		return append(b, "null"...), false, true
+	}
+	switch ty := v.Type(); {
+	case ty == cty.String:
+		return jsonenc.String(b, v.AsString()), false, true
+	case ty == cty.Bool:
+		return strconv.AppendBool(b, v.True()), false, true
+	case ty == cty.Number:
+		i, acc := v.AsBigFloat().Int64()
+		if acc != big.Exact {
+			return b, false, false
+		}
+		return strconv.AppendInt(b, i, 10), false, true
+	case ty.IsObjectType() || ty.IsMapType(), ty.IsListType() || ty.IsSetType() || ty.IsTupleType():
+		// The elements in cty's order: an object's and a map's sorted by name, as encoding/json
+		// sorts a map's keys.
+		object := ty.IsObjectType() || ty.IsMapType()
+		open, end := byte('['), byte(']')
+		if object {
+			open, end = '{', '}'
+		}
+		b = append(b, open)
+		first := true
+		for it := v.ElementIterator(); it.Next(); {
+			k, ev := it.Element()
+			if !first {
+				b = append(b, ',')
+			}
+			first = false
+			if object {
+				b = append(jsonenc.String(b, k.AsString()), ':')
+			}
+			var r bool
+			if b, r, ok = appendJSON(b, ev); !ok {
+				return b, false, false
+			}
+			redacted = redacted || r
+		}
+		return append(b, end), redacted, true
+	}
+	return b, false, false
 }
 
 func redactToJSON(v cty.Value) (any, bool, error) {

@@ -28,6 +28,11 @@ type Scope struct {
 	Secrets cty.Value // the `secret` object (values marked Sensitive)
 	Trigger cty.Value // the `trigger` object: payload, name, type
 	Each    cty.Value // the `each` object, or cty.NilVal outside an iteration
+	// WholeTrigger, when set, says that Trigger's payload holds only the parts TriggerPaths
+	// reads (Workflow.PayloadReads); it returns the trigger with all of it, for an expression
+	// that reads more.
+	WholeTrigger func() cty.Value
+	TriggerPaths *schema.Paths
 	// Node returns the value of KIND.NAME (an object with an `output` attribute).
 	Node func(kind NodeKind, name string) cty.Value
 	// Functions is the function table; nil means funcs.Table(). Set it once per workflow when
@@ -72,7 +77,12 @@ func newEvalContext(trs []hcl.Traversal, s Scope) *hcl.EvalContext {
 		case "secret":
 			ctx.Variables[root] = s.Secrets
 		case "trigger":
-			ctx.Variables[root] = s.Trigger
+			if s.WholeTrigger != nil && !triggerCovered(tr, s.TriggerPaths) {
+				ctx.Variables[root] = s.WholeTrigger()
+				s.WholeTrigger = nil // the rest of trs read it too
+			} else if _, set := ctx.Variables[root]; !set {
+				ctx.Variables[root] = s.Trigger
+			}
 		case "each":
 			if s.Each != cty.NilVal {
 				ctx.Variables[root] = s.Each
@@ -365,4 +375,58 @@ func describeValue(v cty.Value) string {
 		return "bool " + map[bool]string{true: "true", false: "false"}[v.True()]
 	}
 	return typeName(v.Type())
+}
+
+// payloadPath is the path into trigger.payload that a reference trigger.payload… reads, by
+// attribute names (and string keys): up to its first other step (a number, a splat), from
+// which the value is read whole.
+func payloadPath(tr hcl.Traversal) []string {
+	var names []string
+	for _, step := range tr[min(2, len(tr)):] {
+		name, ok := stepName(step)
+		if !ok {
+			break
+		}
+		names = append(names, name)
+	}
+	return names
+}
+
+// triggerCovered reports whether a trigger built with only the payload's parts paths reads
+// gives reference tr what the whole trigger gives it. It walks tr as payloadPath reads it,
+// without making the path: it runs at every evaluation of a reference to the trigger.
+func triggerCovered(tr hcl.Traversal, paths *schema.Paths) bool {
+	if len(tr) < 2 {
+		return false
+	}
+	switch name, _ := stepName(tr[1]); name {
+	case "name", "type":
+		return true
+	case "payload":
+		for _, step := range tr[2:] {
+			name, ok := stepName(step)
+			if !ok || paths.Whole {
+				break
+			}
+			if paths = paths.Child(name); paths == nil {
+				return false
+			}
+		}
+		return paths.Whole
+	}
+	return false
+}
+
+// stepName is the attribute name a traversal step reads: its name, or its key when that is a
+// known string.
+func stepName(step hcl.Traverser) (string, bool) {
+	switch s := step.(type) {
+	case hcl.TraverseAttr:
+		return s.Name, true
+	case hcl.TraverseIndex:
+		if s.Key.IsKnown() && !s.Key.IsNull() && s.Key.Type() == cty.String {
+			return s.Key.AsString(), true
+		}
+	}
+	return "", false
 }

@@ -186,6 +186,8 @@ func (l *linker) ref(n *Node, tr hcl.Traversal, eachOK bool) {
 		if name != "payload" && name != "name" && name != "type" {
 			l.add(errorf(rng, "Invalid trigger reference",
 				"The trigger has payload, name and type: use trigger.payload, trigger.name or trigger.type."))
+		} else if name == "payload" {
+			l.w.payloadReads.Add(payloadPath(tr)...)
 		}
 	case "each":
 		name, _ := attr(1)

@@ -103,3 +103,79 @@ func hclwriteTraversal(tr hcl.Traversal) []byte {
 	}
 	return out
 }
+
+// TestPayloadReads: link keeps the paths of trigger.payload that the nodes and outputs read,
+// each cut at its first step that is not a name; an expression the workflow does not hold that
+// reads more gets the whole trigger from the scope, one that reads a held path the pruned one.
+func TestPayloadReads(t *testing.T) {
+	const src = `workflow "w" {}
+
+task "a" {
+  uses   = builtin.transform
+  when   = trigger.payload.body.ok
+  inputs = { id = trigger.payload.body.id, h = trigger.payload["headers"]["X-A"], i = trigger.payload.list[0].n }
+}
+
+output "o" {
+  value = "${trigger.payload.query.q}-${trigger.name}"
+}
+`
+	p := NewParser()
+	p.Sources = map[string][]byte{"p.fsc.hcl": []byte(src)}
+	w, diags := p.Load("p.fsc.hcl", Options{Planning: true})
+	if diags.HasErrors() {
+		t.Fatal(diags.Error())
+	}
+	reads := w.PayloadReads()
+	for _, path := range [][]string{{"body", "ok"}, {"body", "id"}, {"headers", "X-A"}, {"list"}, {"list", "0"}, {"query", "q"}} {
+		if !reads.Covers(path...) {
+			t.Errorf("PayloadReads does not cover %q", path)
+		}
+	}
+	for _, path := range [][]string{{}, {"body"}, {"body", "other"}, {"headers"}, {"method"}, {"query"}} {
+		if reads.Covers(path...) {
+			t.Errorf("PayloadReads covers %q, which nothing reads whole", path)
+		}
+	}
+
+	whole := cty.ObjectVal(map[string]cty.Value{
+		"name": cty.StringVal("default"), "type": cty.StringVal("manual"),
+		"payload": cty.ObjectVal(map[string]cty.Value{
+			"method": cty.StringVal("POST"),
+			"query":  cty.ObjectVal(map[string]cty.Value{"q": cty.StringVal("x")}),
+		}),
+	})
+	pruned := cty.ObjectVal(map[string]cty.Value{
+		"name": cty.StringVal("default"), "type": cty.StringVal("manual"),
+		"payload": reads.Prune(whole.GetAttr("payload")),
+	})
+	for _, tc := range []struct {
+		src       string
+		want      cty.Value
+		wholeRead bool
+	}{
+		{`trigger.payload.query.q`, cty.StringVal("x"), false},
+		{`trigger.type`, cty.StringVal("manual"), false},
+		{`trigger.payload.method`, cty.StringVal("POST"), true},
+		{`"${trigger.payload.query.q}${trigger.payload.method}"`, cty.StringVal("xPOST"), true},
+		{`"${trigger.payload.method}${trigger.payload.query.q}"`, cty.StringVal("POSTx"), true},
+		{`length(trigger.payload)`, cty.NumberIntVal(2), true},
+	} {
+		expr, diags := hclsyntax.ParseExpression([]byte(tc.src), "x.hcl", hcl.InitialPos)
+		if diags.HasErrors() {
+			t.Fatal(diags.Error())
+		}
+		called := false
+		ctx := w.EvalContext(expr, Scope{Trigger: pruned, TriggerPaths: reads, WholeTrigger: func() cty.Value {
+			called = true
+			return whole
+		}})
+		got, diags := expr.Value(ctx)
+		if diags.HasErrors() || !got.RawEquals(tc.want) {
+			t.Errorf("%s = %#v (%s), want %#v", tc.src, got, diags.Error(), tc.want)
+		}
+		if called != tc.wholeRead {
+			t.Errorf("%s: the whole trigger built = %v, want %v", tc.src, called, tc.wholeRead)
+		}
+	}
+}

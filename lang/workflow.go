@@ -5,6 +5,8 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
+
+	"github.com/fuscia/fuscia/lang/schema"
 )
 
 // Workflow is one decoded and linked `.fsc.hcl` file. Expressions are kept unevaluated
@@ -39,7 +41,15 @@ type Workflow struct {
 	// refs are the references of the nodes' and outputs' expressions, by expression, as link
 	// found them; written by link only, read-only after Load.
 	refs map[hcl.Expression][]hcl.Traversal
+	// payloadReads are the parts of trigger.payload the nodes' and outputs' expressions read,
+	// as link found them; read-only after Load.
+	payloadReads schema.Paths
 }
+
+// PayloadReads are the parts of `trigger.payload` that the workflow's nodes and outputs read:
+// the engine builds only those of a run's payload, and gives an expression that reads more
+// (one the workflow does not hold) the whole payload (Scope.WholeTrigger).
+func (w *Workflow) PayloadReads() *schema.Paths { return &w.payloadReads }
 
 // VarValues is the `var` object used at Load: set values, defaults, and unknown values for the
 // variables that had neither.
