@@ -102,20 +102,10 @@ func (p *parser) object(depth int) (cty.Value, bool) {
 	}
 	attrs := map[string]cty.Value{}
 	for {
-		p.space()
-		if p.i >= len(p.data) || p.data[p.i] != '"' {
-			return cty.NilVal, false
-		}
-		k, ok := p.string()
+		k, ok := p.name()
 		if !ok {
 			return cty.NilVal, false
 		}
-		p.space()
-		if p.i >= len(p.data) || p.data[p.i] != ':' {
-			return cty.NilVal, false
-		}
-		p.i++
-		p.space()
 		v, ok := p.value(depth + 1)
 		if !ok {
 			return cty.NilVal, false
@@ -127,6 +117,25 @@ func (p *parser) object(depth int) (cty.Value, bool) {
 			return cty.ObjectVal(attrs), true
 		}
 	}
+}
+
+// name reads an object member's name and the colon after it.
+func (p *parser) name() (string, bool) {
+	p.space()
+	if p.i >= len(p.data) || p.data[p.i] != '"' {
+		return "", false
+	}
+	k, ok := p.string()
+	if !ok {
+		return "", false
+	}
+	p.space()
+	if p.i >= len(p.data) || p.data[p.i] != ':' {
+		return "", false
+	}
+	p.i++
+	p.space()
+	return k, true
 }
 
 func (p *parser) array(depth int) (cty.Value, bool) {
@@ -209,6 +218,19 @@ func (p *parser) string() (string, bool) {
 // json.Number.
 func (p *parser) number() (cty.Value, bool) {
 	start := p.i
+	if _, ok := p.scanNumber(); !ok {
+		return cty.NilVal, false
+	}
+	n, err := cty.ParseNumberVal(string(p.data[start:p.i]))
+	if err != nil {
+		return cty.NilVal, false
+	}
+	return n, true
+}
+
+// scanNumber reads over a number token by JSON's grammar; exponent is how many digits its
+// exponent has.
+func (p *parser) scanNumber() (exponent int, ok bool) {
 	if p.data[p.i] == '-' {
 		p.i++
 	}
@@ -216,12 +238,12 @@ func (p *parser) number() (cty.Value, bool) {
 	case p.i < len(p.data) && p.data[p.i] == '0':
 		p.i++
 	case p.digits() == 0:
-		return cty.NilVal, false
+		return 0, false
 	}
 	if p.i < len(p.data) && p.data[p.i] == '.' {
 		p.i++
 		if p.digits() == 0 {
-			return cty.NilVal, false
+			return 0, false
 		}
 	}
 	if p.i < len(p.data) && (p.data[p.i] == 'e' || p.data[p.i] == 'E') {
@@ -229,15 +251,11 @@ func (p *parser) number() (cty.Value, bool) {
 		if p.i < len(p.data) && (p.data[p.i] == '+' || p.data[p.i] == '-') {
 			p.i++
 		}
-		if p.digits() == 0 {
-			return cty.NilVal, false
+		if exponent = p.digits(); exponent == 0 {
+			return 0, false
 		}
 	}
-	n, err := cty.ParseNumberVal(string(p.data[start:p.i]))
-	if err != nil {
-		return cty.NilVal, false
-	}
-	return n, true
+	return exponent, true
 }
 
 func (p *parser) digits() int {

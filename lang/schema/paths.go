@@ -109,20 +109,10 @@ func (p *parser) prunedValue(depth int, keep *Paths) (cty.Value, bool) {
 	}
 	var attrs map[string]cty.Value
 	for {
-		p.space()
-		if p.i >= len(p.data) || p.data[p.i] != '"' {
-			return cty.NilVal, false
-		}
-		k, ok := p.string()
+		k, ok := p.name()
 		if !ok {
 			return cty.NilVal, false
 		}
-		p.space()
-		if p.i >= len(p.data) || p.data[p.i] != ':' {
-			return cty.NilVal, false
-		}
-		p.i++
-		p.space()
 		if child := keep.Child(k); child == nil {
 			if !p.skip(depth + 1) {
 				return cty.NilVal, false
@@ -244,29 +234,6 @@ func (p *parser) skipString() bool {
 // skipNumber reads over a number token by JSON's grammar. An exponent of more than six digits
 // is refused (the long way decides what it makes of it).
 func (p *parser) skipNumber() bool {
-	if p.data[p.i] == '-' {
-		p.i++
-	}
-	switch {
-	case p.i < len(p.data) && p.data[p.i] == '0':
-		p.i++
-	case p.digits() == 0:
-		return false
-	}
-	if p.i < len(p.data) && p.data[p.i] == '.' {
-		p.i++
-		if p.digits() == 0 {
-			return false
-		}
-	}
-	if p.i < len(p.data) && (p.data[p.i] == 'e' || p.data[p.i] == 'E') {
-		p.i++
-		if p.i < len(p.data) && (p.data[p.i] == '+' || p.data[p.i] == '-') {
-			p.i++
-		}
-		if n := p.digits(); n == 0 || n > 6 {
-			return false
-		}
-	}
-	return true
+	exponent, ok := p.scanNumber()
+	return ok && exponent <= 6
 }
