@@ -143,6 +143,7 @@ bench: build load-tool
 	$(GO) test ./engine/plan -run '^$$' -bench 'BenchmarkPipeline' -benchmem -benchtime 2s
 	$(GO) test ./engine/plan -run '^$$' -bench 'BenchmarkEncode' -benchmem -benchtime 200x -count 5
 	$(GO) test ./lang/dag -run '^$$' -bench . -benchmem
+	$(GO) test ./lang/schema -run '^$$' -bench 'ParseJSONPaths' -count 5
 	$(GO) test ./engine -run '^$$' -bench 'Chain1000|FanOut1000|ThreeStepLatency' -benchtime 5x
 	$(GO) test ./engine -run '^$$' -bench 'StrictChainPerNode' -benchtime 10x -count 5
 	$(GO) test ./engine -run '^$$' -bench 'Throughput' -benchtime 5000x -benchmem

@@ -123,7 +123,7 @@ func (p *parser) prunedValue(depth int, keep *Paths) (cty.Value, bool) {
 				return cty.NilVal, false
 			}
 			if attrs == nil {
-				attrs = make(map[string]cty.Value, len(keep.attrs))
+				attrs = map[string]cty.Value{}
 			}
 			attrs[k] = v // a repeated name: the last one, as ParseJSON has it
 		}

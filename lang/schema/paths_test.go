@@ -161,3 +161,22 @@ func FuzzParseJSONPaths(f *testing.F) {
 		sameAsPruned(t, data, pathsOf(path))
 	})
 }
+
+// BenchmarkParseJSONPaths is a webhook's payload parsed whole and with only the field fuscia-load's
+// hook workflow reads (docs/performance.md, issue 20 item 4, session 24).
+func BenchmarkParseJSONPaths(b *testing.B) {
+	doc := []byte(`{"method":"POST","path":"/hooks/in","query":{},"headers":{"Content-Length":"12","Content-Type":"application/json","Host":"127.0.0.1:8080","User-Agent":"wrk"},"body":{"id":12345}}`)
+	for _, bc := range []struct {
+		name  string
+		paths *Paths
+	}{{"whole", nil}, {"body.id", pathsOf("body.id")}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := ParseJSONPaths(doc, bc.paths); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
