@@ -1,6 +1,8 @@
 package lang
 
 import (
+	"iter"
+
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
@@ -380,21 +382,19 @@ func describeValue(v cty.Value) string {
 // payloadPath is the path into trigger.payload that a reference trigger.payload… reads, by
 // attribute names (and string keys): up to its first other step (a number, a splat), from
 // which the value is read whole.
-func payloadPath(tr hcl.Traversal) []string {
-	var names []string
-	for _, step := range tr[min(2, len(tr)):] {
-		name, ok := stepName(step)
-		if !ok {
-			break
+func payloadPath(tr hcl.Traversal) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		for _, step := range tr[min(2, len(tr)):] {
+			name, ok := stepName(step)
+			if !ok || !yield(name) {
+				return
+			}
 		}
-		names = append(names, name)
 	}
-	return names
 }
 
 // triggerCovered reports whether a trigger built with only the payload's parts paths reads
-// gives reference tr what the whole trigger gives it. It walks tr as payloadPath reads it,
-// without making the path: it runs at every evaluation of a reference to the trigger.
+// gives reference tr what the whole trigger gives it.
 func triggerCovered(tr hcl.Traversal, paths *schema.Paths) bool {
 	if len(tr) < 2 {
 		return false
@@ -403,16 +403,7 @@ func triggerCovered(tr hcl.Traversal, paths *schema.Paths) bool {
 	case "name", "type":
 		return true
 	case "payload":
-		for _, step := range tr[2:] {
-			name, ok := stepName(step)
-			if !ok || paths.Whole {
-				break
-			}
-			if paths = paths.Child(name); paths == nil {
-				return false
-			}
-		}
-		return paths.Whole
+		return paths.Covers(payloadPath(tr))
 	}
 	return false
 }

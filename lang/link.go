@@ -2,6 +2,7 @@ package lang
 
 import (
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 
@@ -187,7 +188,7 @@ func (l *linker) ref(n *Node, tr hcl.Traversal, eachOK bool) {
 			l.add(errorf(rng, "Invalid trigger reference",
 				"The trigger has payload, name and type: use trigger.payload, trigger.name or trigger.type."))
 		} else if name == "payload" {
-			l.w.payloadReads.Add(payloadPath(tr)...)
+			l.w.payloadReads.Add(slices.Collect(payloadPath(tr))...)
 		}
 	case "each":
 		name, _ := attr(1)

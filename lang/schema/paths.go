@@ -1,6 +1,8 @@
 package schema
 
 import (
+	"iter"
+
 	"github.com/zclconf/go-cty/cty"
 )
 
@@ -33,10 +35,10 @@ func (p *Paths) Add(names ...string) {
 	p.Whole, p.attrs = true, nil
 }
 
-// Covers reports whether p holds the value at the end of names: whether it or a value above
-// it is read whole.
-func (p *Paths) Covers(names ...string) bool {
-	for _, name := range names {
+// Covers reports whether p holds the value at the end of the path names: whether it or a
+// value above it is read whole.
+func (p *Paths) Covers(names iter.Seq[string]) bool {
+	for name := range names {
 		if p.Whole {
 			return true
 		}

@@ -3,6 +3,7 @@ package schema
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -44,18 +45,18 @@ func TestPathsCovers(t *testing.T) {
 		"body.id": true, "body.id.x": true, "headers": true, "headers.Accept": true,
 		"body.user.name": true, "body.user": false, "body": false, "method": false, "body.other": false,
 	} {
-		if got := p.Covers(strings.Split(path, ".")...); got != want {
+		if got := p.Covers(slices.Values(strings.Split(path, "."))); got != want {
 			t.Errorf("Covers(%s) = %v, want %v", path, got, want)
 		}
 	}
-	if p.Covers() {
+	if p.Covers(slices.Values([]string(nil))) {
 		t.Error("Covers() of a value read in parts = true")
 	}
 	p.Add("body")
-	if !p.Covers("body", "user") || !p.Covers("body") {
+	if !p.Covers(slices.Values([]string{"body", "user"})) || !p.Covers(slices.Values([]string{"body"})) {
 		t.Error("a path added whole does not cover what is below it")
 	}
-	if !pathsOf("").Covers("anything") {
+	if !pathsOf("").Covers(slices.Values([]string{"anything"})) {
 		t.Error("the whole value does not cover a path")
 	}
 }
