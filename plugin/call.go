@@ -59,7 +59,7 @@ func (m *Manager) Execute(ctx context.Context, t Target, req Request, env *CallE
 	var resp *pluginv1.ExecuteResponse
 	err := m.call(ctx, t, "task "+req.Task, env, func(ctx context.Context, p *process, id string, deadline int64) error {
 		var err error
-		resp, err = p.provider.Execute(ctx, &pluginv1.ExecuteRequest{
+		resp, err = p.execute(ctx, &pluginv1.ExecuteRequest{
 			Context: req.Context, Task: req.Task, Input: req.Input, State: req.State, Config: req.Config,
 			CallId: id, HostBrokerId: p.hostBrokerID(), DeadlineUnixNano: deadline, LogsInResponse: true,
 		})

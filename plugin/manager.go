@@ -162,6 +162,8 @@ type process struct {
 	sockDir  *socketDir // holds the plugin's sockets; removed by stop
 	once     sync.Once
 
+	streams execStreams // Execute's streams between calls
+
 	announce sync.Once // serves host on the broker, at the first call that needs it
 	hostID   uint32    // the broker id host is served under; set by announce
 }
@@ -170,6 +172,7 @@ type process struct {
 // process group, and reaps it.
 func (p *process) stop() {
 	p.once.Do(func() {
+		p.streams.close()
 		p.client.Kill()
 		if p.pid > 0 {
 			// The plugin leads its own process group; children it left behind go with it.

@@ -2081,12 +2081,13 @@ const file_fuscia_plugin_v1_plugin_proto_rawDesc = "" +
 	"\vartifact_id\x18\x02 \x01(\tR\n" +
 	"artifactId\"*\n" +
 	"\x14ArtifactReadResponse\x12\x12\n" +
-	"\x04data\x18\x01 \x01(\fR\x04data2\x9a\x04\n" +
+	"\x04data\x18\x01 \x01(\fR\x04data2\xf4\x04\n" +
 	"\bProvider\x12T\n" +
 	"\tGetSchema\x12\".fuscia.plugin.v1.GetSchemaRequest\x1a#.fuscia.plugin.v1.GetSchemaResponse\x12T\n" +
 	"\tConfigure\x12\".fuscia.plugin.v1.ConfigureRequest\x1a#.fuscia.plugin.v1.ConfigureResponse\x12`\n" +
 	"\rValidateInput\x12&.fuscia.plugin.v1.ValidateInputRequest\x1a'.fuscia.plugin.v1.ValidateInputResponse\x12N\n" +
-	"\aExecute\x12 .fuscia.plugin.v1.ExecuteRequest\x1a!.fuscia.plugin.v1.ExecuteResponse\x12`\n" +
+	"\aExecute\x12 .fuscia.plugin.v1.ExecuteRequest\x1a!.fuscia.plugin.v1.ExecuteResponse\x12X\n" +
+	"\rExecuteStream\x12 .fuscia.plugin.v1.ExecuteRequest\x1a!.fuscia.plugin.v1.ExecuteResponse(\x010\x01\x12`\n" +
 	"\rHandleTrigger\x12&.fuscia.plugin.v1.HandleTriggerRequest\x1a'.fuscia.plugin.v1.HandleTriggerResponse\x12N\n" +
 	"\aRunning\x12 .fuscia.plugin.v1.RunningRequest\x1a!.fuscia.plugin.v1.RunningResponse2\xf2\x03\n" +
 	"\x04Host\x12B\n" +
@@ -2164,28 +2165,30 @@ var file_fuscia_plugin_v1_plugin_proto_depIdxs = []int32{
 	8,  // 13: fuscia.plugin.v1.Provider.Configure:input_type -> fuscia.plugin.v1.ConfigureRequest
 	10, // 14: fuscia.plugin.v1.Provider.ValidateInput:input_type -> fuscia.plugin.v1.ValidateInputRequest
 	13, // 15: fuscia.plugin.v1.Provider.Execute:input_type -> fuscia.plugin.v1.ExecuteRequest
-	16, // 16: fuscia.plugin.v1.Provider.HandleTrigger:input_type -> fuscia.plugin.v1.HandleTriggerRequest
-	18, // 17: fuscia.plugin.v1.Provider.Running:input_type -> fuscia.plugin.v1.RunningRequest
-	20, // 18: fuscia.plugin.v1.Host.Log:input_type -> fuscia.plugin.v1.LogRequest
-	22, // 19: fuscia.plugin.v1.Host.KVGet:input_type -> fuscia.plugin.v1.KVGetRequest
-	24, // 20: fuscia.plugin.v1.Host.KVSet:input_type -> fuscia.plugin.v1.KVSetRequest
-	26, // 21: fuscia.plugin.v1.Host.KVDelete:input_type -> fuscia.plugin.v1.KVDeleteRequest
-	28, // 22: fuscia.plugin.v1.Host.ArtifactWrite:input_type -> fuscia.plugin.v1.ArtifactWriteRequest
-	30, // 23: fuscia.plugin.v1.Host.ArtifactRead:input_type -> fuscia.plugin.v1.ArtifactReadRequest
-	4,  // 24: fuscia.plugin.v1.Provider.GetSchema:output_type -> fuscia.plugin.v1.GetSchemaResponse
-	9,  // 25: fuscia.plugin.v1.Provider.Configure:output_type -> fuscia.plugin.v1.ConfigureResponse
-	11, // 26: fuscia.plugin.v1.Provider.ValidateInput:output_type -> fuscia.plugin.v1.ValidateInputResponse
-	15, // 27: fuscia.plugin.v1.Provider.Execute:output_type -> fuscia.plugin.v1.ExecuteResponse
-	17, // 28: fuscia.plugin.v1.Provider.HandleTrigger:output_type -> fuscia.plugin.v1.HandleTriggerResponse
-	19, // 29: fuscia.plugin.v1.Provider.Running:output_type -> fuscia.plugin.v1.RunningResponse
-	21, // 30: fuscia.plugin.v1.Host.Log:output_type -> fuscia.plugin.v1.LogResponse
-	23, // 31: fuscia.plugin.v1.Host.KVGet:output_type -> fuscia.plugin.v1.KVGetResponse
-	25, // 32: fuscia.plugin.v1.Host.KVSet:output_type -> fuscia.plugin.v1.KVSetResponse
-	27, // 33: fuscia.plugin.v1.Host.KVDelete:output_type -> fuscia.plugin.v1.KVDeleteResponse
-	29, // 34: fuscia.plugin.v1.Host.ArtifactWrite:output_type -> fuscia.plugin.v1.ArtifactWriteResponse
-	31, // 35: fuscia.plugin.v1.Host.ArtifactRead:output_type -> fuscia.plugin.v1.ArtifactReadResponse
-	24, // [24:36] is the sub-list for method output_type
-	12, // [12:24] is the sub-list for method input_type
+	13, // 16: fuscia.plugin.v1.Provider.ExecuteStream:input_type -> fuscia.plugin.v1.ExecuteRequest
+	16, // 17: fuscia.plugin.v1.Provider.HandleTrigger:input_type -> fuscia.plugin.v1.HandleTriggerRequest
+	18, // 18: fuscia.plugin.v1.Provider.Running:input_type -> fuscia.plugin.v1.RunningRequest
+	20, // 19: fuscia.plugin.v1.Host.Log:input_type -> fuscia.plugin.v1.LogRequest
+	22, // 20: fuscia.plugin.v1.Host.KVGet:input_type -> fuscia.plugin.v1.KVGetRequest
+	24, // 21: fuscia.plugin.v1.Host.KVSet:input_type -> fuscia.plugin.v1.KVSetRequest
+	26, // 22: fuscia.plugin.v1.Host.KVDelete:input_type -> fuscia.plugin.v1.KVDeleteRequest
+	28, // 23: fuscia.plugin.v1.Host.ArtifactWrite:input_type -> fuscia.plugin.v1.ArtifactWriteRequest
+	30, // 24: fuscia.plugin.v1.Host.ArtifactRead:input_type -> fuscia.plugin.v1.ArtifactReadRequest
+	4,  // 25: fuscia.plugin.v1.Provider.GetSchema:output_type -> fuscia.plugin.v1.GetSchemaResponse
+	9,  // 26: fuscia.plugin.v1.Provider.Configure:output_type -> fuscia.plugin.v1.ConfigureResponse
+	11, // 27: fuscia.plugin.v1.Provider.ValidateInput:output_type -> fuscia.plugin.v1.ValidateInputResponse
+	15, // 28: fuscia.plugin.v1.Provider.Execute:output_type -> fuscia.plugin.v1.ExecuteResponse
+	15, // 29: fuscia.plugin.v1.Provider.ExecuteStream:output_type -> fuscia.plugin.v1.ExecuteResponse
+	17, // 30: fuscia.plugin.v1.Provider.HandleTrigger:output_type -> fuscia.plugin.v1.HandleTriggerResponse
+	19, // 31: fuscia.plugin.v1.Provider.Running:output_type -> fuscia.plugin.v1.RunningResponse
+	21, // 32: fuscia.plugin.v1.Host.Log:output_type -> fuscia.plugin.v1.LogResponse
+	23, // 33: fuscia.plugin.v1.Host.KVGet:output_type -> fuscia.plugin.v1.KVGetResponse
+	25, // 34: fuscia.plugin.v1.Host.KVSet:output_type -> fuscia.plugin.v1.KVSetResponse
+	27, // 35: fuscia.plugin.v1.Host.KVDelete:output_type -> fuscia.plugin.v1.KVDeleteResponse
+	29, // 36: fuscia.plugin.v1.Host.ArtifactWrite:output_type -> fuscia.plugin.v1.ArtifactWriteResponse
+	31, // 37: fuscia.plugin.v1.Host.ArtifactRead:output_type -> fuscia.plugin.v1.ArtifactReadResponse
+	25, // [25:38] is the sub-list for method output_type
+	12, // [12:25] is the sub-list for method input_type
 	12, // [12:12] is the sub-list for extension type_name
 	12, // [12:12] is the sub-list for extension extendee
 	0,  // [0:12] is the sub-list for field type_name

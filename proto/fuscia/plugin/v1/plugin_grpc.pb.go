@@ -29,6 +29,7 @@ const (
 	Provider_Configure_FullMethodName     = "/fuscia.plugin.v1.Provider/Configure"
 	Provider_ValidateInput_FullMethodName = "/fuscia.plugin.v1.Provider/ValidateInput"
 	Provider_Execute_FullMethodName       = "/fuscia.plugin.v1.Provider/Execute"
+	Provider_ExecuteStream_FullMethodName = "/fuscia.plugin.v1.Provider/ExecuteStream"
 	Provider_HandleTrigger_FullMethodName = "/fuscia.plugin.v1.Provider/HandleTrigger"
 	Provider_Running_FullMethodName       = "/fuscia.plugin.v1.Provider/Running"
 )
@@ -50,6 +51,12 @@ type ProviderClient interface {
 	// Execute is one call of a task attempt: context, input and state in, one result out. Its
 	// gRPC deadline is the attempt's timeout; the run's cancellation cancels it.
 	Execute(ctx context.Context, in *ExecuteRequest, opts ...grpc.CallOption) (*ExecuteResponse, error)
+	// ExecuteStream carries Execute's calls one after another on one stream, without a new
+	// stream per call: the host sends a request, the plugin answers it with one response, then
+	// the host may send the next. A call's deadline is its request's deadline_unix_nano; the host
+	// cancels the stream to cancel the call it carries and never reuses a stream after that.
+	// Optional: Fuscia makes its calls with Execute when a plugin answers UNIMPLEMENTED.
+	ExecuteStream(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[ExecuteRequest, ExecuteResponse], error)
 	// HandleTrigger is one invocation of a trigger (a poll, or a webhook request to check).
 	HandleTrigger(ctx context.Context, in *HandleTriggerRequest, opts ...grpc.CallOption) (*HandleTriggerResponse, error)
 	// Running says which of the given calls are still running. Fuscia asks it a grace period
@@ -106,6 +113,19 @@ func (c *providerClient) Execute(ctx context.Context, in *ExecuteRequest, opts .
 	return out, nil
 }
 
+func (c *providerClient) ExecuteStream(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[ExecuteRequest, ExecuteResponse], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &Provider_ServiceDesc.Streams[0], Provider_ExecuteStream_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[ExecuteRequest, ExecuteResponse]{ClientStream: stream}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type Provider_ExecuteStreamClient = grpc.BidiStreamingClient[ExecuteRequest, ExecuteResponse]
+
 func (c *providerClient) HandleTrigger(ctx context.Context, in *HandleTriggerRequest, opts ...grpc.CallOption) (*HandleTriggerResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(HandleTriggerResponse)
@@ -143,6 +163,12 @@ type ProviderServer interface {
 	// Execute is one call of a task attempt: context, input and state in, one result out. Its
 	// gRPC deadline is the attempt's timeout; the run's cancellation cancels it.
 	Execute(context.Context, *ExecuteRequest) (*ExecuteResponse, error)
+	// ExecuteStream carries Execute's calls one after another on one stream, without a new
+	// stream per call: the host sends a request, the plugin answers it with one response, then
+	// the host may send the next. A call's deadline is its request's deadline_unix_nano; the host
+	// cancels the stream to cancel the call it carries and never reuses a stream after that.
+	// Optional: Fuscia makes its calls with Execute when a plugin answers UNIMPLEMENTED.
+	ExecuteStream(grpc.BidiStreamingServer[ExecuteRequest, ExecuteResponse]) error
 	// HandleTrigger is one invocation of a trigger (a poll, or a webhook request to check).
 	HandleTrigger(context.Context, *HandleTriggerRequest) (*HandleTriggerResponse, error)
 	// Running says which of the given calls are still running. Fuscia asks it a grace period
@@ -170,6 +196,9 @@ func (UnimplementedProviderServer) ValidateInput(context.Context, *ValidateInput
 }
 func (UnimplementedProviderServer) Execute(context.Context, *ExecuteRequest) (*ExecuteResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Execute not implemented")
+}
+func (UnimplementedProviderServer) ExecuteStream(grpc.BidiStreamingServer[ExecuteRequest, ExecuteResponse]) error {
+	return status.Error(codes.Unimplemented, "method ExecuteStream not implemented")
 }
 func (UnimplementedProviderServer) HandleTrigger(context.Context, *HandleTriggerRequest) (*HandleTriggerResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method HandleTrigger not implemented")
@@ -270,6 +299,13 @@ func _Provider_Execute_Handler(srv interface{}, ctx context.Context, dec func(in
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Provider_ExecuteStream_Handler(srv interface{}, stream grpc.ServerStream) error {
+	return srv.(ProviderServer).ExecuteStream(&grpc.GenericServerStream[ExecuteRequest, ExecuteResponse]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type Provider_ExecuteStreamServer = grpc.BidiStreamingServer[ExecuteRequest, ExecuteResponse]
+
 func _Provider_HandleTrigger_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(HandleTriggerRequest)
 	if err := dec(in); err != nil {
@@ -338,7 +374,14 @@ var Provider_ServiceDesc = grpc.ServiceDesc{
 			Handler:    _Provider_Running_Handler,
 		},
 	},
-	Streams:  []grpc.StreamDesc{},
+	Streams: []grpc.StreamDesc{
+		{
+			StreamName:    "ExecuteStream",
+			Handler:       _Provider_ExecuteStream_Handler,
+			ServerStreams: true,
+			ClientStreams: true,
+		},
+	},
 	Metadata: "fuscia/plugin/v1/plugin.proto",
 }
 

@@ -1,0 +1,221 @@
+package plugin_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/fuscia/fuscia/plugin"
+	"github.com/fuscia/fuscia/plugin/plugintest"
+	pluginv1 "github.com/fuscia/fuscia/proto/fuscia/plugin/v1"
+)
+
+// Task calls go on ExecuteStream streams that outlive them: one stream for calls made one after
+// another, one per call running at once, all of them kept for the calls after.
+func TestExecuteCallsShareStreams(t *testing.T) {
+	tg := greeter(t)
+	m := newManager(t, plugin.Options{})
+	greet := func() {
+		t.Helper()
+		resp, err := execute(t, context.Background(), m, tg, "greet", `{"name": "Ada"}`, &plugin.CallEnv{KV: &memKV{}})
+		if err != nil || resp.Type != pluginv1.ExecuteResponse_TYPE_SUCCESS || !strings.Contains(string(resp.Output), "Ada") {
+			t.Fatalf("greet: %v %v", resp, err)
+		}
+	}
+	for range 20 {
+		greet()
+	}
+	if opened, idle := plugin.StreamsOpened(m, tg); opened != 1 || idle != 1 {
+		t.Fatalf("after 20 calls one after another: %d streams opened, %d idle; want 1 and 1", opened, idle)
+	}
+
+	// Calls at once each get a stream of their own: none waits for another's. hang ignores its
+	// context and sleeps 1 s; six of them one after another would take 6 s.
+	const calls = 6
+	start := time.Now()
+	var wg sync.WaitGroup
+	errs := make(chan error, calls)
+	for range calls {
+		wg.Go(func() {
+			resp, err := execute(t, context.Background(), m, tg, "hang", `{"seconds": 1}`, nil)
+			if err == nil && resp.Type != pluginv1.ExecuteResponse_TYPE_SUCCESS {
+				err = &plugin.Error{Message: "hang answered " + resp.Type.String() + ": " + resp.Message}
+			}
+			errs <- err
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if d := time.Since(start); d >= calls*time.Second {
+		t.Errorf("%d calls of 1 s at once took %s: they waited for each other", calls, d)
+	}
+	opened, idle := plugin.StreamsOpened(m, tg)
+	if opened < 2 || opened > calls || idle != opened {
+		t.Fatalf("after %d calls at once: %d streams opened, %d idle; want 2 to %d, all idle", calls, opened, idle, calls)
+	}
+	for range 10 {
+		greet()
+	}
+	if again, _ := plugin.StreamsOpened(m, tg); again != opened {
+		t.Errorf("calls after the idle streams were kept opened %d more", again-opened)
+	}
+	if m.Restarts() != 0 {
+		t.Errorf("restarts = %d", m.Restarts())
+	}
+}
+
+// A call whose context ends (cancellation, deadline) cancels its stream: the plugin's task
+// sees its context end (the shell plugin kills the command), the call returns the kind the
+// context says, the stream is not reused, and the plugin serves the next call.
+func TestCallContextEndsThePluginsTask(t *testing.T) {
+	bin := plugintest.Build(t, "plugins/shell", "shell")
+	path := plugintest.Install(t, bin, t.TempDir(), "fuscia-plugin-shell")
+	tg := target(t, path, "shell", "")
+	m := newManager(t, plugin.Options{GracePeriod: time.Minute})
+	shell := func(ctx context.Context, script string) (*pluginv1.ExecuteResponse, error) {
+		input, err := json.Marshal(map[string]any{"command": "/bin/sh", "args": []string{"-c", script}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m.Execute(ctx, tg, plugin.Request{Task: "exec", Input: input, Config: []byte("{}"),
+			Context: &pluginv1.CallContext{ExecutionId: "x1", Workflow: "wf", Node: "task.a", Attempt: 1}}, nil)
+	}
+	if resp, err := shell(context.Background(), "exit 0"); err != nil || resp.Type != pluginv1.ExecuteResponse_TYPE_SUCCESS {
+		t.Fatalf("first call: %v %v", resp, err)
+	}
+	for i, tc := range []struct {
+		name string
+		end  func(ctx *endOnFile) // how ctx ends
+		want plugin.Kind
+	}{
+		{"cancelled", func(ctx *endOnFile) { ctx.end(context.Canceled) }, plugin.Cancelled},
+		// A deadline that passes once the command runs, however slow its start.
+		{"deadline", func(ctx *endOnFile) { ctx.end(context.DeadlineExceeded) }, plugin.Timeout},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pidFile := filepath.Join(t.TempDir(), "pid")
+			ctx := newEndOnFile(pidFile, tc.end)
+			defer ctx.end(context.Canceled)
+			_, err := shell(ctx, "echo $$ > "+pidFile+"; exec /bin/sleep 100")
+			if plugin.KindOf(err) != tc.want {
+				t.Fatalf("got %v (kind %s); want %s", err, plugin.KindOf(err), tc.want)
+			}
+			pid := readPid(t, pidFile)
+			deadline := time.Now().Add(10 * time.Second)
+			for processExists(pid) {
+				if time.Now().After(deadline) {
+					t.Fatalf("the command (pid %d) still runs 10 s after its call's context ended", pid)
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			if resp, err := shell(context.Background(), "exit 0"); err != nil || resp.Type != pluginv1.ExecuteResponse_TYPE_SUCCESS {
+				t.Fatalf("the call after: %v %v", resp, err)
+			}
+			// The first call's stream, the ended call's and the one after's.
+			if opened, _ := plugin.StreamsOpened(m, tg); opened != i+2 {
+				t.Errorf("%d streams opened; the ended call's stream must not be reused (want %d)", opened, i+2)
+			}
+			if m.Restarts() != 0 {
+				t.Errorf("restarts = %d; the plugin must live on", m.Restarts())
+			}
+		})
+	}
+}
+
+// endOnFile is a context with a deadline an hour away that ends, as end says, once a file
+// exists: a call's context ending while its task runs, without a race against a slow start.
+type endOnFile struct {
+	context.Context // Background's values
+	deadline        time.Time
+	done            chan struct{}
+	once            sync.Once
+	err             error
+}
+
+func newEndOnFile(file string, end func(*endOnFile)) *endOnFile {
+	c := &endOnFile{Context: context.Background(), deadline: time.Now().Add(time.Hour), done: make(chan struct{})}
+	go func() {
+		for {
+			select {
+			case <-c.done:
+				return
+			case <-time.After(10 * time.Millisecond):
+			}
+			if _, err := os.Stat(file); err == nil {
+				end(c)
+				return
+			}
+		}
+	}()
+	return c
+}
+
+func (c *endOnFile) end(err error) {
+	c.once.Do(func() {
+		c.err = err
+		close(c.done)
+	})
+}
+
+func (c *endOnFile) Deadline() (time.Time, bool) { return c.deadline, true }
+func (c *endOnFile) Done() <-chan struct{}       { return c.done }
+func (c *endOnFile) Err() error {
+	select {
+	case <-c.done:
+		return c.err
+	default:
+		return nil
+	}
+}
+
+func readPid(t *testing.T, file string) int {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil {
+		t.Fatalf("pid file: %q", data)
+	}
+	return pid
+}
+
+// processExists reports whether pid is alive or a zombie nobody reaped yet.
+func processExists(pid int) bool {
+	_, err := os.Stat(filepath.Join("/proc", strconv.Itoa(pid)))
+	return err == nil
+}
+
+// A plugin that does not serve ExecuteStream (UNIMPLEMENTED) gets its calls on Execute, after
+// one refused stream.
+func TestPluginWithoutExecuteStream(t *testing.T) {
+	bin := plugintest.Build(t, "plugin/testdata/unaryonly", "unaryonly")
+	path := plugintest.Install(t, bin, t.TempDir(), "fuscia-plugin-unaryonly")
+	tg := target(t, path, "unaryonly", "")
+	m := newManager(t, plugin.Options{})
+	for i := range 5 {
+		in := `{"n":` + strconv.Itoa(i) + `}`
+		resp, err := execute(t, context.Background(), m, tg, "echo", in, nil)
+		if err != nil || resp.Type != pluginv1.ExecuteResponse_TYPE_SUCCESS || string(resp.Output) != in {
+			t.Fatalf("call %d: %v %v; want the input echoed", i, resp, err)
+		}
+	}
+	if opened, idle := plugin.StreamsOpened(m, tg); opened != 1 || idle != 0 {
+		t.Errorf("%d streams opened, %d idle; want the one refused, then none", opened, idle)
+	}
+	if m.Restarts() != 0 {
+		t.Errorf("restarts = %d", m.Restarts())
+	}
+}
