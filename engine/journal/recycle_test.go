@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dgraph-io/badger/v4"
 )
@@ -171,9 +172,21 @@ func TestCheckpointsRecycleSegments(t *testing.T) {
 	walDir := filepath.Join(dir, walDirName)
 	s, id := openRotatingStore(t, dir)
 	const n = 1500 // ~225 KiB of records in 32 KiB segments: a rotation every ~200 entries
+	spares := s.segmentsMade.Load() + s.segmentsReused.Load()
 	for i := range n {
 		if err := s.Append(ctx, id, true, benchEntry()); err != nil {
 			t.Fatal(err)
+		}
+		// A rotation asks for the next spare at once, and its retired segment is recycled by a
+		// checkpoint that follows it through the syncer and the applier. A rotation that comes
+		// before the previous one's checkpoint has ended finds nothing recycled and creates a
+		// segment, which is right but depends on the machine's speed: wait for each checkpoint
+		// here, so that the counts below do not.
+		if now := s.segmentsMade.Load() + s.segmentsReused.Load(); now != spares {
+			spares = now
+			if s.segmentsMade.Load()+s.segmentsReused.Load() > 2 {
+				waitRecycled(t, walDir)
+			}
 		}
 		if i%50 == 0 {
 			kept, err := filepath.Glob(filepath.Join(walDir, "*"+recycleExt))
@@ -230,5 +243,24 @@ func TestOpenRemovesLeftoverRecycledSegments(t *testing.T) {
 	})
 	if !errors.Is(err, badger.ErrKeyNotFound) {
 		t.Errorf("kv/stale after Open: %v; want it missing (the record of a segment kept for reuse is not replayed)", err)
+	}
+}
+
+// waitRecycled waits until a retired segment is kept for reuse in walDir.
+func waitRecycled(t *testing.T, walDir string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		kept, err := filepath.Glob(filepath.Join(walDir, "*"+recycleExt))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(kept) > 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no retired segment was kept for reuse 30 s after a rotation")
+		}
+		time.Sleep(time.Millisecond)
 	}
 }
