@@ -69,9 +69,30 @@ func mixedChain(n int, base string) string {
 	return b.String()
 }
 
+// pureSleepChain alternates a pure node and the cheapest effect: transform, sleep0,
+// transform, sleep0…, so that every effect's barrier has a pure node's result to sync, and
+// nothing but the barrier and the effect's own durability differs from the transform chain.
+func pureSleepChain(n int) string {
+	var b strings.Builder
+	b.WriteString("workflow \"chain\" {\n  durability = \"strict\"\n}\n")
+	b.WriteString("task \"t0\" {\n  uses = builtin.transform\n  inputs = { n = 0 }\n}\n")
+	last := 0 // the last transform
+	for i := 1; i < n; i++ {
+		if i%2 == 1 {
+			fmt.Fprintf(&b, "task \"t%d\" {\n  uses = builtin.sleep\n  after = [task.t%d]\n  inputs = { duration = \"0s\" }\n}\n", i, i-1)
+		} else {
+			fmt.Fprintf(&b, "task \"t%d\" {\n  uses = builtin.transform\n  after = [task.t%d]\n  inputs = { n = task.t%d.output.n + 1 }\n}\n", i, i-1, last)
+			last = i
+		}
+	}
+	fmt.Fprintf(&b, "output \"n\" { value = task.t%d.output.n }\n", last)
+	return b.String()
+}
+
 // BenchmarkStrictChainPerNode reports what one more node costs a strict chain, in µs, and the
 // WAL syncs it costs: transform (pure), sleep0 (the cheapest effect), http (an effect that
-// reaches a server) and mixed (a pure node before each HTTP effect).
+// reaches a server), mixed (a pure node before each HTTP effect) and pure-sleep0 (a pure node
+// before each sleep0: the barrier that has something to sync).
 func BenchmarkStrictChainPerNode(b *testing.B) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
@@ -86,6 +107,7 @@ func BenchmarkStrictChainPerNode(b *testing.B) {
 		{"sleep0", sleepChain},
 		{"http", func(n int) string { return httpChain(n, srv.URL) }},
 		{"mixed", func(n int) string { return mixedChain(n, srv.URL) }},
+		{"pure-sleep0", pureSleepChain},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			te := newBenchEnv(b)

@@ -89,8 +89,9 @@ func (s *Store) Sync(ctx context.Context, runID string) error {
 		return fmt.Errorf("journal run %s: sync: %w", runID, err)
 	}
 	// A request without ops: its batch is urgent, so the syncer syncs the segments of every
-	// batch before it that is not synced yet, and answers it once they are.
-	req := &request{done: make(chan error, 1)}
+	// batch before it that is not synced yet, and answers it once they are (synced: without
+	// waiting for Badger's write of them, which nothing after a Sync needs).
+	req := &request{done: make(chan error, 1), synced: true}
 	s.enqueue(req)
 	s.mu.Unlock()
 	select {

@@ -134,13 +134,20 @@ func TestSyncReportsFailedRelaxedWrite(t *testing.T) {
 }
 
 // TestSyncReportsFailedRelaxedWriteBarrier gives the barrier of Sync its worst timing: the
-// syncer stops once the applier has the job of the failed relaxed write and Sync's barrier, and
-// goes on only once Sync has returned. The applier answers the barrier meanwhile, so Sync
-// reports the failure only if the syncer recorded it before handing over the job.
+// syncer commits the failed relaxed write and Sync's barrier together, and answers the
+// barrier in that commit. Sync must still be waiting when the commit hands the job to the
+// applier (the hook; the failure is recorded before it), and must then report the failure.
 func TestSyncReportsFailedRelaxedWriteBarrier(t *testing.T) {
 	ctx := context.Background()
 	returned := make(chan struct{})
-	s := openHoldingFailedCommit(t, true, func() { <-returned })
+	early := make(chan struct{}, 1)
+	s := openHoldingFailedCommit(t, true, func() {
+		select {
+		case <-returned:
+			early <- struct{}{}
+		default:
+		}
+	})
 	defer closeStore(t, s)
 	id := testID(1)
 	appendFailingRelaxed(ctx, t, s, id)
@@ -149,6 +156,72 @@ func TestSyncReportsFailedRelaxedWriteBarrier(t *testing.T) {
 	s.failWrites.Store(nil)
 	if err == nil || !strings.Contains(err.Error(), "no space left on device") {
 		t.Fatalf("Sync after a failed relaxed write: %v; want its failure", err)
+	}
+	select {
+	case <-early:
+		t.Error("Sync returned before the syncer committed the failed write")
+	default:
+	}
+}
+
+// TestSyncDoesNotWaitForBadger: Sync returns once the run's writes are synced in the WAL, even
+// while Badger's write of them is held up: a strict run's barrier before an effect waits for
+// the sync only, and reads still see the writes once Badger has them.
+func TestSyncDoesNotWaitForBadger(t *testing.T) {
+	release := make(chan struct{})
+	entered := make(chan struct{}, 1)
+	wc := defaultWALConfig()
+	wc.holdRelaxed = true // the relaxed write waits for Sync: no timed sync takes it first
+	wc.applyHook = func() {
+		select {
+		case entered <- struct{}{}:
+		default:
+		}
+		<-release
+	}
+	s, err := open(t.TempDir(), Options{}, wc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	released := false
+	defer func() {
+		if !released {
+			close(release)
+		}
+		closeStore(t, s)
+	}()
+	ctx := context.Background()
+	id := testID(1)
+	if err := s.Append(ctx, id, true, started("wf", "")); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-entered:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the first batch was not written to Badger within 30 s")
+	}
+	// Badger's writes are held from here on: a relaxed append, then Sync, must return.
+	if err := s.Append(ctx, id, false, Entry{Type: AttemptStarted, Node: "task.a", Attempt: 1}); err != nil {
+		t.Fatal(err)
+	}
+	syncs := s.Syncs()
+	done := make(chan error, 1)
+	go func() { done <- s.Sync(ctx, id) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Sync waited for Badger's write")
+	}
+	if s.Syncs() == syncs {
+		t.Error("Sync returned without a WAL sync of the relaxed write")
+	}
+	close(release)
+	released = true
+	if es := collectEntries(t, s, id, 0); len(es) != 2 || es[1].Type != AttemptStarted {
+		t.Errorf("entries after Sync: %+v", es)
 	}
 }
 

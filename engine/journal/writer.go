@@ -69,6 +69,10 @@ type request struct {
 	// when nobody waits, in which case a failure is recorded against run.
 	done chan error
 	run  string
+	// synced marks Sync's request (no ops): it is answered once everything before it is
+	// synced, by the syncer, where any other request without ops (barrier) is answered once
+	// everything before it is also in Badger, by the applier.
+	synced bool
 }
 
 func (r *request) add(o op) {
@@ -444,7 +448,8 @@ func (s *Store) flush(group []*batch) {
 }
 
 // commit answers the writes of a run of synced batches (no token) and hands the batches to the
-// applier, which writes them to Badger, publishes them and answers the barriers. The syncer
+// applier, which writes them to Badger, publishes them and answers the barriers other than
+// Sync's (answered here). The syncer
 // goes on meanwhile: a slow Badger write (a memtable flush, a compaction taking the CPU) no
 // longer holds up the next group commit, only the writer once maxInflightBytes wait for Badger.
 func (s *Store) commit(batches []*batch) {
@@ -490,9 +495,12 @@ func (s *Store) commit(batches []*batch) {
 	// channel send runs next on this P, displacing the one readied before it, so a waiter
 	// answered before the applier is woken waits behind the applier's Badger write or for
 	// another P to steal it (a cross-CPU wake-up, ~150 µs on a loaded VM), while one answered
-	// last runs as soon as the syncer blocks. The applier answers only barriers, once the
-	// writes are in Badger, and the order of the answers is not observable: each one follows
-	// the sync of everything before, and the failures of unwaited writes are recorded above.
+	// last runs as soon as the syncer blocks. Sync's requests are answered here too: what
+	// they wait for is the sync, not Badger's write (a strict run's barrier before an effect
+	// no longer waits behind a Badger commit and its hand-offs). The applier answers only the
+	// other barriers, once the writes are in Badger. The order of the answers is not
+	// observable: each one follows the sync of everything before, and the failures of
+	// unwaited writes are recorded above.
 	job := &applyJob{batches: slices.Clone(batches), apply: apply, last: last, size: size}
 	queued := false
 	select {
@@ -505,7 +513,10 @@ func (s *Store) commit(batches []*batch) {
 	}
 	for _, b := range batches {
 		for _, r := range b.reqs {
-			if len(r.ops) > 0 && r.done != nil {
+			switch {
+			case r.synced:
+				s.answer(r, nil) // Sync reports the run's recorded failures itself
+			case len(r.ops) > 0 && r.done != nil:
 				s.answer(r, b.err)
 			}
 		}
@@ -545,7 +556,7 @@ func (s *Store) applier() {
 		s.appliedMu.Unlock()
 		for _, b := range j.batches {
 			for _, r := range b.reqs {
-				if len(r.ops) == 0 {
+				if len(r.ops) == 0 && !r.synced {
 					s.answer(r, nil)
 				}
 			}
