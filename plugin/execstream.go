@@ -25,13 +25,16 @@ var errNoAnswer = status.Error(codes.Internal, "the plugin ended the call's Exec
 // and trailers, and no new goroutine in the plugin, which halves the round trip over the
 // local socket (docs/performance.md, issue 20, session 25). A stream carries one call at a
 // time; a call whose context ends cancels its stream, which is then never reused.
+//
+// Streams are used only with a plugin that says it serves them (GetSchemaResponse's
+// execute_stream): Fuscia never guesses it from an error, since an error may come after the
+// task ran, and a guess that sent the request again would run the task twice.
 type execStreams struct {
 	mu     sync.Mutex // guards the fields below
 	idle   []*execStream
 	closed bool
-	// unary: the plugin does not serve ExecuteStream (it answered UNIMPLEMENTED; a plugin of an
-	// older protocol build or another toolchain), so calls use Execute.
-	unary bool
+	// ok: the plugin serves ExecuteStream; otherwise calls use Execute.
+	ok bool
 	// opened counts the streams opened, for tests.
 	opened int
 }
@@ -43,16 +46,41 @@ type execStream struct {
 	calls  int
 }
 
+// errStopping is a call that found its process being stopped.
+var errStopping = status.Error(codes.Unavailable, "the plugin process is being stopped")
+
+// errEnded is a reused stream the plugin had ended while it was idle: the request was not sent.
+var errEnded = errors.New("the plugin ended an idle ExecuteStream stream")
+
 // execute makes one Execute call of p: on an idle stream, on a new one, or unary when the
 // plugin has no streams. The errors are those of a unary call: ctx's end is a cancelled
 // stream (codes.Canceled), a dead process codes.Unavailable.
 func (p *process) execute(ctx context.Context, req *pluginv1.ExecuteRequest) (*pluginv1.ExecuteResponse, error) {
-	st, err := p.streams.take(p.provider)
+	// A unary call refuses a context that has ended; so does a stream, before anything is
+	// sent (the cancellation below would race with the request and could lose).
+	if err := ctx.Err(); err != nil {
+		return nil, status.FromContextError(err).Err()
+	}
+	if !p.streams.allowed() {
+		return p.provider.Execute(ctx, req)
+	}
+	resp, err := p.streams.call(ctx, p.provider, req)
+	if errors.Is(err, errEnded) {
+		// The plugin had ended the stream while it was idle (Send said so: nothing was sent);
+		// once more on a new stream.
+		resp, err = p.streams.call(ctx, p.provider, req)
+		if errors.Is(err, errEnded) {
+			err = errNoAnswer
+		}
+	}
+	return resp, err
+}
+
+// call sends req on an idle or a new stream and reads its answer.
+func (e *execStreams) call(ctx context.Context, provider pluginv1.ProviderClient, req *pluginv1.ExecuteRequest) (*pluginv1.ExecuteResponse, error) {
+	st, err := e.take(ctx, provider)
 	if err != nil {
 		return nil, err
-	}
-	if st == nil {
-		return p.provider.Execute(ctx, req)
 	}
 	// The stream outlives the call, so the call's context reaches it through this: ctx's end
 	// (its deadline or the run's cancellation) cancels the stream, as it would a unary call.
@@ -61,27 +89,30 @@ func (p *process) execute(ctx context.Context, req *pluginv1.ExecuteRequest) (*p
 	if !stop() {
 		// ctx ended during the call: the stream is cancelled, or about to be.
 		st.cancel()
+		if errors.Is(err, errEnded) {
+			err = status.FromContextError(ctx.Err()).Err()
+		}
 		return resp, err
 	}
 	if err != nil {
 		st.cancel()
-		if status.Code(err) == codes.Unimplemented && st.calls == 0 {
-			// The plugin refused the stream, so nothing ran.
-			p.streams.setUnary()
-			return p.provider.Execute(ctx, req)
-		}
 		return nil, err
 	}
 	st.calls++
-	p.streams.put(st)
+	e.put(st)
 	return resp, nil
 }
 
 // roundTrip sends req and reads its answer.
 func (st *execStream) roundTrip(req *pluginv1.ExecuteRequest) (*pluginv1.ExecuteResponse, error) {
-	// Send reports io.EOF when the stream has ended; Recv then says why.
-	if err := st.s.Send(req); err != nil && !errors.Is(err, io.EOF) {
-		return nil, err
+	// Send reports io.EOF when the stream has ended, before req went out; Recv then says why.
+	if err := st.s.Send(req); err != nil {
+		if !errors.Is(err, io.EOF) {
+			return nil, err
+		}
+		if st.calls > 0 {
+			return nil, errEnded
+		}
 	}
 	resp, err := st.s.Recv()
 	if errors.Is(err, io.EOF) {
@@ -90,13 +121,12 @@ func (st *execStream) roundTrip(req *pluginv1.ExecuteRequest) (*pluginv1.Execute
 	return resp, err
 }
 
-// take returns an idle stream, or a new one; nil when the plugin has none (then the call is
-// unary).
-func (e *execStreams) take(provider pluginv1.ProviderClient) (*execStream, error) {
+// take returns an idle stream, or a new one. Opening one gives up when ctx ends.
+func (e *execStreams) take(ctx context.Context, provider pluginv1.ProviderClient) (*execStream, error) {
 	e.mu.Lock()
-	if e.unary {
+	if e.closed {
 		e.mu.Unlock()
-		return nil, nil
+		return nil, errStopping
 	}
 	if n := len(e.idle); n > 0 {
 		st := e.idle[n-1]
@@ -107,8 +137,11 @@ func (e *execStreams) take(provider pluginv1.ProviderClient) (*execStream, error
 	}
 	e.opened++
 	e.mu.Unlock()
-	ctx, cancel := context.WithCancel(context.Background())
-	s, err := provider.ExecuteStream(ctx)
+	sctx, cancel := context.WithCancel(context.Background())
+	// Opening waits while the connection is (re)connecting: the call's end cancels that.
+	stop := context.AfterFunc(ctx, cancel)
+	s, err := provider.ExecuteStream(sctx)
+	stop()
 	if err != nil {
 		cancel()
 		return nil, err
@@ -128,18 +161,28 @@ func (e *execStreams) put(st *execStream) {
 	e.mu.Unlock()
 }
 
-// setUnary records that the plugin does not serve ExecuteStream.
-func (e *execStreams) setUnary() {
+// allow records whether the plugin serves ExecuteStream (its schema says so).
+func (e *execStreams) allow(ok bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.unary = true
-	for _, st := range e.idle {
-		st.cancel()
+	e.ok = ok
+	if !ok {
+		for _, st := range e.idle {
+			st.cancel()
+		}
+		e.idle = nil
 	}
-	e.idle = nil
 }
 
-// close cancels the idle streams; the calls running keep theirs until they end.
+// allowed reports whether calls go on streams.
+func (e *execStreams) allowed() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.ok
+}
+
+// close cancels the idle streams; the calls running keep theirs until they end, and later
+// calls fail (errStopping).
 func (e *execStreams) close() {
 	e.mu.Lock()
 	idle := e.idle

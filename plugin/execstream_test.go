@@ -198,8 +198,8 @@ func processExists(pid int) bool {
 	return err == nil
 }
 
-// A plugin that does not serve ExecuteStream (UNIMPLEMENTED) gets its calls on Execute, after
-// one refused stream.
+// A plugin whose schema does not say it serves ExecuteStream gets its calls on Execute: no
+// stream is tried.
 func TestPluginWithoutExecuteStream(t *testing.T) {
 	bin := plugintest.Build(t, "plugin/testdata/unaryonly", "unaryonly")
 	path := plugintest.Install(t, bin, t.TempDir(), "fuscia-plugin-unaryonly")
@@ -212,10 +212,87 @@ func TestPluginWithoutExecuteStream(t *testing.T) {
 			t.Fatalf("call %d: %v %v; want the input echoed", i, resp, err)
 		}
 	}
-	if opened, idle := plugin.StreamsOpened(m, tg); opened != 1 || idle != 0 {
-		t.Errorf("%d streams opened, %d idle; want the one refused, then none", opened, idle)
+	if opened, idle := plugin.StreamsOpened(m, tg); opened != 0 || idle != 0 {
+		t.Errorf("%d streams opened, %d idle; want none", opened, idle)
 	}
 	if m.Restarts() != 0 {
 		t.Errorf("restarts = %d", m.Restarts())
+	}
+}
+
+// rawStream is plugin/testdata/rawstream, installed for t.
+func rawStream(t *testing.T) plugin.Target {
+	t.Helper()
+	bin := plugintest.Build(t, "plugin/testdata/rawstream", "rawstream")
+	path := plugintest.Install(t, bin, t.TempDir(), "fuscia-plugin-rawstream")
+	return target(t, path, "rawstream", "")
+}
+
+// An error that ends a call's stream is the call's error: the request is never sent again
+// (on Execute or another stream), since the plugin may have done the task's work before it.
+func TestStreamErrorNeverResent(t *testing.T) {
+	tg := rawStream(t)
+	m := newManager(t, plugin.Options{})
+	effects := filepath.Join(t.TempDir(), "effects")
+	_, err := execute(t, context.Background(), m, tg, "effect", effects, nil)
+	if err == nil || plugin.KindOf(err) != plugin.Fatal || !strings.Contains(err.Error(), "downstream") {
+		t.Errorf("call: %v; want the plugin's error, fatal", err)
+	}
+	if b, _ := os.ReadFile(effects); string(b) != "effect\n" {
+		t.Errorf("the task ran %d times; want once", strings.Count(string(b), "effect"))
+	}
+}
+
+// A stream the plugin ended while it was idle is not the next call's failure: the request,
+// never sent on it, goes on a new stream.
+func TestIdleStreamEndedByPlugin(t *testing.T) {
+	tg := rawStream(t)
+	m := newManager(t, plugin.Options{})
+	for i := range 3 {
+		resp, err := execute(t, context.Background(), m, tg, "once", `{}`, nil)
+		if err != nil || resp.Type != pluginv1.ExecuteResponse_TYPE_SUCCESS {
+			t.Fatalf("call %d: %v %v", i, resp, err)
+		}
+	}
+	if opened, _ := plugin.StreamsOpened(m, tg); opened < 2 {
+		t.Errorf("%d streams opened for 3 calls on streams that end after one; want more than 1", opened)
+	}
+	if m.Restarts() != 0 {
+		t.Errorf("restarts = %d; the process is healthy", m.Restarts())
+	}
+}
+
+// A call whose context has ended before it starts is never sent: the task does not run (a
+// stream's cancellation would race with the request).
+func TestEndedContextCallNeverSent(t *testing.T) {
+	bin := plugintest.Build(t, "plugins/shell", "shell")
+	path := plugintest.Install(t, bin, t.TempDir(), "fuscia-plugin-shell")
+	tg := target(t, path, "shell", "")
+	m := newManager(t, plugin.Options{})
+	marker := filepath.Join(t.TempDir(), "ran")
+	run := func(ctx context.Context, script string) error {
+		in, err := json.Marshal(map[string]any{"command": "/bin/sh", "args": []string{"-c", script}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = execute(t, ctx, m, tg, "exec", string(in), nil)
+		return err
+	}
+	if err := run(context.Background(), "exit 0"); err != nil {
+		t.Fatal(err) // the process is up, with an idle stream
+	}
+	for range 100 {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		if err := run(ctx, "echo x >> "+marker); plugin.KindOf(err) != plugin.Cancelled {
+			t.Fatalf("a call with an ended context: %v; want cancelled", err)
+		}
+	}
+	// One call more, which gives a task sent by mistake the time to run.
+	if err := run(context.Background(), "exit 0"); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(marker); err == nil {
+		t.Errorf("tasks ran %d times with an ended context; want none", strings.Count(string(b), "x"))
 	}
 }

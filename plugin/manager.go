@@ -240,6 +240,9 @@ func (m *Manager) process(ctx context.Context, t Target) (*process, error) {
 		m.mu.Unlock()
 
 		w.p, w.err = m.start(t)
+		if w.err == nil {
+			m.learnStreams(ctx, t, w.p)
+		}
 		m.mu.Lock()
 		delete(m.starting, key)
 		if w.err == nil {
@@ -254,6 +257,24 @@ func (m *Manager) process(ctx context.Context, t Target) (*process, error) {
 		close(w.done)
 		return w.p, w.err
 	}
+}
+
+// learnStreams tells p's calls whether the binary serves ExecuteStream, from its schema: the
+// one known already (a plan fetched it; the disk cache keeps it), else one fetched now, once
+// per process. A plugin whose schema cannot be had is called unary.
+func (m *Manager) learnStreams(ctx context.Context, t Target, p *process) {
+	if s := m.known(t.Digest); s != nil {
+		p.streams.allow(s.ExecuteStream)
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, m.opts.StartTimeout)
+	defer cancel()
+	resp, err := p.provider.GetSchema(ctx, &pluginv1.GetSchemaRequest{})
+	if err != nil {
+		return // the call that started p meets the failure, if it lasts
+	}
+	p.streams.allow(resp.ExecuteStream)
+	m.remember(t.Digest, schemaFrom(resp))
 }
 
 // forget drops p so that the next call starts a new process, and stops it.

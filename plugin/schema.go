@@ -24,6 +24,9 @@ type Schema struct {
 	Triggers        map[string]TriggerSchema `json:"triggers"`
 	// Config is the JSON Schema of the plugin block's config; nil accepts anything.
 	Config json.RawMessage `json:"config_schema,omitempty"`
+	// ExecuteStream: the plugin serves ExecuteStream, so task calls go on its streams. A
+	// schema cached before the field existed says false: unary calls, as then.
+	ExecuteStream bool `json:"execute_stream,omitempty"`
 }
 
 // TaskSchema describes one task; nil schemas mean none.
@@ -41,7 +44,8 @@ type TriggerSchema struct {
 
 func schemaFrom(r *pluginv1.GetSchemaResponse) *Schema {
 	s := &Schema{Name: r.Name, Version: r.Version, ProtocolVersion: int(r.ProtocolVersion),
-		Tasks: map[string]TaskSchema{}, Triggers: map[string]TriggerSchema{}, Config: raw(r.ConfigSchema)}
+		Tasks: map[string]TaskSchema{}, Triggers: map[string]TriggerSchema{}, Config: raw(r.ConfigSchema),
+		ExecuteStream: r.ExecuteStream}
 	for name, t := range r.Tasks {
 		s.Tasks[name] = TaskSchema{Description: t.Description, Input: raw(t.InputSchema), Output: raw(t.OutputSchema)}
 	}
@@ -92,6 +96,9 @@ func (m *Manager) Describe(ctx context.Context, t Target) (*Schema, error) {
 	err := m.call(ctx, t, "GetSchema", nil, func(ctx context.Context, p *process, _ string, _ int64) error {
 		var err error
 		resp, err = p.provider.GetSchema(ctx, &pluginv1.GetSchemaRequest{})
+		if err == nil {
+			p.streams.allow(resp.ExecuteStream)
+		}
 		return err
 	})
 	if err != nil {

@@ -32,6 +32,10 @@ func TestExecuteStream(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	// The schema says so: Fuscia uses the streams of a plugin that does, and only then.
+	if sc, err := r.GetSchema(ctx, &pluginv1.GetSchemaRequest{}); err != nil || !sc.ExecuteStream {
+		t.Fatalf("GetSchema: execute_stream %v, %v; want true", sc.GetExecuteStream(), err)
+	}
 	s, err := r.ExecuteStream(ctx)
 	if err != nil {
 		t.Fatal(err)

@@ -44,6 +44,7 @@ func newProvider(p Plugin) *provider {
 			Triggers:        map[string]*pluginv1.TriggerSchema{},
 			ConfigSchema:    p.ConfigSchema,
 			ProtocolVersion: ProtocolVersion,
+			ExecuteStream:   true, // execute.go
 		},
 	}
 	for _, t := range p.Tasks {

@@ -6,17 +6,14 @@ package main
 
 import (
 	"context"
-	"errors"
-
-	goplugin "github.com/hashicorp/go-plugin"
-	"google.golang.org/grpc"
 
 	"github.com/fuscia/fuscia/plugin/sdk"
+	"github.com/fuscia/fuscia/plugin/testdata/rawserve"
 	pluginv1 "github.com/fuscia/fuscia/proto/fuscia/plugin/v1"
 )
 
 type provider struct {
-	pluginv1.UnimplementedProviderServer // ExecuteStream answers UNIMPLEMENTED
+	pluginv1.UnimplementedProviderServer // no execute_stream: Fuscia calls Execute
 }
 
 func (provider) GetSchema(context.Context, *pluginv1.GetSchemaRequest) (*pluginv1.GetSchemaResponse, error) {
@@ -30,23 +27,4 @@ func (provider) Execute(_ context.Context, req *pluginv1.ExecuteRequest) (*plugi
 	return &pluginv1.ExecuteResponse{Type: pluginv1.ExecuteResponse_TYPE_SUCCESS, Output: req.Input}, nil
 }
 
-type grpcPlugin struct {
-	goplugin.NetRPCUnsupportedPlugin
-}
-
-func (grpcPlugin) GRPCServer(_ *goplugin.GRPCBroker, s *grpc.Server) error {
-	pluginv1.RegisterProviderServer(s, provider{})
-	return nil
-}
-
-func (grpcPlugin) GRPCClient(context.Context, *goplugin.GRPCBroker, *grpc.ClientConn) (any, error) {
-	return nil, errors.New("plugin side only")
-}
-
-func main() {
-	goplugin.Serve(&goplugin.ServeConfig{
-		HandshakeConfig: sdk.Handshake,
-		Plugins:         goplugin.PluginSet{sdk.PluginKey: grpcPlugin{}},
-		GRPCServer:      goplugin.DefaultGRPCServer,
-	})
-}
+func main() { rawserve.Serve(provider{}) }

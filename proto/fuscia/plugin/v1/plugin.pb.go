@@ -231,8 +231,11 @@ type GetSchemaResponse struct {
 	ConfigSchema []byte `protobuf:"bytes,5,opt,name=config_schema,json=configSchema,proto3" json:"config_schema,omitempty"`
 	// protocol_version is the protocol the plugin speaks: 1.
 	ProtocolVersion uint32 `protobuf:"varint,6,opt,name=protocol_version,json=protocolVersion,proto3" json:"protocol_version,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// execute_stream says the plugin serves ExecuteStream: Fuscia then sends task calls on it.
+	// Without it (false, or a plugin built before it), every call is a unary Execute.
+	ExecuteStream bool `protobuf:"varint,7,opt,name=execute_stream,json=executeStream,proto3" json:"execute_stream,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *GetSchemaResponse) Reset() {
@@ -305,6 +308,13 @@ func (x *GetSchemaResponse) GetProtocolVersion() uint32 {
 		return x.ProtocolVersion
 	}
 	return 0
+}
+
+func (x *GetSchemaResponse) GetExecuteStream() bool {
+	if x != nil {
+		return x.ExecuteStream
+	}
+	return false
 }
 
 type TaskSchema struct {
@@ -1935,14 +1945,15 @@ var File_fuscia_plugin_v1_plugin_proto protoreflect.FileDescriptor
 const file_fuscia_plugin_v1_plugin_proto_rawDesc = "" +
 	"\n" +
 	"\x1dfuscia/plugin/v1/plugin.proto\x12\x10fuscia.plugin.v1\"\x12\n" +
-	"\x10GetSchemaRequest\"\xdc\x03\n" +
+	"\x10GetSchemaRequest\"\x83\x04\n" +
 	"\x11GetSchemaResponse\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12D\n" +
 	"\x05tasks\x18\x03 \x03(\v2..fuscia.plugin.v1.GetSchemaResponse.TasksEntryR\x05tasks\x12M\n" +
 	"\btriggers\x18\x04 \x03(\v21.fuscia.plugin.v1.GetSchemaResponse.TriggersEntryR\btriggers\x12#\n" +
 	"\rconfig_schema\x18\x05 \x01(\fR\fconfigSchema\x12)\n" +
-	"\x10protocol_version\x18\x06 \x01(\rR\x0fprotocolVersion\x1aV\n" +
+	"\x10protocol_version\x18\x06 \x01(\rR\x0fprotocolVersion\x12%\n" +
+	"\x0eexecute_stream\x18\a \x01(\bR\rexecuteStream\x1aV\n" +
 	"\n" +
 	"TasksEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x122\n" +

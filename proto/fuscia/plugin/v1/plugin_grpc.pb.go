@@ -55,7 +55,7 @@ type ProviderClient interface {
 	// stream per call: the host sends a request, the plugin answers it with one response, then
 	// the host may send the next. A call's deadline is its request's deadline_unix_nano; the host
 	// cancels the stream to cancel the call it carries and never reuses a stream after that.
-	// Optional: Fuscia makes its calls with Execute when a plugin answers UNIMPLEMENTED.
+	// Optional: Fuscia uses it only with a plugin whose GetSchemaResponse says execute_stream.
 	ExecuteStream(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[ExecuteRequest, ExecuteResponse], error)
 	// HandleTrigger is one invocation of a trigger (a poll, or a webhook request to check).
 	HandleTrigger(ctx context.Context, in *HandleTriggerRequest, opts ...grpc.CallOption) (*HandleTriggerResponse, error)
@@ -167,7 +167,7 @@ type ProviderServer interface {
 	// stream per call: the host sends a request, the plugin answers it with one response, then
 	// the host may send the next. A call's deadline is its request's deadline_unix_nano; the host
 	// cancels the stream to cancel the call it carries and never reuses a stream after that.
-	// Optional: Fuscia makes its calls with Execute when a plugin answers UNIMPLEMENTED.
+	// Optional: Fuscia uses it only with a plugin whose GetSchemaResponse says execute_stream.
 	ExecuteStream(grpc.BidiStreamingServer[ExecuteRequest, ExecuteResponse]) error
 	// HandleTrigger is one invocation of a trigger (a poll, or a webhook request to check).
 	HandleTrigger(context.Context, *HandleTriggerRequest) (*HandleTriggerResponse, error)

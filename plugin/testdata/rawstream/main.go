@@ -1,0 +1,70 @@
+// Command rawstream is a Fuscia plugin written on the raw protocol that says it serves
+// ExecuteStream and ends its streams in two ways the SDK never does:
+//
+//   - task "effect" appends a line to the file its input names, then ends the stream with an
+//     UNIMPLEMENTED status (as a plugin that passes on a downstream API's error might): Fuscia
+//     must report the error and never send the request again, or the effect would happen twice;
+//   - task "once" answers, then ends the stream while it waits for the next call: Fuscia must
+//     make the next call on a new stream.
+package main
+
+import (
+	"context"
+	"errors"
+	"os"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/fuscia/fuscia/plugin/sdk"
+	"github.com/fuscia/fuscia/plugin/testdata/rawserve"
+	pluginv1 "github.com/fuscia/fuscia/proto/fuscia/plugin/v1"
+)
+
+type provider struct {
+	pluginv1.UnimplementedProviderServer
+}
+
+func (provider) GetSchema(context.Context, *pluginv1.GetSchemaRequest) (*pluginv1.GetSchemaResponse, error) {
+	return &pluginv1.GetSchemaResponse{
+		Name: "rawstream", Version: "0.1.0", ProtocolVersion: sdk.ProtocolVersion, ExecuteStream: true,
+		Tasks: map[string]*pluginv1.TaskSchema{"effect": {}, "once": {}},
+	}, nil
+}
+
+// Execute does what a stream's first call does, for a host that would send the call again on
+// it: the effect happens there too.
+func (provider) Execute(_ context.Context, req *pluginv1.ExecuteRequest) (*pluginv1.ExecuteResponse, error) {
+	if req.Task == "effect" {
+		return nil, effect(string(req.Input))
+	}
+	return &pluginv1.ExecuteResponse{Type: pluginv1.ExecuteResponse_TYPE_SUCCESS, Output: []byte(`{"ok":true}`)}, nil
+}
+
+func (p provider) ExecuteStream(s grpc.BidiStreamingServer[pluginv1.ExecuteRequest, pluginv1.ExecuteResponse]) error {
+	req, err := s.Recv()
+	if err != nil {
+		return nil
+	}
+	resp, err := p.Execute(s.Context(), req)
+	if err != nil {
+		return err
+	}
+	return s.Send(resp) // and the stream ends
+}
+
+// effect appends a line to file, then fails with UNIMPLEMENTED.
+func effect(file string) error {
+	f, err := os.OpenFile(file, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+	if err != nil {
+		return status.Error(codes.Internal, err.Error())
+	}
+	_, werr := f.WriteString("effect\n")
+	if err := errors.Join(werr, f.Close()); err != nil {
+		return status.Error(codes.Internal, err.Error())
+	}
+	return status.Error(codes.Unimplemented, "downstream: method not supported")
+}
+
+func main() { rawserve.Serve(provider{}) }
