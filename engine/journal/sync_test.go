@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -168,38 +169,10 @@ func TestSyncReportsFailedRelaxedWriteBarrier(t *testing.T) {
 // while Badger's write of them is held up: a strict run's barrier before an effect waits for
 // the sync only, and reads still see the writes once Badger has them.
 func TestSyncDoesNotWaitForBadger(t *testing.T) {
-	release := make(chan struct{})
-	entered := make(chan struct{}, 1)
-	wc := defaultWALConfig()
-	wc.holdRelaxed = true // the relaxed write waits for Sync: no timed sync takes it first
-	wc.applyHook = func() {
-		select {
-		case entered <- struct{}{}:
-		default:
-		}
-		<-release
-	}
-	s, err := open(t.TempDir(), Options{}, wc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	released := false
-	defer func() {
-		if !released {
-			close(release)
-		}
-		closeStore(t, s)
-	}()
-	ctx := context.Background()
+	// holdRelaxed: the relaxed write waits for Sync, so no timed sync takes it first.
 	id := testID(1)
-	if err := s.Append(ctx, id, true, started("wf", "")); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-entered:
-	case <-time.After(30 * time.Second):
-		t.Fatal("the first batch was not written to Badger within 30 s")
-	}
+	s, release := openHoldingApplier(t, true, id)
+	ctx := context.Background()
 	// Badger's writes are held from here on: a relaxed append, then Sync, must return.
 	if err := s.Append(ctx, id, false, Entry{Type: AttemptStarted, Node: "task.a", Attempt: 1}); err != nil {
 		t.Fatal(err)
@@ -218,8 +191,7 @@ func TestSyncDoesNotWaitForBadger(t *testing.T) {
 	if s.Syncs() == syncs {
 		t.Error("Sync returned without a WAL sync of the relaxed write")
 	}
-	close(release)
-	released = true
+	release()
 	if es := collectEntries(t, s, id, 0); len(es) != 2 || es[1].Type != AttemptStarted {
 		t.Errorf("entries after Sync: %+v", es)
 	}
@@ -343,36 +315,8 @@ func holdChild(dir string, sync bool) {
 // while Badger's write of an earlier batch is held up (a memtable flush, a starved CPU); reads
 // still see every acknowledged write once Badger has it.
 func TestAckDoesNotWaitForBadger(t *testing.T) {
-	release := make(chan struct{})
-	entered := make(chan struct{}, 1)
-	wc := defaultWALConfig()
-	wc.applyHook = func() {
-		select {
-		case entered <- struct{}{}:
-		default:
-		}
-		<-release
-	}
-	s, err := open(t.TempDir(), Options{}, wc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	released := false
-	defer func() {
-		if !released {
-			close(release)
-		}
-		closeStore(t, s)
-	}()
+	s, release := openHoldingApplier(t, false, testID(1))
 	ctx := context.Background()
-	if err := s.Append(ctx, testID(1), true, started("wf", "")); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-entered:
-	case <-time.After(30 * time.Second):
-		t.Fatal("the first batch was not written to Badger within 30 s")
-	}
 	// Badger's write of the first batch is held: a second durable append must still return.
 	done := make(chan error, 1)
 	go func() { done <- s.Append(ctx, testID(2), true, started("wf", "")) }()
@@ -384,11 +328,47 @@ func TestAckDoesNotWaitForBadger(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("a durable append waited for Badger's write of an earlier batch")
 	}
-	close(release)
-	released = true
+	release()
 	for _, id := range []string{testID(1), testID(2)} {
 		if es := collectEntries(t, s, id, 0); len(es) != 1 || es[0].Type != RunStarted {
 			t.Errorf("run %s: entries %+v", id, es)
 		}
 	}
+}
+
+// openHoldingApplier opens a store in a new directory, appends run id's start durably, and
+// returns once the applier holds that batch: from then on, Badger's writes wait until release
+// is called (the test's end calls it too). holdRelaxed is walConfig.holdRelaxed.
+func openHoldingApplier(t *testing.T, holdRelaxed bool, id string) (*Store, func()) {
+	t.Helper()
+	hold := make(chan struct{})
+	entered := make(chan struct{}, 1)
+	wc := defaultWALConfig()
+	wc.holdRelaxed = holdRelaxed
+	wc.applyHook = func() {
+		select {
+		case entered <- struct{}{}:
+		default:
+		}
+		<-hold
+	}
+	s, err := open(t.TempDir(), Options{}, wc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var once sync.Once
+	release := func() { once.Do(func() { close(hold) }) }
+	t.Cleanup(func() {
+		release()
+		closeStore(t, s)
+	})
+	if err := s.Append(context.Background(), id, true, started("wf", "")); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-entered:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the first batch was not written to Badger within 30 s")
+	}
+	return s, release
 }
