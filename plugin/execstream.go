@@ -64,21 +64,18 @@ func (p *process) execute(ctx context.Context, req *pluginv1.ExecuteRequest) (*p
 	if !p.streams.allowed() {
 		return p.provider.Execute(ctx, req)
 	}
-	resp, err := p.streams.call(ctx, p.provider, req)
+	resp, err := p.streams.call(ctx, p.provider, req, false)
 	if errors.Is(err, errEnded) {
 		// The plugin had ended the stream while it was idle (Send said so: nothing was sent);
-		// once more on a new stream.
-		resp, err = p.streams.call(ctx, p.provider, req)
-		if errors.Is(err, errEnded) {
-			err = errNoAnswer
-		}
+		// once more on a new stream (another idle one may have ended too).
+		resp, err = p.streams.call(ctx, p.provider, req, true)
 	}
 	return resp, err
 }
 
-// call sends req on an idle or a new stream and reads its answer.
-func (e *execStreams) call(ctx context.Context, provider pluginv1.ProviderClient, req *pluginv1.ExecuteRequest) (*pluginv1.ExecuteResponse, error) {
-	st, err := e.take(ctx, provider)
+// call sends req on an idle stream (unless fresh) or a new one, and reads its answer.
+func (e *execStreams) call(ctx context.Context, provider pluginv1.ProviderClient, req *pluginv1.ExecuteRequest, fresh bool) (*pluginv1.ExecuteResponse, error) {
+	st, err := e.take(ctx, provider, fresh)
 	if err != nil {
 		return nil, err
 	}
@@ -121,14 +118,15 @@ func (st *execStream) roundTrip(req *pluginv1.ExecuteRequest) (*pluginv1.Execute
 	return resp, err
 }
 
-// take returns an idle stream, or a new one. Opening one gives up when ctx ends.
-func (e *execStreams) take(ctx context.Context, provider pluginv1.ProviderClient) (*execStream, error) {
+// take returns an idle stream (unless fresh), or a new one. Opening one gives up when ctx
+// ends.
+func (e *execStreams) take(ctx context.Context, provider pluginv1.ProviderClient, fresh bool) (*execStream, error) {
 	e.mu.Lock()
 	if e.closed {
 		e.mu.Unlock()
 		return nil, errStopping
 	}
-	if n := len(e.idle); n > 0 {
+	if n := len(e.idle); n > 0 && !fresh {
 		st := e.idle[n-1]
 		e.idle[n-1] = nil
 		e.idle = e.idle[:n-1]
