@@ -179,8 +179,8 @@ func (h *Host) Invoke(ctx context.Context, m *Module, env *Env, request []byte) 
 		}
 	}
 	interruptOn(store, flag)
-	stop := context.AfterFunc(ctx, flag.set)
-	defer stop()
+	// Deferred after flag.free, so it runs first: no set is under way once the flag is freed.
+	defer setOnDone(ctx, flag.set)()
 	h.ticker.enter()
 	defer h.ticker.leave()
 
@@ -224,6 +224,23 @@ func (h *Host) Invoke(ctx context.Context, m *Module, env *Env, request []byte) 
 			m.Name, uint64(packed)>>32, uint32(packed), mem.DataSize(store))
 	}
 	return bytes.Clone(resp), nil
+}
+
+// setOnDone calls set when ctx ends, until the function it returns is called. That function
+// returns only once no call of set is under way: context.AfterFunc's stop does not wait for a
+// call that has already begun, and the flag set writes to is C memory freed right after (a
+// write into a freed malloc chunk corrupts the allocator, with no Go check to catch it).
+func setOnDone(ctx context.Context, set func()) (unwatch func()) {
+	finished := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() {
+		defer close(finished)
+		set()
+	})
+	return func() {
+		if !stop() {
+			<-finished
+		}
+	}
 }
 
 // guestAlloc calls fuscia_alloc and checks the pointer it returns.

@@ -144,3 +144,48 @@ func TestPoolingKeepsCompiledCode(t *testing.T) {
 		back.Close()
 	}
 }
+
+// TestSetOnDoneWaitsForSet: an attempt whose context ends just as it finishes frees its stop
+// flag (C memory) right after unwatching the context, so unwatching must wait for a set that
+// has already begun; context.AfterFunc's stop alone does not.
+func TestSetOnDoneWaitsForSet(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	entered, release := make(chan struct{}), make(chan struct{})
+	var finished atomic.Bool
+	unwatch := setOnDone(ctx, func() {
+		close(entered)
+		<-release
+		finished.Store(true)
+	})
+	cancel()
+	<-entered
+	unwatched := make(chan struct{})
+	go func() {
+		defer close(unwatched)
+		unwatch()
+	}()
+	select {
+	case <-unwatched:
+		t.Fatal("unwatch returned while set was still running: the flag would be freed under it")
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(release)
+	<-unwatched
+	if !finished.Load() {
+		t.Fatal("unwatch returned before set did")
+	}
+}
+
+// TestSetOnDoneNotCalledAfterUnwatch: a context that ends after the attempt has unwatched it
+// sets nothing.
+func TestSetOnDoneNotCalledAfterUnwatch(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	var calls atomic.Int32
+	setOnDone(ctx, func() { calls.Add(1) })()
+	cancel()
+	// AfterFunc would have started its goroutine at cancel; one that was not stopped runs soon.
+	time.Sleep(20 * time.Millisecond)
+	if n := calls.Load(); n != 0 {
+		t.Fatalf("set ran %d times after unwatch", n)
+	}
+}
