@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -18,6 +19,15 @@ import (
 
 // Benchmarks of issue 4's performance targets; `make bench` runs them and docs/performance.md
 // records the figures. Latencies are collected per iteration and reported as percentiles.
+
+// processCPU is this process's CPU time so far, user and system, every thread.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
 
 // latencies collects one duration per iteration and reports percentiles in unit (µs or ms).
 type latencies []time.Duration
@@ -48,6 +58,7 @@ func BenchmarkInvoke(b *testing.B) {
 			}
 		}
 		lat := make(latencies, 0, b.N)
+		cpu0 := processCPU()
 		b.ResetTimer()
 		for range b.N {
 			start := time.Now()
@@ -58,6 +69,9 @@ func BenchmarkInvoke(b *testing.B) {
 		}
 		b.StopTimer()
 		lat.report(b, "µs", false)
+		// The CPU of every thread, the stores closed after an answer included (retire.go):
+		// what an attempt costs the machine, besides how long its caller waits.
+		b.ReportMetric(float64((processCPU()-cpu0).Microseconds())/float64(b.N), "cpu-µs/op")
 	}
 	b.Run("tiny", func(b *testing.B) {
 		h := newTestHost(b, Options{})
