@@ -296,3 +296,27 @@ func TestEndedContextCallNeverSent(t *testing.T) {
 		t.Errorf("tasks ran %d times with an ended context; want none", strings.Count(string(b), "x"))
 	}
 }
+
+// TestDescribeAsksOnce: Describe of a binary whose schema is not known starts its process,
+// which asks for the schema to learn whether the plugin serves streams; Describe answers with
+// that answer instead of asking again, and later from memory.
+func TestDescribeAsksOnce(t *testing.T) {
+	tg := rawStream(t)
+	m := newManager(t, plugin.Options{})
+	for range 2 {
+		s, err := m.Describe(context.Background(), tg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Name != "rawstream" || !s.ExecuteStream {
+			t.Fatalf("Describe = %+v; want rawstream's schema, which declares ExecuteStream", s)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(filepath.Dir(tg.Path), "getschema.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(b), "GetSchema"); n != 1 {
+		t.Errorf("the plugin answered GetSchema %d times; want 1", n)
+	}
+}

@@ -92,20 +92,24 @@ func (m *Manager) Describe(ctx context.Context, t Target) (*Schema, error) {
 	if s := m.known(t.Digest); s != nil {
 		return s, nil
 	}
-	var resp *pluginv1.GetSchemaResponse
+	var s *Schema
 	err := m.call(ctx, t, "GetSchema", nil, func(ctx context.Context, p *process, _ string, _ int64) error {
-		var err error
-		resp, err = p.provider.GetSchema(ctx, &pluginv1.GetSchemaRequest{})
-		if err == nil {
-			p.streams.allow(resp.ExecuteStream)
+		// A process started for this call fetched the schema already (learnStreams).
+		if s = m.known(t.Digest); s != nil {
+			return nil
 		}
-		return err
+		resp, err := p.provider.GetSchema(ctx, &pluginv1.GetSchemaRequest{})
+		if err != nil {
+			return err
+		}
+		p.streams.allow(resp.ExecuteStream)
+		s = schemaFrom(resp)
+		m.remember(t.Digest, s)
+		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	s := schemaFrom(resp)
-	m.remember(t.Digest, s)
 	return s, nil
 }
 

@@ -6,12 +6,15 @@
 //     must report the error and never send the request again, or the effect would happen twice;
 //   - task "once" answers, then ends the stream while it waits for the next call: Fuscia must
 //     make the next call on a new stream.
+//
+// Each GetSchema appends a line to getschema.log next to the binary, for tests that count them.
 package main
 
 import (
 	"context"
 	"errors"
 	"os"
+	"path/filepath"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -27,6 +30,9 @@ type provider struct {
 }
 
 func (provider) GetSchema(context.Context, *pluginv1.GetSchemaRequest) (*pluginv1.GetSchemaResponse, error) {
+	if err := countSchemaCall(); err != nil {
+		return nil, status.Error(codes.Internal, err.Error())
+	}
 	return &pluginv1.GetSchemaResponse{
 		Name: "rawstream", Version: "0.1.0", ProtocolVersion: sdk.ProtocolVersion, ExecuteStream: true,
 		Tasks: map[string]*pluginv1.TaskSchema{"effect": {}, "once": {}},
@@ -65,6 +71,20 @@ func effect(file string) error {
 		return status.Error(codes.Internal, err.Error())
 	}
 	return status.Error(codes.Unimplemented, "downstream: method not supported")
+}
+
+// countSchemaCall appends a line to getschema.log in the binary's directory.
+func countSchemaCall() error {
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	f, err := os.OpenFile(filepath.Join(filepath.Dir(exe), "getschema.log"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+	if err != nil {
+		return err
+	}
+	_, werr := f.WriteString("GetSchema\n")
+	return errors.Join(werr, f.Close())
 }
 
 func main() { rawserve.Serve(provider{}) }
