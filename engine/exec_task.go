@@ -274,11 +274,17 @@ func (r *Run) dispatch(ti *taskInst) {
 	ti.cancel = cancel
 	deep := ns.n.Task.Uses.Kind == lang.UsesPlugin
 	r.goAsync(func() {
-		if deep {
+		switch {
+		case deep:
 			// The call's path through gRPC is deeper than a new goroutine's stack, which
 			// would grow in the middle of the call (a shell chain's profile: ~55 µs a
-			// node at load 5, docs/performance.md). A builtin's attempt stays shallow.
+			// node at load 5, docs/performance.md).
 			stackgrow.Reserve16K()
+		case barrier:
+			// A builtin's attempt is shallow but for its barrier's append (the entry's
+			// JSON encoding, times formatted), where a strict chain of effects grew the
+			// stack twice a node (5% of its CPU, docs/performance.md).
+			stackgrow.Reserve8K()
 		}
 		res := job.run(ctx)
 		cancel(nil)
