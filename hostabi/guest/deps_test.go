@@ -10,14 +10,16 @@ import (
 
 // TestStandardLibraryOnly keeps the SDK a component can be built from with nothing but Go (or
 // TinyGo): outside the standard library, hostabi/guest may depend only on
-// internal/taskresult, the result model it shares with plugin/sdk. Its dependencies are among
-// the guest's, so this test keeps it stdlib-only too. Both the host build (where components'
+// internal/taskresult, the result model it shares with plugin/sdk, and internal/jsonenc, the
+// appenders that write JSON as encoding/json does. Their dependencies are among the guest's,
+// so this test keeps them stdlib-only too. Both the host build (where components'
 // logic is unit-tested) and the Wasm build are checked, since abi_wasip1.go and host_other.go import different packages.
 func TestStandardLibraryOnly(t *testing.T) {
 	const self = "github.com/fuscia/fuscia/hostabi/guest"
 	allowed := map[string]bool{
 		self: true,
 		"github.com/fuscia/fuscia/internal/taskresult": true,
+		"github.com/fuscia/fuscia/internal/jsonenc":    true,
 	}
 	for _, env := range [][]string{nil, {"GOOS=wasip1", "GOARCH=wasm"}} {
 		deps := nonStandardDeps(t, self, env)
@@ -26,7 +28,7 @@ func TestStandardLibraryOnly(t *testing.T) {
 		}
 		for _, dep := range deps {
 			if !allowed[dep] {
-				t.Errorf("%s (%s) depends on %s, which is not in the standard library: components build with the SDK alone, so keep it out (only internal/taskresult is allowed)",
+				t.Errorf("%s (%s) depends on %s, which is not in the standard library: components build with the SDK alone, so keep it out (only internal/taskresult and internal/jsonenc are allowed)",
 					self, target(env), dep)
 			}
 		}

@@ -77,7 +77,11 @@ type contextJSON struct {
 // handle answers one request (fuscia_call): it decodes it, runs the handler and encodes the
 // response. It never panics; whatever goes wrong is an error response.
 func (r *registry) handle(data []byte) []byte {
-	out, err := json.Marshal(r.dispatch(data))
+	resp := r.dispatch(data)
+	if out, ok := resp.appendJSON(make([]byte, 0, 64+len(resp.Output))); ok {
+		return out
+	}
+	out, err := json.Marshal(resp)
 	if err != nil { // cannot happen: every payload in a response is already encoded
 		out, _ = json.Marshal(fatalResponse("guest: encode response: " + err.Error()))
 	}
@@ -86,8 +90,11 @@ func (r *registry) handle(data []byte) []byte {
 
 func (r *registry) dispatch(data []byte) response {
 	var req request
-	if err := json.Unmarshal(data, &req); err != nil {
-		return fatalResponse("guest: malformed request: " + strings.TrimPrefix(err.Error(), "json: "))
+	if !parseRequest(data, &req) {
+		req = request{}
+		if err := json.Unmarshal(data, &req); err != nil {
+			return fatalResponse("guest: malformed request: " + strings.TrimPrefix(err.Error(), "json: "))
+		}
 	}
 	ctx := Context{
 		ExecutionID: req.Context.ExecutionID,

@@ -48,7 +48,7 @@ func Dir(t testing.TB, name string) string {
 // the guest SDK's), so test binaries share builds and a changed source rebuilds.
 func buildComponent(name string) (string, error) {
 	src := filepath.Join(repoRoot(), "examples", "components", name)
-	sum, err := sourceHash(src, filepath.Join(repoRoot(), "hostabi", "guest"))
+	sum, err := sourceHash(append([]string{src}, sdkDirs()...)...)
 	if err != nil {
 		return "", err
 	}
@@ -87,6 +87,16 @@ func buildComponent(name string) (string, error) {
 }
 
 // sourceHash hashes the regular files directly in dirs.
+// sdkDirs are the SDK's package and the module's packages it builds on, whose sources are
+// part of a component's build: a change to any is a new build (TestSDKDirsCoverItsDeps).
+func sdkDirs() []string {
+	return []string{
+		filepath.Join(repoRoot(), "hostabi", "guest"),
+		filepath.Join(repoRoot(), "internal", "taskresult"),
+		filepath.Join(repoRoot(), "internal", "jsonenc"),
+	}
+}
+
 func sourceHash(dirs ...string) (string, error) {
 	h := sha256.New()
 	for _, d := range dirs {
