@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -143,5 +144,39 @@ func TestComponentInstantiationTimed(t *testing.T) {
 	}
 	if n.Load() != 3 || total.Load() <= 0 {
 		t.Fatalf("OnInstantiate was told %d times (%v in all); want 3, with durations", n.Load(), time.Duration(total.Load()))
+	}
+}
+
+// TestComponentOutputAfterAttempt: a component's stdout line that wasmtime delivers from a
+// thread of its own (the guest did not flush it before returning) may arrive after the
+// attempt has ended and its store is gone. It must neither crash the host (its sink was freed
+// under it) nor reach the log once Invoke has returned.
+func TestComponentOutputAfterAttempt(t *testing.T) {
+	h := newTestHost(t, Options{})
+	m := loadWAT(t, h, "asyncout.wat")
+	var mu sync.Mutex
+	late := 0
+	for range 60 {
+		returned := false
+		log := func(Level, string) {
+			mu.Lock()
+			defer mu.Unlock()
+			if returned {
+				late++
+			}
+		}
+		if _, err := h.Invoke(context.Background(), m, &Env{Log: log}, componentTask("out", `{}`)); err != nil {
+			t.Fatal(err)
+		}
+		mu.Lock()
+		returned = true
+		mu.Unlock()
+	}
+	// Long enough for a background writer to deliver what it still held.
+	time.Sleep(200 * time.Millisecond)
+	mu.Lock()
+	defer mu.Unlock()
+	if late > 0 {
+		t.Errorf("%d stdout lines reached the log after their attempt had returned", late)
 	}
 }

@@ -148,9 +148,8 @@ func (h *Host) Invoke(ctx context.Context, m *Module, env *Env, request []byte) 
 	defer c.stderr.flush()
 
 	wasi := wasmtime.NewWasiConfig()
-	ho, he := captureOutput(wasi, &c.stdout, &c.stderr)
-	defer ho.Delete()
-	defer he.Delete()
+	// After the store's close, before the flushes: what comes later is not this attempt's log.
+	defer captureOutput(wasi, &c.stdout, &c.stderr)()
 	for _, p := range env.AllowedPaths {
 		if err := wasi.PreopenDir(p, p, wasmtime.DIR_READ|wasmtime.DIR_WRITE, wasmtime.FILE_READ|wasmtime.FILE_WRITE); err != nil {
 			wasi.Close()

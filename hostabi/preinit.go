@@ -155,11 +155,9 @@ func preinitialize(ctx context.Context, wasm []byte, timeout time.Duration) ([]b
 
 	var out preinitOutput
 	wasi := wasmtime.NewWasiConfig()
-	ho, he := captureOutput(wasi, &out, &out)
-	defer ho.Delete()
-	defer he.Delete()
+	// Ended after the store's close (defers run last-registered-first), before out is read.
+	defer captureOutput(wasi, &out, &out)()
 	store := wasmtime.NewStore(engine)
-	// Closed before the handles it writes to are deleted (defers run last-registered-first).
 	defer store.Close()
 	store.SetWasi(wasi)
 	store.Limiter(DefaultMaxMemory, -1, -1, -1, -1)

@@ -42,9 +42,13 @@ static ptrdiff_t fuscia_write(void *data, const unsigned char *buf, size_t n) {
   return fusciaWasiWrite((uintptr_t)data, (unsigned char *)buf, n);
 }
 
+// fuscia_release runs when wasmtime drops the last copy of a stream, possibly on a thread of
+// its own after the store is gone: only then is the stream's sink freed.
+static void fuscia_release(void *data) { fusciaWasiRelease((uintptr_t)data); }
+
 void fuscia_wasi_capture(void *config, uintptr_t out, uintptr_t err) {
-  wasi_config_set_stdout_custom((wasi_config_t *)config, fuscia_write, (void *)out, NULL);
-  wasi_config_set_stderr_custom((wasi_config_t *)config, fuscia_write, (void *)err, NULL);
+  wasi_config_set_stdout_custom((wasi_config_t *)config, fuscia_write, (void *)out, fuscia_release);
+  wasi_config_set_stderr_custom((wasi_config_t *)config, fuscia_write, (void *)err, fuscia_release);
 }
 
 // fuscia_epoch runs at every epoch tick the guest sees. It reads the attempt's stop flag, set

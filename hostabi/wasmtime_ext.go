@@ -23,6 +23,7 @@ import (
 	"io"
 	"runtime"
 	"runtime/cgo"
+	"sync"
 	"sync/atomic"
 	"unsafe"
 
@@ -33,22 +34,54 @@ import (
 // C pointer (checked by TestWasmtimeLayout).
 func firstPointer[T any](v *T) unsafe.Pointer { return *(*unsafe.Pointer)(unsafe.Pointer(v)) }
 
-// captureOutput sends the guest's stdout and stderr to out and errw. The handles it returns
-// must be deleted after the store that took cfg is closed.
-func captureOutput(cfg *wasmtime.WasiConfig, out, errw io.Writer) (cgo.Handle, cgo.Handle) {
-	ho, he := cgo.NewHandle(out), cgo.NewHandle(errw)
-	C.fuscia_wasi_capture(firstPointer(cfg), C.uintptr_t(ho), C.uintptr_t(he))
+// captureOutput sends the guest's stdout and stderr to out and errw until the end it returns
+// is called; what the guest writes after that is dropped. Call end once the attempt is over,
+// before reading what out and errw hold.
+//
+// A component's writes may reach the host after its store is closed: wasmtime hands a
+// component's stdout to a background writer, which calls back from a thread of its own (a
+// write the guest did not flush before returning lands later). So the sinks are not freed by
+// the attempt but by wasmtime, when it drops the last copy of the stream (fuscia_release).
+func captureOutput(cfg *wasmtime.WasiConfig, out, errw io.Writer) (end func()) {
+	so, se := &outputSink{w: out}, &outputSink{w: errw}
+	C.fuscia_wasi_capture(firstPointer(cfg), C.uintptr_t(cgo.NewHandle(so)), C.uintptr_t(cgo.NewHandle(se)))
 	runtime.KeepAlive(cfg)
-	return ho, he
+	return func() {
+		so.end()
+		se.end()
+	}
+}
+
+// outputSink passes a guest's output to w until the attempt ends.
+type outputSink struct {
+	mu    sync.Mutex
+	w     io.Writer
+	ended bool
+}
+
+func (s *outputSink) write(p []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.ended {
+		// The writers never fail and never keep p, so the guest's bytes are not copied first.
+		_, _ = s.w.Write(p)
+	}
+}
+
+func (s *outputSink) end() {
+	s.mu.Lock()
+	s.ended = true
+	s.mu.Unlock()
 }
 
 //export fusciaWasiWrite
 func fusciaWasiWrite(h C.uintptr_t, buf *C.uchar, n C.size_t) C.ptrdiff_t {
-	w := cgo.Handle(h).Value().(io.Writer)
-	// The writers never fail and never keep buf, so the guest's bytes are not copied first.
-	_, _ = w.Write(unsafe.Slice((*byte)(unsafe.Pointer(buf)), int(n)))
+	cgo.Handle(h).Value().(*outputSink).write(unsafe.Slice((*byte)(unsafe.Pointer(buf)), int(n)))
 	return C.ptrdiff_t(n)
 }
+
+//export fusciaWasiRelease
+func fusciaWasiRelease(h C.uintptr_t) { cgo.Handle(h).Delete() }
 
 // stopFlag is a C int32 the epoch callback reads at every tick; setting it makes the guest
 // trap at the next tick.
