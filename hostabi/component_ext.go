@@ -344,11 +344,23 @@ func want(v *cval, kind uint8, where string) error {
 	return nil
 }
 
+// nameOf copies a wasmtime name or string. Not C.GoStringN: its int length turns a string of
+// 2 GiB or more (a guest with that much memory can make one) negative, and the runtime then
+// dies of it.
 func nameOf(n *C.wasm_name_t) string {
 	if n.size == 0 {
 		return ""
 	}
-	return C.GoStringN(n.data, C.int(n.size))
+	return string(unsafe.Slice((*byte)(unsafe.Pointer(n.data)), uint64(n.size)))
+}
+
+// stringLen is the length of a string value, read without copying it: a limit is checked
+// before a guest's string is copied. 0 for a value of another kind (getString reports it).
+func stringLen(v *cval) uint64 {
+	if uint8(v.kind) != kindString {
+		return 0
+	}
+	return uint64((*C.wasm_name_t)(unsafe.Pointer(&v.of)).size)
 }
 
 func getString(v *cval, where string) (string, error) {

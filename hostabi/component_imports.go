@@ -74,14 +74,10 @@ func arity(fn string, args, results []cval, nargs, nresults int) error {
 
 // key reads a key argument, at most maxKeyBytes long.
 func argKey(fn, what string, v *cval) (string, error) {
-	s, err := getString(v, fn+": the "+what)
-	if err != nil {
-		return "", err
+	if n := stringLen(v); n > maxKeyBytes {
+		return "", fmt.Errorf("%s: the %s is %d bytes; the limit is %s", fn, what, n, schema.FormatSize(maxKeyBytes))
 	}
-	if len(s) > maxKeyBytes {
-		return "", fmt.Errorf("%s: the %s is %d bytes; the limit is %s", fn, what, len(s), schema.FormatSize(maxKeyBytes))
-	}
-	return s, nil
+	return getString(v, fn+": the "+what)
 }
 
 func (c *call) componentLog(args, results []cval) error {
@@ -92,12 +88,12 @@ func (c *call) componentLog(args, results []cval) error {
 	if err != nil {
 		return err
 	}
+	if n := stringLen(&args[1]); n > maxLogBytes {
+		return fmt.Errorf("log: the message is %d bytes; the limit is %s", n, schema.FormatSize(maxLogBytes))
+	}
 	msg, err := getString(&args[1], "log: the message")
 	if err != nil {
 		return err
-	}
-	if len(msg) > maxLogBytes {
-		return fmt.Errorf("log: the message is %d bytes; the limit is %s", len(msg), schema.FormatSize(maxLogBytes))
 	}
 	lv := LevelInfo
 	switch level {
