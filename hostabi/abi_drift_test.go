@@ -53,7 +53,12 @@ func TestGuestExportsAreWhatTheHostRequires(t *testing.T) {
 			if e == "memory" {
 				src += ` (memory (export "memory") 1)`
 			} else {
-				src += fmt.Sprintf(` (func (export %q))`, e)
+				// Each with the type the host requires of it (module.go's abiSignatures).
+				body := map[string]string{
+					"fuscia_alloc": ` (param i32) (result i32) (i32.const 0)`,
+					"fuscia_call":  ` (param i32 i32) (result i64) (i64.const 0)`,
+				}[e]
+				src += fmt.Sprintf(` (func (export %q)%s)`, e, body)
 			}
 		}
 		wasm, err := wasmtime.Wat2Wasm(src + ")")

@@ -203,6 +203,15 @@ func TestLoadRejects(t *testing.T) {
 		"foreign import": {`(module (import "env" "f" (func)) (memory (export "memory") 1) (func (export "fuscia_abi_v1"))
 			(func (export "fuscia_alloc") (param i32) (result i32) (i32.const 0))
 			(func (export "fuscia_call") (param i32 i32) (result i64) (i64.const 0)))`, "imports env.f"},
+		// An alloc that answered an i64 used to panic the host inside an import that gives the
+		// guest bytes (config_get): refused at load now, with every wrong type named.
+		"mistyped alloc and call": {`(module (memory (export "memory") 1) (func (export "fuscia_abi_v1"))
+			(func (export "fuscia_alloc") (param i32) (result i64) (i64.const 1024))
+			(func (export "fuscia_call") (param i32) (result i64) (i64.const 0)))`,
+			"fuscia_alloc has type (i32) -> i64, not (i32) -> i32; fuscia_call has type (i32) -> i64, not (i32, i32) -> i64"},
+		"mistyped marker": {`(module (memory (export "memory") 1) (func (export "fuscia_abi_v1") (param i32))
+			(func (export "fuscia_alloc") (param i32) (result i32) (i32.const 0))
+			(func (export "fuscia_call") (param i32 i32) (result i64) (i64.const 0)))`, "fuscia_abi_v1 has type (i32) -> (), not () -> ()"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -91,7 +91,11 @@ func give(c *wasmtime.Caller, cl *call, fn string, b []byte) (int64, *wasmtime.T
 		}
 		return 0, wasmtime.NewTrap(fmt.Sprintf("%s: fuscia_alloc: %s", fn, firstLine(err.Error())))
 	}
-	p := uint64(uint32(r.(int32)))
+	p32, ok := r.(int32)
+	if !ok { // newModule refuses such a module; this keeps a wrong type from panicking the host
+		return 0, cl.fault("%s: fuscia_alloc returned %T, not an i32", fn, r)
+	}
+	p := uint64(uint32(p32))
 	data := c.GetExport("memory").Memory().UnsafeData(c)
 	if p+uint64(len(b)) > uint64(len(data)) {
 		return 0, cl.fault("%s: fuscia_alloc(%d) returned %d, outside guest memory (%d bytes)", fn, len(b), p, len(data))

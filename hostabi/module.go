@@ -395,12 +395,14 @@ func digestOf(wasm []byte) string {
 // newModule checks the ABI's exports and that every import is one the host provides.
 func newModule(name, digest, loaded string, mod *wasmtime.Module) (*Module, error) {
 	exports := map[string]string{}
+	signatures := map[string]string{}
 	hasInit, guarded := false, false
 	for _, e := range mod.Exports() {
 		ty := e.Type()
 		switch {
 		case ty.FuncType() != nil:
 			exports[e.Name()] = "func"
+			signatures[e.Name()] = signature(ty.FuncType())
 		case ty.MemoryType() != nil:
 			exports[e.Name()] = "memory"
 		}
@@ -422,6 +424,12 @@ func newModule(name, digest, loaded string, mod *wasmtime.Module) (*Module, erro
 			missing = append(missing, w.name)
 		}
 	}
+	var mistyped []string
+	for _, w := range abiSignatures {
+		if got, ok := signatures[w.name]; ok && got != w.want {
+			mistyped = append(mistyped, fmt.Sprintf("%s has type %s, not %s", w.name, got, w.want))
+		}
+	}
 	var foreign []string
 	for _, imp := range mod.Imports() {
 		mn := imp.Module()
@@ -437,11 +445,40 @@ func newModule(name, digest, loaded string, mod *wasmtime.Module) (*Module, erro
 	case len(missing) > 0:
 		mod.Close()
 		return nil, fmt.Errorf("load component %s: the module does not export %s: it was not built for the Fuscia host ABI v%d (build it with hostabi/guest)", name, strings.Join(missing, ", "), ABIVersion)
+	case len(mistyped) > 0:
+		mod.Close()
+		return nil, fmt.Errorf("load component %s: %s: it was not built for the Fuscia host ABI v%d (build it with hostabi/guest)", name, strings.Join(mistyped, "; "), ABIVersion)
 	case len(foreign) > 0:
 		mod.Close()
 		return nil, fmt.Errorf("load component %s: the module imports %s, which the Fuscia host does not provide (only the fuscia and wasi_snapshot_preview1 modules)", name, strings.Join(foreign, ", "))
 	}
 	return &Module{Name: name, Digest: digest, Loaded: loaded, mod: mod, hasInit: hasInit, guarded: guarded}, nil
+}
+
+// abiSignatures are the types ABI v1 gives its exported functions (docs/reference/abi-v1.md).
+// The host calls them with these arguments and reads these results: a module that declares
+// others is refused at load, not met with a wrong value in the middle of an attempt.
+var abiSignatures = []struct{ name, want string }{
+	{"fuscia_abi_v1", "() -> ()"},
+	{"fuscia_alloc", "(i32) -> i32"},
+	{"fuscia_call", "(i32, i32) -> i64"},
+	{"_initialize", "() -> ()"},
+}
+
+// signature writes a function type as "(i32, i32) -> i64", or "() -> ()" with no results.
+func signature(ft *wasmtime.FuncType) string {
+	list := func(types []*wasmtime.ValType) string {
+		names := make([]string, len(types))
+		for i, t := range types {
+			names[i] = t.Kind().String()
+		}
+		return "(" + strings.Join(names, ", ") + ")"
+	}
+	results := list(ft.Results())
+	if len(ft.Results()) == 1 {
+		results = strings.Trim(results, "()")
+	}
+	return list(ft.Params()) + " -> " + results
 }
 
 // The disk cache holds one entry per digest, kind and engine configuration (entryFromCache):
