@@ -73,6 +73,9 @@ func (c *call) invokeComponent(store *wasmtime.Store, request []byte, flag stopF
 	if err != nil {
 		return nil, errorf(Fatal, "component %s: %v", m.Name, err)
 	}
+	if err := linker.fitsWorld(m.comp); err != nil {
+		return nil, errorf(Fatal, "component %s: %v", m.Name, err)
+	}
 	key := storeKeyOf(store)
 	c.host.componentCalls.Store(key, c)
 	defer c.host.componentCalls.Delete(key)

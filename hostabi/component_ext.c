@@ -182,3 +182,79 @@ size_t fuscia_get_bytes(const wasmtime_component_val_t *v, char *out, size_t cap
   }
   return n;
 }
+
+// fuscia_func_type is the type of a function of component: the function `name` of the
+// imported instance `iface`, or the export `name` when iface is NULL. NULL when the component
+// has no such function; otherwise the caller deletes it (wasmtime_component_func_type_delete).
+wasmtime_component_func_type_t *fuscia_func_type(const wasmtime_component_t *component,
+                                                 const wasm_engine_t *engine, const char *iface,
+                                                 size_t iface_len, const char *name,
+                                                 size_t name_len) {
+  wasmtime_component_type_t *ty = wasmtime_component_type(component);
+  wasmtime_component_func_type_t *out = NULL;
+  wasmtime_component_item_t item;
+  if (iface == NULL) {
+    if (wasmtime_component_type_export_get(ty, engine, name, name_len, &item)) {
+      if (item.kind == WASMTIME_COMPONENT_ITEM_COMPONENT_FUNC) {
+        out = item.of.component_func; // taken: item is not deleted
+      } else {
+        wasmtime_component_item_delete(&item);
+      }
+    }
+  } else if (wasmtime_component_type_import_get(ty, engine, iface, iface_len, &item)) {
+    if (item.kind == WASMTIME_COMPONENT_ITEM_COMPONENT_INSTANCE) {
+      wasmtime_component_item_t fn;
+      if (wasmtime_component_instance_type_export_get(item.of.component_instance, engine, name,
+                                                      name_len, &fn)) {
+        if (fn.kind == WASMTIME_COMPONENT_ITEM_COMPONENT_FUNC) {
+          out = fn.of.component_func;
+        } else {
+          wasmtime_component_item_delete(&fn);
+        }
+      }
+    }
+    wasmtime_component_item_delete(&item);
+  }
+  wasmtime_component_type_delete(ty);
+  return out;
+}
+
+// fuscia_func_types_equal says whether a and b take the same parameters and give the same
+// result. wasmtime compares the value types by structure (names of fields, cases and flags
+// included), so types of two components compare.
+bool fuscia_func_types_equal(const wasmtime_component_func_type_t *a,
+                             const wasmtime_component_func_type_t *b) {
+  size_t n = wasmtime_component_func_type_param_count(a);
+  if (n != wasmtime_component_func_type_param_count(b)) {
+    return false;
+  }
+  for (size_t i = 0; i < n; i++) {
+    const char *name;
+    size_t len;
+    wasmtime_component_valtype_t ta, tb;
+    if (!wasmtime_component_func_type_param_nth(a, i, &name, &len, &ta)) {
+      return false;
+    }
+    if (!wasmtime_component_func_type_param_nth(b, i, &name, &len, &tb)) {
+      wasmtime_component_valtype_delete(&ta);
+      return false;
+    }
+    bool same = wasmtime_component_valtype_equal(&ta, &tb);
+    wasmtime_component_valtype_delete(&ta);
+    wasmtime_component_valtype_delete(&tb);
+    if (!same) {
+      return false;
+    }
+  }
+  wasmtime_component_valtype_t ra, rb;
+  bool has_a = wasmtime_component_func_type_result(a, &ra);
+  bool has_b = wasmtime_component_func_type_result(b, &rb);
+  bool same = has_a == has_b && (!has_a || wasmtime_component_valtype_equal(&ra, &rb));
+  if (has_a) {
+    wasmtime_component_valtype_delete(&ra);
+  }
+  if (has_b) {
+    wasmtime_component_valtype_delete(&rb);
+  }
+  return same;
+}

@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/cgo"
+	"sync"
 	"time"
 	"unsafe"
 
@@ -110,6 +111,10 @@ func stringPtr(s string) *C.char {
 type component struct {
 	ptr  *C.wasmtime_component_t
 	call *C.wasmtime_component_export_index_t
+
+	// worldOnce checks, once, that the component's types are the world's (worldErr).
+	worldOnce sync.Once
+	worldErr  error
 }
 
 // compileComponent compiles a component binary (or, wasmtime having its WAT feature, the text
@@ -178,12 +183,18 @@ func (c *component) close() {
 // componentLinker satisfies a component's imports: WASI 0.2 and the world's host interface,
 // whose functions call Host.componentImport.
 type componentLinker struct {
-	ptr  *C.wasmtime_component_linker_t
-	host cgo.Handle
+	ptr    *C.wasmtime_component_linker_t
+	host   cgo.Handle
+	engine *wasmtime.Engine
+
+	// reference is worldReference compiled, at the first check (fitsWorld).
+	refOnce   sync.Once
+	reference *component
+	refErr    error
 }
 
 func newComponentLinker(engine *wasmtime.Engine, h *Host) (*componentLinker, error) {
-	l := &componentLinker{ptr: C.wasmtime_component_linker_new(enginePtr(engine)), host: cgo.NewHandle(h)}
+	l := &componentLinker{ptr: C.wasmtime_component_linker_new(enginePtr(engine)), host: cgo.NewHandle(h), engine: engine}
 	runtime.KeepAlive(engine)
 	if err := takeError(C.wasmtime_component_linker_add_wasip2(l.ptr)); err != nil {
 		l.close()
@@ -215,6 +226,59 @@ func newComponentLinker(engine *wasmtime.Engine, h *Host) (*componentLinker, err
 func (l *componentLinker) close() {
 	C.wasmtime_component_linker_delete(l.ptr)
 	l.host.Delete()
+	if l.reference != nil {
+		l.reference.close()
+	}
+}
+
+// fitsWorld is nil when every function of the host interface that c imports, and its export
+// `call`, have the types world fuscia:host/component@1.0.0 gives them; otherwise it says which
+// does not. Checked once per component, before its first attempt: wasmtime lifts values by
+// the component's own types, so a mistyped one must never run (worldReference).
+func (l *componentLinker) fitsWorld(c *component) error {
+	c.worldOnce.Do(func() { c.worldErr = l.checkWorld(c) })
+	return c.worldErr
+}
+
+func (l *componentLinker) checkWorld(c *component) error {
+	l.refOnce.Do(func() { l.reference, l.refErr = compileComponent(l.engine, []byte(worldReference)) })
+	if l.refErr != nil {
+		return fmt.Errorf("compile the world's reference component: %w", l.refErr)
+	}
+	for _, imp := range worldImports {
+		if !l.sameFunc(c, HostInterface, imp.name) {
+			return fmt.Errorf("it imports %s with another type than world %s declares; rebuild it against hostabi/wit/fuscia.wit", imp.name, World)
+		}
+	}
+	if !l.sameFunc(c, "", "call") {
+		return fmt.Errorf("its export `call` is not func(request: request) -> response of world %s; rebuild it against hostabi/wit/fuscia.wit", World)
+	}
+	return nil
+}
+
+// sameFunc says whether c's function name (of the imported instance iface, or its export when
+// iface is "") has the reference's type; true when c has no such import.
+func (l *componentLinker) sameFunc(c *component, iface, name string) bool {
+	lookup := func(comp *component) *C.wasmtime_component_func_type_t {
+		var ifacePtr *C.char
+		if iface != "" {
+			ifacePtr = stringPtr(iface)
+		}
+		return C.fuscia_func_type(comp.ptr, enginePtr(l.engine), ifacePtr, C.size_t(len(iface)), stringPtr(name), C.size_t(len(name)))
+	}
+	got := lookup(c)
+	if got == nil {
+		return iface != "" // a missing `call` is refused when the component is made
+	}
+	defer C.wasmtime_component_func_type_delete(got)
+	want := lookup(l.reference)
+	if want == nil {
+		return false
+	}
+	defer C.wasmtime_component_func_type_delete(want)
+	same := bool(C.fuscia_func_types_equal(got, want))
+	runtime.KeepAlive(l.engine)
+	return same
 }
 
 // Stages of componentLinker.call, for messages.
@@ -469,7 +533,14 @@ func cLayout() map[string]uintptr {
 	var f C.wasmtime_component_func_t
 	var i C.wasmtime_component_instance_t
 	var b C.wasm_byte_vec_t
+	var vt C.wasmtime_component_valtype_t
+	var it C.wasmtime_component_item_t
 	return map[string]uintptr{
+		"sizeof(wasmtime_component_valtype_t)":                unsafe.Sizeof(vt),
+		"sizeof(wasmtime_component_item_t)":                   unsafe.Sizeof(it),
+		"offsetof(wasmtime_component_item_t, of)":             unsafe.Offsetof(it.of),
+		"WASMTIME_COMPONENT_ITEM_COMPONENT_INSTANCE":          C.WASMTIME_COMPONENT_ITEM_COMPONENT_INSTANCE,
+		"WASMTIME_COMPONENT_ITEM_COMPONENT_FUNC":              C.WASMTIME_COMPONENT_ITEM_COMPONENT_FUNC,
 		"sizeof(wasmtime_component_val_t)":                    unsafe.Sizeof(v),
 		"offsetof(wasmtime_component_val_t, of)":              unsafe.Offsetof(v.of),
 		"sizeof(wasmtime_component_valunion_t)":               unsafe.Sizeof(v.of),

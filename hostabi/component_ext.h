@@ -211,6 +211,51 @@ extern void wasmtime_component_val_clone(const wasmtime_component_val_t *src,
                                          wasmtime_component_val_t *dst);
 extern void wasmtime_component_val_delete(wasmtime_component_val_t *value);
 
+// wasmtime/component/types/*.h: a component's types, to check them against the world's.
+typedef struct wasmtime_component_type_t wasmtime_component_type_t;
+typedef struct wasmtime_component_instance_type_t wasmtime_component_instance_type_t;
+typedef uint8_t wasmtime_component_valtype_kind_t;
+typedef struct wasmtime_component_valtype_t {
+  wasmtime_component_valtype_kind_t kind;
+  void *of; // a pointer to the type's details, by kind; only wasmtime reads it
+} wasmtime_component_valtype_t;
+typedef uint8_t wasmtime_component_item_kind_t;
+#define WASMTIME_COMPONENT_ITEM_COMPONENT_INSTANCE 1
+#define WASMTIME_COMPONENT_ITEM_COMPONENT_FUNC 3
+typedef union wasmtime_component_item_union {
+  wasmtime_component_instance_type_t *component_instance;
+  wasmtime_component_func_type_t *component_func;
+  wasmtime_component_valtype_t type; // the largest member
+} wasmtime_component_item_union_t;
+typedef struct wasmtime_component_item_t {
+  wasmtime_component_item_kind_t kind;
+  wasmtime_component_item_union_t of;
+} wasmtime_component_item_t;
+extern wasmtime_component_type_t *wasmtime_component_type(const wasmtime_component_t *component);
+extern void wasmtime_component_type_delete(wasmtime_component_type_t *ty);
+extern bool wasmtime_component_type_import_get(const wasmtime_component_type_t *ty,
+                                               const wasm_engine_t *engine, const char *name,
+                                               size_t name_len, wasmtime_component_item_t *ret);
+extern bool wasmtime_component_type_export_get(const wasmtime_component_type_t *ty,
+                                               const wasm_engine_t *engine, const char *name,
+                                               size_t name_len, wasmtime_component_item_t *ret);
+extern bool wasmtime_component_instance_type_export_get(const wasmtime_component_instance_type_t *ty,
+                                                        const wasm_engine_t *engine,
+                                                        const char *name, size_t name_len,
+                                                        wasmtime_component_item_t *ret);
+extern void wasmtime_component_item_delete(wasmtime_component_item_t *ptr);
+extern void wasmtime_component_func_type_delete(wasmtime_component_func_type_t *ty);
+extern size_t wasmtime_component_func_type_param_count(const wasmtime_component_func_type_t *ty);
+extern bool wasmtime_component_func_type_param_nth(const wasmtime_component_func_type_t *ty,
+                                                   size_t nth, const char **name_ret,
+                                                   size_t *name_len_ret,
+                                                   wasmtime_component_valtype_t *type_ret);
+extern bool wasmtime_component_func_type_result(const wasmtime_component_func_type_t *ty,
+                                                wasmtime_component_valtype_t *type_ret);
+extern bool wasmtime_component_valtype_equal(const wasmtime_component_valtype_t *a,
+                                             const wasmtime_component_valtype_t *b);
+extern void wasmtime_component_valtype_delete(wasmtime_component_valtype_t *ptr);
+
 // component_ext.c
 wasmtime_error_t *fuscia_component_define(wasmtime_component_linker_t *linker, uintptr_t host,
                                           const char *iface, size_t iface_len,
@@ -231,5 +276,11 @@ wasmtime_component_val_t *fuscia_set_list(wasmtime_component_val_t *v, uint8_t k
 void fuscia_box(wasmtime_component_val_t *v, uint8_t kind, const char *name, size_t name_len,
                 wasmtime_component_val_t *payload);
 size_t fuscia_get_bytes(const wasmtime_component_val_t *v, char *out, size_t cap);
+wasmtime_component_func_type_t *fuscia_func_type(const wasmtime_component_t *component,
+                                                 const wasm_engine_t *engine, const char *iface,
+                                                 size_t iface_len, const char *name,
+                                                 size_t name_len);
+bool fuscia_func_types_equal(const wasmtime_component_func_type_t *a,
+                             const wasmtime_component_func_type_t *b);
 
 #endif

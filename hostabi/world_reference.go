@@ -1,0 +1,96 @@
+package hostabi
+
+// worldReference is a component whose imports of the host interface and whose export `call`
+// have exactly the types of world fuscia:host/component@1.0.0 (hostabi/wit/fuscia.wit). A
+// component's own are compared with them before its first attempt (checkWorld): wasmtime
+// lifts a guest's values by the guest's declared types, before any host code sees them, so a
+// component that declared log's message a list<u8>, or its answer a list of 200 million
+// bytes, would make the host build tens of bytes of values per byte of guest memory.
+// TestWorldReferenceMatchesWIT keeps its functions in step with the WIT file.
+const worldReference = `(component
+  (import "fuscia:host/types@1.0.0" (instance $types
+    (type $cc (record (field "execution-id" string) (field "workflow" string) (field "node" string)
+      (field "task-id" string) (field "attempt" u32) (field "iteration" (option u32))))
+    (export "call-context" (type $cc-e (eq $cc)))
+    (type $wr (record (field "method" string) (field "path" string)
+      (field "query" (list (tuple string string))) (field "headers" (list (tuple string string)))
+      (field "body" (list u8))))
+    (export "webhook-request" (type $wr-e (eq $wr)))
+    (type $ev (variant (case "poll") (case "webhook" $wr-e)))
+    (export "event" (type $ev-e (eq $ev)))
+    (type $tg (variant (case "task" string) (case "trigger" $ev-e)))
+    (export "target" (type $tg-e (eq $tg)))
+    (type $rq (record (field "name" string) (field "target" $tg-e) (field "context" $cc-e)
+      (field "state" (option string))))
+    (export "request" (type $rq-e (eq $rq)))
+    (type $ek (enum "retryable" "fatal" "validation"))
+    (export "error-kind" (type $ek-e (eq $ek)))
+    (type $ce (record (field "kind" $ek-e) (field "message" string)
+      (field "backoff-hint-ms" (option u64)) (field "partial-output" (option string))))
+    (export "call-error" (type $ce-e (eq $ce)))
+    (type $br (record (field "selected" string) (field "output" string)))
+    (export "branch-result" (type $br-e (eq $br)))
+    (type $co (record (field "state" string) (field "output" string) (field "progress" f64)
+      (field "delay-ms" u64)))
+    (export "continue-result" (type $co-e (eq $co)))
+    (type $tr (variant (case "success" string) (case "skip" string) (case "branch" $br-e)
+      (case "continue" $co-e) (case "error" $ce-e)))
+    (export "task-response" (type $tr-e (eq $tr)))
+    (type $gr (variant (case "completed" string) (case "pending") (case "error" $ce-e)))
+    (export "trigger-response" (type $gr-e (eq $gr)))
+    (type $rs (variant (case "task" $tr-e) (case "trigger" $gr-e)))
+    (export "response" (type $rs-e (eq $rs)))
+  ))
+  (alias export $types "request" (type $request))
+  (alias export $types "response" (type $response))
+
+  (import "fuscia:host/host@1.0.0" (instance $host
+    (type $ll (enum "debug" "info" "warn" "error"))
+    (export "log-level" (type $ll-e (eq $ll)))
+    (type $ar (record (field "artifact-id" string) (field "content-type" string) (field "size" u64)))
+    (export "artifact-ref" (type $ar-e (eq $ar)))
+    (type $or (record (field "method" string) (field "url" string)
+      (field "headers" (list (tuple string string))) (field "body" (list u8))
+      (field "timeout-ms" (option u64))))
+    (export "outgoing-request" (type $or-e (eq $or)))
+    (type $ir (record (field "status" u16) (field "headers" (list (tuple string string)))
+      (field "body" (list u8))))
+    (export "incoming-response" (type $ir-e (eq $ir)))
+    (type $hk (enum "sandbox-violation" "network"))
+    (export "http-error-kind" (type $hk-e (eq $hk)))
+    (type $he (record (field "kind" $hk-e) (field "message" string)))
+    (export "http-error" (type $he-e (eq $he)))
+    (export "log" (func (param "level" $ll-e) (param "message" string)))
+    (export "config-get" (func (param "key" string) (result (option string))))
+    (export "kv-get" (func (param "key" string) (result (option (list u8)))))
+    (export "kv-set" (func (param "key" string) (param "value" (list u8))))
+    (export "kv-delete" (func (param "key" string)))
+    (export "artifact-write" (func (param "content-type" string) (param "data" (list u8))
+      (result (result $ar-e (error string)))))
+    (export "artifact-read" (func (param "artifact-id" string) (result (option (list u8)))))
+    (export "http-request" (func (param "request" $or-e) (result (result $ir-e (error $he-e)))))
+  ))
+  (core module $Mem
+    (memory (export "mem") 1)
+    (global $heap (mut i32) (i32.const 4096))
+    (func (export "realloc") (param i32 i32 i32 i32) (result i32)
+      (local $p i32) (local $end i32)
+      (local.set $p (i32.and (i32.add (global.get $heap) (i32.const 7)) (i32.const -8)))
+      (local.set $end (i32.add (local.get $p) (local.get 3)))
+      (block $ok
+        (loop $more
+          (br_if $ok (i32.le_u (local.get $end) (i32.shl (memory.size) (i32.const 16))))
+          (if (i32.eq (memory.grow (i32.const 1)) (i32.const -1)) (then unreachable))
+          (br $more)))
+      (global.set $heap (local.get $end))
+      (local.get $p)))
+  (core instance $mem (instantiate $Mem))
+  (core module $Main
+    (import "m" "mem" (memory 1))
+    (func (export "call") (param i32) (result i32) (i32.const 64)))
+  (core instance $main (instantiate $Main (with "m" (instance $mem))))
+  (func $call (param "request" $request) (result $response)
+    (canon lift (core func $main "call") (memory $mem "mem") (realloc (func $mem "realloc"))))
+  (export "call" (func $call))
+)
+`
