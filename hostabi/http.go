@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"github.com/fuscia/fuscia/hostabi/capability"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"net/netip"
@@ -50,6 +51,16 @@ type httpResponse struct {
 type httpFailure struct {
 	Error string `json:"error"`
 	Kind  string `json:"kind"`
+}
+
+// requestTimeout is the bound timeout_ms puts on an exchange; false for none: 0 or less, or
+// more milliseconds than a time.Duration holds (292 years), which multiplied would wrap to a
+// deadline already past.
+func requestTimeout(ms int64) (time.Duration, bool) {
+	if ms <= 0 || ms > math.MaxInt64/int64(time.Millisecond) {
+		return 0, false
+	}
+	return time.Duration(ms) * time.Millisecond, true
 }
 
 // violationError is a refused destination: not in allowed_hosts, or never reachable.
@@ -196,9 +207,9 @@ func (x *HTTP) Do(ctx context.Context, reqJSON []byte) (resp []byte, violation s
 	if method == "" {
 		method = http.MethodGet
 	}
-	if q.TimeoutMs > 0 {
+	if d, ok := requestTimeout(q.TimeoutMs); ok {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, time.Duration(q.TimeoutMs)*time.Millisecond)
+		ctx, cancel = context.WithTimeout(ctx, d)
 		defer cancel()
 	}
 	req, err := http.NewRequestWithContext(ctx, method, u.String(), strings.NewReader(string(body)))
