@@ -24,6 +24,9 @@ func TestComponentLayout(t *testing.T) {
 	}
 	include := filepath.Join(strings.TrimSpace(string(dir)), "build", "include")
 	ours := cLayout()
+	for k, v := range coreLayout() {
+		ours[k] = v
+	}
 	keys := make([]string, 0, len(ours))
 	for k := range ours {
 		keys = append(keys, k)

@@ -196,16 +196,16 @@ func (h *Host) Invoke(ctx context.Context, m *Module, env *Env, request []byte) 
 	}
 	mem := inst.GetExport(store, "memory").Memory()
 	if m.hasInit {
-		if _, err := inst.GetFunc(store, "_initialize").Call(store); err != nil {
+		if _, err := callExport(store, inst, "_initialize", 0); err != nil {
 			return nil, c.failure(store, inst, mem, "_initialize", err, flag)
 		}
 	}
-	ptr, err := guestAlloc(store, inst.GetFunc(store, "fuscia_alloc"), mem, len(request))
+	ptr, err := guestAlloc(store, inst, mem, len(request))
 	if err != nil {
 		return nil, c.failure(store, inst, mem, "fuscia_alloc", err, flag)
 	}
 	copy(mem.UnsafeData(store)[ptr:], request)
-	ret, err := inst.GetFunc(store, "fuscia_call").Call(store, int32(ptr), int32(len(request)))
+	packed, err := callExport(store, inst, "fuscia_call", 1, int32(ptr), int32(len(request)))
 	if err != nil {
 		return nil, c.failure(store, inst, mem, "fuscia_call", err, flag)
 	}
@@ -216,7 +216,6 @@ func (h *Host) Invoke(ctx context.Context, m *Module, env *Env, request []byte) 
 	if err := c.memoryDenied(store, inst, mem); err != nil {
 		return nil, err
 	}
-	packed, _ := ret.(int64)
 	resp, ok := guestBytes(mem.UnsafeData(store), packed)
 	if !ok {
 		return nil, errorf(Fatal, "component %s: fuscia_call returned a response outside guest memory (ptr %d, len %d, memory %d bytes)",
@@ -243,16 +242,16 @@ func setOnDone(ctx context.Context, set func()) (unwatch func()) {
 }
 
 // guestAlloc calls fuscia_alloc and checks the pointer it returns.
-func guestAlloc(st wasmtime.Storelike, alloc *wasmtime.Func, mem *wasmtime.Memory, n int) (uint32, error) {
-	r, err := alloc.Call(st, int32(n))
+func guestAlloc(store *wasmtime.Store, inst *wasmtime.Instance, mem *wasmtime.Memory, n int) (uint32, error) {
+	r, err := callExport(store, inst, "fuscia_alloc", 1, int32(n))
 	if err != nil {
 		return 0, err
 	}
-	p, _ := r.(int32)
-	if uint64(uint32(p))+uint64(n) > uint64(mem.DataSize(st)) {
-		return 0, fmt.Errorf("fuscia_alloc(%d) returned %d, outside guest memory (%d bytes)", n, uint32(p), mem.DataSize(st))
+	p := uint32(r)
+	if uint64(p)+uint64(n) > uint64(mem.DataSize(store)) {
+		return 0, fmt.Errorf("fuscia_alloc(%d) returned %d, outside guest memory (%d bytes)", n, p, mem.DataSize(store))
 	}
-	return uint32(p), nil
+	return p, nil
 }
 
 // guestBytes is the (ptr << 32 | len) slice of guest memory, if it lies inside.
@@ -282,11 +281,9 @@ func (c *call) failure(store *wasmtime.Store, inst *wasmtime.Instance, mem *wasm
 	if limit := c.memoryLimit(); !c.module.guarded && mem != nil && c.nearMemoryCap(store, mem, limit) {
 		return c.outOfMemory(limit)
 	}
-	var werr *wasmtime.Error
-	if errors.As(err, &werr) {
-		if status, ok := werr.ExitStatus(); ok {
-			return errorf(Fatal, "component %s: the guest exited with status %d in %s%s", m.Name, status, stage, c.stderr.lastLine())
-		}
+	var werr *wasmtimeError
+	if errors.As(err, &werr) && werr.exited {
+		return errorf(Fatal, "component %s: the guest exited with status %d in %s%s", m.Name, werr.exitStatus, stage, c.stderr.lastLine())
 	}
 	msg := trapSummary(err.Error())
 	if strings.Contains(msg, "all fuel consumed") {
@@ -309,11 +306,11 @@ func (c *call) memoryDenied(store *wasmtime.Store, inst *wasmtime.Instance, mem 
 	if inst == nil {
 		return nil
 	}
-	ext := inst.GetExport(store, growGuardExport)
-	if ext == nil || ext.Global() == nil {
+	denied, ok := globalI64(store, inst, growGuardExport)
+	if !ok {
 		return nil
 	}
-	pages := uint64(ext.Global().Get(store).I64())
+	pages := uint64(denied)
 	if pages <= uint64(limit)/wasmPage {
 		// Refused below the cap: by the module's own declared maximum, not by Fuscia.
 		return nil

@@ -97,3 +97,46 @@ int fuscia_can_reserve(uint64_t bytes) {
   munmap(p, (size_t)bytes);
   return 1;
 }
+
+// fuscia_call_export calls inst's function export `name` with nargs i32 arguments and
+// nresults (0 or 1) results, an i32 result zero-extended into *result, an i64 one as it is.
+// *missing is set when there is no such function; a trap comes back in *trap, any other
+// failure (WASI's exit included) as the error.
+wasmtime_error_t *fuscia_call_export(wasmtime_context_t *cx, const wasmtime_instance_t *inst,
+                                     const char *name, size_t name_len, const int32_t *args,
+                                     size_t nargs, size_t nresults, int64_t *result,
+                                     wasm_trap_t **trap, int *missing) {
+  wasmtime_extern_t item;
+  if (nargs > 2 || nresults > 1 || !wasmtime_instance_export_get(cx, inst, name, name_len, &item) ||
+      item.kind != WASMTIME_EXTERN_FUNC) {
+    *missing = 1;
+    return NULL;
+  }
+  wasmtime_val_t in[2], out;
+  for (size_t i = 0; i < nargs; i++) {
+    in[i].kind = WASMTIME_I32;
+    in[i].of.i32 = args[i];
+  }
+  wasmtime_error_t *err = wasmtime_func_call(cx, &item.of.func, in, nargs, &out, nresults, trap);
+  if (err == NULL && *trap == NULL && nresults == 1) {
+    *result = out.kind == WASMTIME_I64 ? out.of.i64 : (int64_t)(uint32_t)out.of.i32;
+  }
+  return err;
+}
+
+// fuscia_global_i64 reads inst's i64 global export `name`; false when there is none.
+bool fuscia_global_i64(wasmtime_context_t *cx, const wasmtime_instance_t *inst,
+                       const char *name, size_t name_len, int64_t *out) {
+  wasmtime_extern_t item;
+  if (!wasmtime_instance_export_get(cx, inst, name, name_len, &item) ||
+      item.kind != WASMTIME_EXTERN_GLOBAL) {
+    return false;
+  }
+  wasmtime_val_t v;
+  wasmtime_global_get(cx, &item.of.global, &v);
+  if (v.kind != WASMTIME_I64) {
+    return false;
+  }
+  *out = v.of.i64;
+  return true;
+}

@@ -16,10 +16,12 @@ void fuscia_store_interrupt_on(void *store, int32_t *flag);
 void fuscia_config_pooling(void *config, uint32_t slots, size_t max_memory,
                            size_t memory_keep_resident, size_t table_keep_resident);
 int fuscia_can_reserve(uint64_t bytes);
+#include "core_ext.h"
 */
 import "C"
 
 import (
+	"fmt"
 	"io"
 	"runtime"
 	"runtime/cgo"
@@ -158,4 +160,86 @@ func usePooling(cfg *wasmtime.Config, p poolConfig) bool {
 		C.size_t(p.memoryKeepResident), C.size_t(p.tableKeepResident))
 	runtime.KeepAlive(cfg)
 	return true
+}
+
+// instancePtr is the C value wasmtime-go keeps as the first field of an Instance (checked by
+// TestWasmtimeLayout).
+func instancePtr(inst *wasmtime.Instance) *C.wasmtime_instance_t {
+	return (*C.wasmtime_instance_t)(unsafe.Pointer(inst))
+}
+
+func contextPtr(store *wasmtime.Store) *C.wasmtime_context_t {
+	return (*C.wasmtime_context_t)(unsafe.Pointer(store.Context()))
+}
+
+// trapError is a trap a guest raised, with wasmtime's message.
+type trapError struct{ msg string }
+
+func (e *trapError) Error() string { return e.msg }
+
+// callExport calls inst's function export name with i32 arguments and at most one result (an
+// i32 zero-extended, or an i64). It is wasmtime-go's GetFunc(…).Call(…) without the objects
+// those make per call (an Extern, a FuncType and its ValTypes, each with a finalizer: ≈ 6% of
+// a Go guest's attempt, docs/performance.md). newModule has checked the types of the ABI's
+// exports. A trap comes back as a *trapError, any other failure (WASI's exit) as a
+// *wasmtimeError. A panic in a host import ends the call with a trap, as wasmtime-go's own
+// trampoline reports it, instead of being raised again here.
+func callExport(store *wasmtime.Store, inst *wasmtime.Instance, name string, results int, args ...int32) (int64, error) {
+	var argv [2]C.int32_t
+	for i, a := range args {
+		argv[i] = C.int32_t(a)
+	}
+	var result C.int64_t
+	var trap *C.wasm_trap_t
+	var missing C.int
+	err := C.fuscia_call_export(contextPtr(store), instancePtr(inst), stringPtr(name), C.size_t(len(name)),
+		&argv[0], C.size_t(len(args)), C.size_t(results), &result, &trap, &missing)
+	runtime.KeepAlive(store)
+	runtime.KeepAlive(inst)
+	switch {
+	case missing != 0:
+		return 0, fmt.Errorf("the module has no function %s taking %d i32 arguments", name, len(args))
+	case trap != nil:
+		var msg C.wasm_byte_vec_t
+		C.wasm_trap_message(trap, &msg)
+		text := C.GoStringN(msg.data, C.int(max(int(msg.size)-1, 0))) // without its NUL
+		C.wasm_byte_vec_delete(&msg)
+		C.wasm_trap_delete(trap)
+		return 0, &trapError{msg: text}
+	case err != nil:
+		return 0, takeError(err)
+	}
+	return int64(result), nil
+}
+
+// globalI64 reads inst's i64 global export name; false when there is none.
+func globalI64(store *wasmtime.Store, inst *wasmtime.Instance, name string) (int64, bool) {
+	var v C.int64_t
+	ok := C.fuscia_global_i64(contextPtr(store), instancePtr(inst), stringPtr(name), C.size_t(len(name)), &v)
+	runtime.KeepAlive(store)
+	runtime.KeepAlive(inst)
+	return int64(v), bool(ok)
+}
+
+// coreLayout is what core_ext.h declares, for TestComponentLayout to compare with wasmtime's
+// headers.
+func coreLayout() map[string]uintptr {
+	var inst C.wasmtime_instance_t
+	var f C.wasmtime_func_t
+	var e C.wasmtime_extern_t
+	var v C.wasmtime_val_t
+	return map[string]uintptr{
+		"sizeof(wasmtime_instance_t)":     unsafe.Sizeof(inst),
+		"sizeof(wasmtime_func_t)":         unsafe.Sizeof(f),
+		"sizeof(wasmtime_extern_t)":       unsafe.Sizeof(e),
+		"offsetof(wasmtime_extern_t, of)": unsafe.Offsetof(e.of),
+		"sizeof(wasmtime_extern_union_t)": unsafe.Sizeof(e.of),
+		"sizeof(wasmtime_val_t)":          unsafe.Sizeof(v),
+		"offsetof(wasmtime_val_t, of)":    unsafe.Offsetof(v.of),
+		"sizeof(wasmtime_valunion_t)":     unsafe.Sizeof(v.of),
+		"WASMTIME_EXTERN_FUNC":            C.WASMTIME_EXTERN_FUNC,
+		"WASMTIME_EXTERN_GLOBAL":          C.WASMTIME_EXTERN_GLOBAL,
+		"WASMTIME_I32":                    C.WASMTIME_I32,
+		"WASMTIME_I64":                    C.WASMTIME_I64,
+	}
 }

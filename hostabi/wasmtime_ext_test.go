@@ -26,6 +26,12 @@ func TestWasmtimeLayout(t *testing.T) {
 				typ, f.Name, f.Type, f.Offset)
 		}
 	}
+	// instancePtr reads an Instance as the C wasmtime_instance_t it holds, and nothing else.
+	inst := reflect.TypeFor[wasmtime.Instance]()
+	if inst.NumField() != 1 || inst.Field(0).Name != "val" || inst.Size() != 16 {
+		t.Fatalf("wasmtime-go's Instance is %d fields of %d bytes, the first %q; wasmtime_ext.go expects only val, a 16-byte wasmtime_instance_t",
+			inst.NumField(), inst.Size(), inst.Field(0).Name)
+	}
 }
 
 // TestWasmtimeVersion pins the wasmtime-go release wasmtime_ext.go was checked against.
