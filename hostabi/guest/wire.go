@@ -132,26 +132,33 @@ func (s *scanner) eat(c byte) bool {
 // object reads an object whose keys are plain strings, calling member with the scanner at
 // each key's value.
 func (s *scanner) object(member func(key string) bool) bool {
-	if !s.eat('{') {
-		return false
-	}
-	if s.eat('}') {
-		return true
-	}
-	for {
-		s.space()
+	return s.sequence('{', '}', func() bool {
 		key, ok := s.plainString()
 		if !ok || !s.eat(':') {
 			return false
 		}
 		s.space()
-		if !member(key) {
+		return member(key)
+	})
+}
+
+// sequence reads open, items separated by commas, and close, calling item with the scanner at
+// each item.
+func (s *scanner) sequence(open, close byte, item func() bool) bool {
+	if !s.eat(open) {
+		return false
+	}
+	if s.eat(close) {
+		return true
+	}
+	for {
+		s.space()
+		if !item() {
 			return false
 		}
-		if s.eat(',') {
-			continue
+		if !s.eat(',') {
+			return s.eat(close)
 		}
-		return s.eat('}')
 	}
 }
 
@@ -199,39 +206,15 @@ func (s *scanner) skip(depth int) bool {
 	}
 	switch c := s.b[s.i]; c {
 	case '{':
-		s.i++
-		if s.eat('}') {
-			return true
-		}
-		for {
-			s.space()
+		return s.sequence('{', '}', func() bool {
 			if !s.string() || !s.eat(':') {
 				return false
 			}
 			s.space()
-			if !s.skip(depth + 1) {
-				return false
-			}
-			if s.eat(',') {
-				continue
-			}
-			return s.eat('}')
-		}
+			return s.skip(depth + 1)
+		})
 	case '[':
-		s.i++
-		if s.eat(']') {
-			return true
-		}
-		for {
-			s.space()
-			if !s.skip(depth + 1) {
-				return false
-			}
-			if s.eat(',') {
-				continue
-			}
-			return s.eat(']')
-		}
+		return s.sequence('[', ']', func() bool { return s.skip(depth + 1) })
 	case '"':
 		return s.string()
 	case 't':
@@ -294,8 +277,13 @@ func isHex(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
 
-// number reads an integer: -?(0|[1-9][0-9]*).
+// number reads an integer: -?(0|[1-9][0-9]*), not followed by a fraction or an exponent.
 func (s *scanner) number() bool {
+	return s.integerPart() && (s.i == len(s.b) || !strings.ContainsRune(".eE0123456789", rune(s.b[s.i])))
+}
+
+// integerPart reads -?(0|[1-9][0-9]*).
+func (s *scanner) integerPart() bool {
 	if s.i < len(s.b) && s.b[s.i] == '-' {
 		s.i++
 	}
@@ -304,24 +292,14 @@ func (s *scanner) number() bool {
 	}
 	if s.b[s.i] == '0' {
 		s.i++
-	} else if !s.digits() {
-		return false
+		return true
 	}
-	// What follows must not continue the number: a fraction or exponent is not an integer.
-	return s.i == len(s.b) || !strings.ContainsRune(".eE0123456789", rune(s.b[s.i]))
+	return s.digits()
 }
 
 // fullNumber reads any JSON number.
 func (s *scanner) fullNumber() bool {
-	if s.i < len(s.b) && s.b[s.i] == '-' {
-		s.i++
-	}
-	if s.i >= len(s.b) {
-		return false
-	}
-	if s.b[s.i] == '0' {
-		s.i++
-	} else if !s.digits() {
+	if !s.integerPart() {
 		return false
 	}
 	if s.i < len(s.b) && s.b[s.i] == '.' {
