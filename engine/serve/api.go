@@ -14,6 +14,7 @@ import (
 	"github.com/fuscia/fuscia/internal/version"
 	"github.com/fuscia/fuscia/lang"
 	"github.com/fuscia/fuscia/lang/schedule"
+	"github.com/fuscia/fuscia/lang/schema"
 )
 
 // RegisterAPI adds serve's endpoints to the owner's API (docs/reference/api.md): start a run, resume,
@@ -154,6 +155,10 @@ func (s *Server) startRun(w http.ResponseWriter, r *http.Request) {
 			writeJSON(w, http.StatusBadRequest, map[string]string{"error": "the body is not a JSON object {\"payload\": …, \"trigger\": …}: " + err.Error(), "code": "invalid"})
 			return
 		}
+	}
+	if err := schema.CheckBounds(req.Payload); err != nil {
+		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "the payload is JSON that Fuscia does not take: " + err.Error(), "code": "invalid"})
+		return
 	}
 	st, err := s.startManual(r.PathValue("name"), req.Trigger, req.Payload)
 	switch {

@@ -24,6 +24,7 @@ import (
 	"github.com/fuscia/fuscia/internal/jsonenc"
 	"github.com/fuscia/fuscia/internal/stackgrow"
 	"github.com/fuscia/fuscia/lang"
+	"github.com/fuscia/fuscia/lang/schema"
 )
 
 // hook is a webhook route: the trigger and the loaded workflow version it starts.
@@ -306,6 +307,10 @@ func webhookPayload(r *http.Request, body []byte) (json.RawMessage, error) {
 		var err error
 		if b, err = jsonenc.Raw(b, body); err != nil {
 			return nil, errNotJSON
+		}
+		// What a run could not keep, or would pay for without end: 400, not a run started.
+		if err := schema.CheckBounds(body); err != nil {
+			return nil, fmt.Errorf("the body is JSON that Fuscia does not take: %w", err)
 		}
 	case jsonType && !json.Valid(body):
 		return nil, errNotJSON

@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/fuscia/fuscia/lang/schema"
 )
 
 // TestWebhookPayloadNotUTF8: a body that is not UTF-8 reaches the run byte for byte, as
@@ -88,6 +91,9 @@ func payloadByEncodingJSON(r *http.Request, body []byte) (json.RawMessage, error
 	case !utf8.Valid(body):
 		p.BodyBase64 = base64.StdEncoding.EncodeToString(body)
 	case jsonType:
+		if err := schema.CheckBounds(body); err != nil {
+			return nil, fmt.Errorf("the body is JSON that Fuscia does not take: %w", err)
+		}
 		p.Body = json.RawMessage(body)
 	default:
 		p.Body = string(body)
@@ -141,6 +147,10 @@ func TestWebhookPayloadJSON(t *testing.T) {
 		{"/hooks/in", "", "\x00\x80\xc3\x28\xffx"},
 		{"/hooks/in", "", ""},
 		{"/hooks/%C3%A9t%C3%A9", "application/x-www-form-urlencoded", "a=1&b=2"},
+		// Refused with a 400 instead of a run that could not be read back (nested past what
+		// the journal's reader takes) or would write a number out in ten million digits.
+		{"/hooks/in", "application/json", strings.Repeat("[", 9999) + strings.Repeat("]", 9999)},
+		{"/hooks/in", "application/json", `{"id": 1e10000000}`},
 	} {
 		samePayload(t, tc.target, tc.contentType, nil, []byte(tc.body))
 		samePayload(t, tc.target, tc.contentType, hs, []byte(tc.body))

@@ -235,7 +235,7 @@ func convert(v cty.Value, want types) (cty.Value, bool) {
 	case cty.String:
 		s := v.AsString()
 		if want.has(tNumber | tInteger) {
-			if n, err := cty.ParseNumberVal(s); err == nil && !n.AsBigFloat().IsInf() {
+			if n, err := parseNumber(s); err == nil && !n.AsBigFloat().IsInf() {
 				if want.has(tNumber) || n.AsBigFloat().IsInt() {
 					return n, true
 				}

@@ -80,6 +80,10 @@ func FromJSON(x any) (cty.Value, error) {
 	case string:
 		return cty.StringVal(x), nil
 	case json.Number:
+		if !numberInRange(string(x)) {
+			_, err := parseNumber(string(x))
+			return cty.NilVal, err
+		}
 		n, err := cty.ParseNumberVal(string(x))
 		if err != nil {
 			return cty.NilVal, fmt.Errorf("invalid JSON number %q", string(x))
@@ -105,12 +109,22 @@ func FromJSON(x any) (cty.Value, error) {
 			return cty.EmptyObjectVal, nil
 		}
 		attrs := make(map[string]cty.Value, len(x))
+		// Of several values that do not convert, the first key's is reported, whatever order
+		// the map gives: the same document always gets the same message.
+		var failedKey string
+		var failed error
 		for k, e := range x {
 			v, err := FromJSON(e)
 			if err != nil {
-				return cty.NilVal, fmt.Errorf("%s: %w", k, err)
+				if failed == nil || k < failedKey {
+					failedKey, failed = k, err
+				}
+				continue
 			}
 			attrs[k] = v
+		}
+		if failed != nil {
+			return cty.NilVal, fmt.Errorf("%s: %w", failedKey, failed)
 		}
 		return cty.ObjectVal(attrs), nil
 	case []any:

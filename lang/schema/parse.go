@@ -221,9 +221,9 @@ func (p *parser) number() (cty.Value, bool) {
 	if _, ok := p.scanNumber(); !ok {
 		return cty.NilVal, false
 	}
-	n, err := cty.ParseNumberVal(string(p.data[start:p.i]))
+	n, err := parseNumber(string(p.data[start:p.i]))
 	if err != nil {
-		return cty.NilVal, false
+		return cty.NilVal, false // the long way says what is wrong with it
 	}
 	return n, true
 }
