@@ -3,6 +3,7 @@ package funcs
 import (
 	"errors"
 	"math"
+	"strings"
 
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/function"
@@ -41,20 +42,31 @@ func adapt(f function.Function, check func(args []cty.Value) error) function.Fun
 		p := outer(*varParam)
 		outerVarParam = &p
 	}
+	checked := func(args []cty.Value) error {
+		if check == nil {
+			return nil
+		}
+		plain := make([]cty.Value, len(args))
+		for i, a := range args {
+			plain[i], _ = a.UnmarkDeep()
+		}
+		return check(plain)
+	}
 	return function.New(&function.Spec{
 		Description: f.Description(),
 		Params:      outerParams,
 		VarParam:    outerVarParam,
-		Type:        f.ReturnTypeForValues,
+		// Checked here too: some functions do their work to find their type (jsondecode
+		// decodes the document).
+		Type: func(args []cty.Value) (cty.Type, error) {
+			if err := checked(args); err != nil {
+				return cty.NilType, err
+			}
+			return f.ReturnTypeForValues(args)
+		},
 		Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
-			if check != nil {
-				plain := make([]cty.Value, len(args))
-				for i, a := range args {
-					plain[i], _ = a.UnmarkDeep()
-				}
-				if err := check(plain); err != nil {
-					return cty.NilVal, err
-				}
+			if err := checked(args); err != nil {
+				return cty.NilVal, err
 			}
 			args = append([]cty.Value(nil), args...)
 			var lost []cty.ValueMarks
@@ -97,10 +109,112 @@ func dropsUnknownMarks(params []function.Parameter, varParam *function.Parameter
 // the machinery would report the panic, stack trace and all, as the error.
 // They leave out the values, which may be secret.
 
-// checkIndent rejects a negative indent, which strings.Repeat panics on.
+// The checks below also bound what a short expression can make a function build: a workflow
+// file is input, and the runtime dies of a stack overflow or an allocation it cannot make,
+// with no error to report.
+
+// maxBuiltString bounds the strings indent and format build: far more than a setting or an
+// input needs, far less than a machine has.
+const maxBuiltString = 16 << 20
+
+// maxFormatWidth bounds a verb's width or precision in format and formatlist: Go's fmt takes
+// up to a million, a megabyte for each value formatted.
+const maxFormatWidth = 10000
+
+// maxJSONDecodeDepth bounds the nesting jsondecode follows; go-cty's decoder recurses once a
+// level, without a limit of its own.
+const maxJSONDecodeDepth = 1000
+
+// checkIndent rejects a negative indent, which strings.Repeat panics on, and one that would
+// make a string of more than maxBuiltString bytes.
 func checkIndent(args []cty.Value) error {
-	if n := args[0]; n.IsKnown() && !n.IsNull() && n.Type() == cty.Number && n.LessThan(cty.Zero).True() {
+	n := args[0]
+	if !n.IsKnown() || n.IsNull() || n.Type() != cty.Number {
+		return nil
+	}
+	if n.LessThan(cty.Zero).True() {
 		return function.NewArgErrorf(0, "the number of spaces must not be negative")
+	}
+	lines := 1
+	if s := args[1]; s.IsKnown() && !s.IsNull() && s.Type() == cty.String {
+		lines += strings.Count(s.AsString(), "\n")
+	}
+	if n.GreaterThan(cty.NumberIntVal(int64(maxBuiltString / lines))).True() {
+		return function.NewArgErrorf(0, "%d lines indented by that many spaces would be more than %d MiB", lines, maxBuiltString>>20)
+	}
+	return nil
+}
+
+// checkFormat rejects a format whose verbs ask for a width or precision over maxFormatWidth.
+func checkFormat(args []cty.Value) error {
+	f := args[0]
+	if !f.IsKnown() || f.IsNull() || f.Type() != cty.String {
+		return nil
+	}
+	s := f.AsString()
+	for i := 0; i < len(s); i++ {
+		if s[i] != '%' {
+			continue
+		}
+		i++
+		for i < len(s) && strings.IndexByte("+-# 0", s[i]) >= 0 {
+			i++
+		}
+		if i < len(s) && s[i] == '[' { // an argument index
+			for i < len(s) && s[i] != ']' {
+				i++
+			}
+			i++
+		}
+		for _, part := range []bool{true, false} { // the width, then the precision
+			if !part {
+				if i >= len(s) || s[i] != '.' {
+					break
+				}
+				i++
+			}
+			start := i
+			for i < len(s) && '0' <= s[i] && s[i] <= '9' {
+				i++
+			}
+			if i-start > 5 || i > start && atoi(s[start:i]) > maxFormatWidth {
+				return function.NewArgErrorf(0, "a width or precision over %d in the format is not taken", maxFormatWidth)
+			}
+		}
+	}
+	return nil
+}
+
+func atoi(digits string) int {
+	n := 0
+	for _, c := range digits {
+		n = n*10 + int(c-'0')
+	}
+	return n
+}
+
+// checkJSONDecode rejects a document nested more than maxJSONDecodeDepth deep.
+func checkJSONDecode(args []cty.Value) error {
+	doc := args[0]
+	if !doc.IsKnown() || doc.IsNull() || doc.Type() != cty.String {
+		return nil
+	}
+	s, depth := doc.AsString(), 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '"':
+			for i++; i < len(s) && s[i] != '"'; i++ {
+				if s[i] == '\\' {
+					i++
+				}
+			}
+		case '[', '{':
+			if depth++; depth > maxJSONDecodeDepth {
+				return function.NewArgErrorf(0, "the JSON nests more than %d arrays and objects deep", maxJSONDecodeDepth)
+			}
+		case ']', '}':
+			depth--
+		}
 	}
 	return nil
 }

@@ -142,11 +142,14 @@ var table = sync.OnceValue(func() map[string]function.Function {
 		"try": tryfunc.TryFunc.WithNewDescriptions("Returns the value of the first of its expressions that evaluates without an error.", nil),
 	}
 	checks := map[string]func(args []cty.Value) error{
-		"indent": checkIndent,
-		"log":    checkLog,
-		"merge":  checkMerge,
-		"pow":    checkPow,
-		"zipmap": checkZipmap,
+		"format":     checkFormat,
+		"formatlist": checkFormat,
+		"indent":     checkIndent,
+		"jsondecode": checkJSONDecode,
+		"log":        checkLog,
+		"merge":      checkMerge,
+		"pow":        checkPow,
+		"zipmap":     checkZipmap,
 	}
 	for name, f := range t {
 		t[name] = adapt(f, checks[name])
