@@ -117,10 +117,6 @@ func dropsUnknownMarks(params []function.Parameter, varParam *function.Parameter
 // input needs, far less than a machine has.
 const maxBuiltString = 16 << 20
 
-// maxFormatWidth bounds a verb's width or precision in format and formatlist: Go's fmt takes
-// up to a million, a megabyte for each value formatted.
-const maxFormatWidth = 10000
-
 // maxJSONDecodeDepth bounds the nesting jsondecode follows; go-cty's decoder recurses once a
 // level, without a limit of its own.
 const maxJSONDecodeDepth = 1000
@@ -145,8 +141,26 @@ func checkIndent(args []cty.Value) error {
 	return nil
 }
 
-// checkFormat rejects a format whose verbs ask for a width or precision over maxFormatWidth.
+// checkFormat rejects a format whose verbs ask for a width or precision that would make a
+// string of more than maxBuiltString bytes.
 func checkFormat(args []cty.Value) error {
+	return checkFormatSize(args, 1)
+}
+
+// checkFormatList is checkFormat for formatlist, which formats once per element of its lists.
+func checkFormatList(args []cty.Value) error {
+	n := 1
+	for _, a := range args[1:] {
+		if a.IsKnown() && !a.IsNull() && (a.Type().IsListType() || a.Type().IsTupleType() || a.Type().IsSetType()) {
+			n = max(n, a.LengthInt())
+		}
+	}
+	return checkFormatSize(args, n)
+}
+
+// checkFormatSize checks the widths and precisions of the format in args[0], each used times
+// times.
+func checkFormatSize(args []cty.Value, times int) error {
 	f := args[0]
 	if !f.IsKnown() || f.IsNull() || f.Type() != cty.String {
 		return nil
@@ -177,8 +191,8 @@ func checkFormat(args []cty.Value) error {
 			for i < len(s) && '0' <= s[i] && s[i] <= '9' {
 				i++
 			}
-			if i-start > 5 || i > start && atoi(s[start:i]) > maxFormatWidth {
-				return function.NewArgErrorf(0, "a width or precision over %d in the format is not taken", maxFormatWidth)
+			if i-start > 9 || i > start && atoi(s[start:i]) > maxBuiltString/times {
+				return function.NewArgErrorf(0, "a width or precision in the format would make more than %d MiB of text", maxBuiltString>>20)
 			}
 		}
 	}

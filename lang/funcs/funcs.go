@@ -143,7 +143,7 @@ var table = sync.OnceValue(func() map[string]function.Function {
 	}
 	checks := map[string]func(args []cty.Value) error{
 		"format":     checkFormat,
-		"formatlist": checkFormat,
+		"formatlist": checkFormatList,
 		"indent":     checkIndent,
 		"jsondecode": checkJSONDecode,
 		"log":        checkLog,

@@ -283,9 +283,9 @@ var errorCases = []struct{ expr, want string }{
 	// Short expressions that used to kill the process (out of memory, stack overflow): a
 	// workflow file is input.
 	{`indent(2000000000, "a\nb")`, "2 lines indented by that many spaces would be more than 16 MiB"},
-	{`formatlist("%999999d", range(1000))`, "a width or precision over 10000"},
-	{`format("%-.99999s", "x")`, "a width or precision over 10000"},
-	{`format("%[1]020000d", 1)`, "a width or precision over 10000"},
+	{`formatlist("%999999d", range(1000))`, "would make more than 16 MiB of text"},
+	{`format("%[1]020000000d", 1)`, "would make more than 16 MiB of text"},
+	{`format("%.99999999999s", "x")`, "would make more than 16 MiB of text"},
 	{`jsondecode(join("", [for i in range(1001): "["]))`, "nests more than 1000 arrays and objects deep"},
 	{`merge(null, "x")`, "must be maps or objects, got string"},
 	{`merge("x")`, "must be maps or objects"},
