@@ -5,6 +5,8 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
+
+	"github.com/fuscia/fuscia/lang/funcs"
 )
 
 // CallsOnly reports whether every function that n's expressions call (inputs, for_each, when,
@@ -48,7 +50,8 @@ func collectCalls(exprs []hcl.Expression) (names []string, opaque bool) {
 			return nil, true
 		}
 		_ = hclsyntax.VisitAll(syn, func(node hclsyntax.Node) hcl.Diagnostics {
-			if call, isCall := node.(*hclsyntax.FunctionCallExpr); isCall && !slices.Contains(names, call.Name) {
+			// IterationsName wraps every for expression's collection (guard): syntax, not a call.
+			if call, isCall := node.(*hclsyntax.FunctionCallExpr); isCall && call.Name != funcs.IterationsName && !slices.Contains(names, call.Name) {
 				names = append(names, call.Name)
 			}
 			return nil

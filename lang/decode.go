@@ -6,6 +6,7 @@ import (
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
+	"github.com/zclconf/go-cty/cty/function"
 
 	"github.com/fuscia/fuscia/lang/funcs"
 )
@@ -21,6 +22,18 @@ type decoder struct {
 	// bodyErrors counts the errors of loop body nodes decoded so far, so that a loop is not
 	// blamed for its body's errors (see decodeNode).
 	bodyErrors int
+
+	// fns is the function table of the static evaluations, whose `for` expressions count
+	// against one bound for the whole file.
+	fns map[string]function.Function
+}
+
+// functions returns the decoder's function table, made at the first call.
+func (d *decoder) functions() map[string]function.Function {
+	if d.fns == nil {
+		d.fns = new(funcs.Iterations).Table()
+	}
+	return d.fns
 }
 
 func (d *decoder) add(diags ...*hcl.Diagnostic) { d.diags = appendDiags(d.diags, diags...) }
@@ -66,7 +79,7 @@ func decodeFile(filename string, body hcl.Body, f *faults, vars func([]*Variable
 	d.w.varValues = varObject(d.w.Variables, values)
 	d.static.ctx = &hcl.EvalContext{
 		Variables: map[string]cty.Value{"var": d.w.varValues},
-		Functions: funcs.Table(),
+		Functions: d.functions(),
 	}
 
 	d.decodeWorkflowBlock(filename, content.Blocks.OfType("workflow"))
@@ -260,7 +273,7 @@ func (d *decoder) decodeVariable(b *hcl.Block, names *nameSet) *Variable {
 	content, diags := b.Body.Content(variableSchema)
 	d.add(diags...)
 	// Variables cannot refer to each other, so their attributes are evaluated without any variables.
-	st := &staticEval{ctx: &hcl.EvalContext{Functions: funcs.Table()}}
+	st := &staticEval{ctx: &hcl.EvalContext{Functions: d.functions()}}
 	a := content.Attributes
 	if attr := a["type"]; attr != nil {
 		ty, tdiags := typeexpr.TypeConstraint(attr.Expr)

@@ -40,29 +40,45 @@ type Scope struct {
 	// Functions is the function table; nil means funcs.Table(). Set it once per workflow when
 	// evaluating many expressions: building the table costs more than most expressions.
 	Functions map[string]function.Function
+	// Iterations is what the `for` expressions evaluated in this scope count their elements
+	// against (funcs.MaxIterations); nil gives each evaluation a count of its own. A check of
+	// a whole workflow shares one, so that a file of many expressions is bounded as one.
+	Iterations *funcs.Iterations
 }
 
 // NewEvalContext builds the context to evaluate expr in. It holds only the roots and nodes that
 // expr refers to, so that building it costs what the expression costs, not what the workflow
 // does; the engine uses it too, with real values.
 func NewEvalContext(expr hcl.Expression, s Scope) *hcl.EvalContext {
-	return newEvalContext(expr.Variables(), s)
+	return newEvalContext(expr.Variables(), s, true)
 }
 
 // EvalContext is NewEvalContext for one of w's own expressions: the references link found for
 // it are not walked for again (a walk allocates a visitor per syntax node, at every
 // evaluation). An expression w does not hold is walked as NewEvalContext does.
 func (w *Workflow) EvalContext(expr hcl.Expression, s Scope) *hcl.EvalContext {
-	return newEvalContext(w.variables(expr), s)
+	return newEvalContext(w.variables(expr), s, !w.forFree)
 }
 
-// newEvalContext is NewEvalContext for an expression whose references trs are known.
-func newEvalContext(trs []hcl.Traversal, s Scope) *hcl.EvalContext {
+// newEvalContext is NewEvalContext for an expression whose references trs are known. iterates
+// says whether it may hold a `for` expression, which needs the scope's count of iterations.
+func newEvalContext(trs []hcl.Traversal, s Scope, iterates bool) *hcl.EvalContext {
 	fns := s.Functions
 	if fns == nil {
 		fns = funcs.Table()
 	}
-	ctx := &hcl.EvalContext{Variables: make(map[string]cty.Value, 2), Functions: fns}
+	ctx := &hcl.EvalContext{Functions: fns}
+	if iterates {
+		// The count comes first in the lookup of functions: a child context holding it
+		// alone, over the (shared) table.
+		it := s.Iterations
+		if it == nil {
+			it = new(funcs.Iterations)
+		}
+		ctx = ctx.NewChild()
+		ctx.Functions = map[string]function.Function{funcs.IterationsName: it.Func()}
+	}
+	ctx.Variables = make(map[string]cty.Value, 2)
 	// The node roots referred to (task, switch, …), a few at most: a slice on the stack rather
 	// than a map of maps allocated for every expression the engine and the check evaluate.
 	type rootNodes struct {
@@ -139,12 +155,14 @@ func check(w *Workflow, f *faults) hcl.Diagnostics {
 		trigger["type"] = cty.StringVal(w.Triggers[0].Type)
 	}
 	c := &checker{w: w}
+	iterations := new(funcs.Iterations) // one count for the whole check
 	c.scope = Scope{
-		Vars:      w.varValues,
-		Secrets:   cty.ObjectVal(secrets),
-		Trigger:   cty.ObjectVal(trigger),
-		Node:      UnknownNode,
-		Functions: funcs.Table(),
+		Vars:       w.varValues,
+		Secrets:    cty.ObjectVal(secrets),
+		Trigger:    cty.ObjectVal(trigger),
+		Node:       UnknownNode,
+		Functions:  iterations.Table(),
+		Iterations: iterations,
 	}
 	w.Values = make(map[Addr]*NodeValues, len(w.Nodes))
 	for _, n := range w.Nodes {
@@ -189,7 +207,7 @@ func (c *checker) eval(expr hcl.Expression, each cty.Value) cty.Value {
 	}
 	s := c.scope
 	s.Each = each
-	v, diags := expr.Value(newEvalContext(c.w.variables(expr), s))
+	v, diags := expr.Value(newEvalContext(c.w.variables(expr), s, false)) // the table counts
 	c.diags = append(c.diags, diags...)
 	if diags.HasErrors() {
 		return cty.DynamicVal

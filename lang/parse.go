@@ -14,6 +14,8 @@ import (
 // rendered with the offending line (hcl.NewDiagnosticTextWriter takes Files()).
 type Parser struct {
 	files map[string]*hcl.File
+	// iterating holds the files that have a `for` expression (see guard).
+	iterating map[string]bool
 	// Sources, when set, replaces the file system: workflow files (the loaded one and the ones it
 	// calls) are read from it by path, as a saved plan or a resumed run needs.
 	Sources map[string][]byte
@@ -89,6 +91,14 @@ func (p *Parser) ParseSource(filename string, src []byte) (*hcl.File, hcl.Diagno
 	}
 	f, diags := parseChunked(src, filename)
 	if f != nil {
+		gdiags, iterates := guard(f.Body)
+		diags = append(diags, gdiags...)
+		if iterates {
+			if p.iterating == nil {
+				p.iterating = make(map[string]bool)
+			}
+			p.iterating[filename] = true
+		}
 		p.files[filename] = f
 	}
 	return f, diags

@@ -10,6 +10,8 @@ import (
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
+
+	"github.com/fuscia/fuscia/internal/bounds"
 )
 
 // VarInputs are the sources of variable values. Later sources win: the environment, then each
@@ -81,6 +83,9 @@ func resolveVars(p *Parser, decls []*Variable, in VarInputs, planning bool) (map
 				continue
 			}
 			cv, err := convert.Convert(val, v.Type)
+			if err == nil {
+				err = bounds.CheckValue(cv)
+			}
 			if err != nil {
 				diags = append(diags, errorf(attr.Expr.Range(), "Invalid value for variable",
 					"Variable %q has type %s: %s.", v.Name, typeexpr.TypeString(v.Type), err))
@@ -118,6 +123,9 @@ func resolveVars(p *Parser, decls []*Variable, in VarInputs, planning bool) (map
 		}
 		attempted[v.Name] = true
 		cv, err := convert.Convert(val, v.Type)
+		if err == nil {
+			err = bounds.CheckValue(cv)
+		}
 		if err != nil {
 			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid value for variable",
 				Detail: fmt.Sprintf("Variable %q has type %s: %s.", v.Name, typeexpr.TypeString(v.Type), err)})
@@ -156,6 +164,9 @@ func parseRawVar(v *Variable, raw, source string) (cty.Value, hcl.Diagnostics) {
 		return fail("write it as an HCL value such as 42, true, [\"a\", \"b\"] or { key = \"value\" }")
 	}
 	cv, err := convert.Convert(val, v.Type)
+	if err == nil {
+		err = bounds.CheckValue(cv)
+	}
 	if err != nil {
 		return fail(err.Error())
 	}

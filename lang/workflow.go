@@ -44,6 +44,9 @@ type Workflow struct {
 	// payloadReads are the parts of trigger.payload the nodes' and outputs' expressions read,
 	// as link found them; read-only after Load.
 	payloadReads schema.Paths
+	// forFree says that the workflow's file holds no `for` expression, so that its
+	// evaluations need no count of iterations (funcs.Iterations); set by Load.
+	forFree bool
 }
 
 // PayloadReads are the parts of `trigger.payload` that the workflow's nodes and outputs read:

@@ -221,6 +221,7 @@ func (o *Owner) serve(cfg OwnerConfig) error {
 	o.handler = redact.HTTP(o.api.routes(), o.Engine.Redact())
 	o.srv = &http.Server{
 		Handler:           o.handler,
+		ConnContext:       markOwnerSocket,
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          slog.NewLogLogger(o.logger.Handler(), slog.LevelWarn),
 	}

@@ -120,8 +120,7 @@ func (s *server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	case errors.Is(err, journal.ErrAmbiguous):
 		writeError(w, http.StatusBadRequest, codeAmbiguous, err.Error())
 	default:
-		s.logger.Error("API request failed", "method", r.Method, "path", r.URL.Path, "error", err)
-		writeError(w, http.StatusInternalServerError, codeInternal, err.Error())
+		writeError(w, http.StatusInternalServerError, codeInternal, InternalError(s.logger, r, "the request failed", err))
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/fuscia/fuscia/engine"
 	"github.com/fuscia/fuscia/engine/journal"
+	"github.com/fuscia/fuscia/internal/bounds"
 )
 
 // What a signal came to (SignalResult.Status).
@@ -47,6 +48,11 @@ type signalRequest struct {
 // Signal answers an approval or callback wait of run ref, as Caller(ctx): the journal records
 // who answered.
 func (o *ops) Signal(ctx context.Context, ref, node string, data json.RawMessage, reject bool) (SignalResult, error) {
+	// What a run could not keep (nesting past encoding/json's reading it back, a number go-cty
+	// writes out in millions of digits) is refused before it reaches the journal.
+	if err := bounds.CheckJSON(data); err != nil {
+		return SignalResult{}, fmt.Errorf("%w: the data is JSON that Fuscia does not take: %s", ErrInvalidSignal, err)
+	}
 	id, err := o.resolve(ref)
 	if err != nil {
 		return SignalResult{}, err

@@ -11,10 +11,11 @@ import (
 
 	"github.com/fuscia/fuscia/engine"
 	"github.com/fuscia/fuscia/engine/journal"
+	"github.com/fuscia/fuscia/engine/local"
+	"github.com/fuscia/fuscia/internal/bounds"
 	"github.com/fuscia/fuscia/internal/version"
 	"github.com/fuscia/fuscia/lang"
 	"github.com/fuscia/fuscia/lang/schedule"
-	"github.com/fuscia/fuscia/lang/schema"
 )
 
 // RegisterAPI adds serve's endpoints to the owner's API (docs/reference/api.md): start a run, resume,
@@ -114,8 +115,7 @@ func (s *Server) listWorkflows(w http.ResponseWriter, r *http.Request) {
 	for i := range out {
 		runs, err := s.recentRunsOf(out[i].Name)
 		if err != nil {
-			s.logger.Error("API request failed", "method", r.Method, "path", r.URL.Path, "error", err)
-			writeJSON(w, http.StatusInternalServerError, map[string]string{"error": err.Error(), "code": "internal"})
+			writeJSON(w, http.StatusInternalServerError, map[string]string{"error": local.InternalError(s.logger, r, "cannot count the workflow's runs", err), "code": "internal"})
 			return
 		}
 		out[i].Runs = map[string]int{}
@@ -156,7 +156,7 @@ func (s *Server) startRun(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	if err := schema.CheckBounds(req.Payload); err != nil {
+	if err := bounds.CheckJSON(req.Payload); err != nil {
 		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "the payload is JSON that Fuscia does not take: " + err.Error(), "code": "invalid"})
 		return
 	}
@@ -166,7 +166,7 @@ func (s *Server) startRun(w http.ResponseWriter, r *http.Request) {
 	case errors.Is(err, errUnknownWorkflow), errors.Is(err, errNoTrigger):
 		writeJSON(w, http.StatusNotFound, map[string]string{"error": err.Error(), "code": "not_found"})
 	case err != nil:
-		writeJSON(w, http.StatusInternalServerError, map[string]string{"error": err.Error(), "code": "internal"})
+		writeJSON(w, http.StatusInternalServerError, map[string]string{"error": local.InternalError(s.logger, r, "cannot start the run", err), "code": "internal"})
 	default:
 		s.answerStarted(w, r, st)
 	}

@@ -95,8 +95,7 @@ func (a *tokenAuth) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusUnauthorized, map[string]string{"error": unauthorizedMessage, "code": "unauthorized"})
 		return
 	case err != nil:
-		a.logger.Error("API request: cannot check its token", "remote_addr", r.RemoteAddr, "method", r.Method, "path", r.URL.Path, "error", err)
-		writeJSON(w, http.StatusInternalServerError, map[string]string{"error": "cannot check the API token: " + err.Error(), "code": "internal"})
+		writeJSON(w, http.StatusInternalServerError, map[string]string{"error": local.InternalError(a.logger, r, "cannot check the API token", err, "remote_addr", r.RemoteAddr), "code": "internal"})
 		return
 	}
 	if session != nil && !ui.SafeMethod(r.Method) && !session.CheckCSRF(r.Header.Get(ui.CSRFHeader)) {

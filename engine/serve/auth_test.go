@@ -444,10 +444,18 @@ func TestTokenAuthOverHTTP(t *testing.T) {
 	if a.code != http.StatusAccepted {
 		t.Fatalf("operate token, start a run: %d %s, want 202", a.code, a.body)
 	}
-	// A payload no run could keep is refused before one starts (schema.CheckBounds).
+	// A payload no run could keep is refused before one starts (bounds.CheckJSON).
 	for _, payload := range []string{`{"id": 1e10000000}`, strings.Repeat("[", 9990) + strings.Repeat("]", 9990)} {
 		if a := as.do("POST", "/v1/workflows/w/runs", operate, `{"payload": `+payload+`}`); a.code != http.StatusBadRequest || !strings.Contains(a.body, "does not take") {
 			t.Errorf("start a run with the payload %.30s…: %d %.200s, want 400", payload, a.code, a.body)
+		}
+		// And a signal's data, which the journal keeps as it keeps a payload.
+		var started struct {
+			ID string `json:"execution_id"`
+		}
+		_ = json.Unmarshal([]byte(a.body), &started)
+		if a := as.do("POST", "/v1/executions/"+started.ID+"/signal", operate, `{"node": "wait.w", "data": `+payload+`}`); a.code != http.StatusBadRequest || !strings.Contains(a.body, "does not take") {
+			t.Errorf("a signal with the data %.30s…: %d %.200s, want 400", payload, a.code, a.body)
 		}
 	}
 	if a := as.do("POST", "/v1/prune", operate, `{"completed_before": "2000-01-01T00:00:00Z"}`); a.code != http.StatusForbidden {

@@ -20,11 +20,12 @@ import (
 
 	"github.com/fuscia/fuscia/engine"
 	"github.com/fuscia/fuscia/engine/journal"
+	"github.com/fuscia/fuscia/engine/local"
 	"github.com/fuscia/fuscia/engine/task"
+	"github.com/fuscia/fuscia/internal/bounds"
 	"github.com/fuscia/fuscia/internal/jsonenc"
 	"github.com/fuscia/fuscia/internal/stackgrow"
 	"github.com/fuscia/fuscia/lang"
-	"github.com/fuscia/fuscia/lang/schema"
 )
 
 // hook is a webhook route: the trigger and the loaded workflow version it starts.
@@ -187,8 +188,7 @@ func (s *Server) serveWebhook(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case refuseStart(w, st, err):
 	case err != nil:
-		s.logger.Error("webhook could not start a run", "workflow", wf.Name, "trigger", t.Name, "error", err)
-		writeJSON(w, http.StatusInternalServerError, map[string]any{"error": err.Error()})
+		writeJSON(w, http.StatusInternalServerError, map[string]any{"error": local.InternalError(s.logger, r, "the webhook could not start a run", err, "workflow", wf.Name, "trigger", t.Name)})
 	default:
 		s.answerStarted(w, r, st)
 	}
@@ -263,7 +263,7 @@ func (s *Server) answerWhenDone(w http.ResponseWriter, r *http.Request, id strin
 	}
 	ex, err := s.store.Execution(id)
 	if err != nil {
-		writeJSON(w, http.StatusInternalServerError, map[string]any{"execution_id": id, "error": err.Error()})
+		writeJSON(w, http.StatusInternalServerError, map[string]any{"execution_id": id, "error": local.InternalError(s.logger, r, "cannot read the run", err, "execution_id", id)})
 		return
 	}
 	writeJSON(w, http.StatusOK, ex)
@@ -309,7 +309,7 @@ func webhookPayload(r *http.Request, body []byte) (json.RawMessage, error) {
 			return nil, errNotJSON
 		}
 		// What a run could not keep, or would pay for without end: 400, not a run started.
-		if err := schema.CheckBounds(body); err != nil {
+		if err := bounds.CheckJSON(body); err != nil {
 			return nil, fmt.Errorf("the body is JSON that Fuscia does not take: %w", err)
 		}
 	case jsonType && !json.Valid(body):

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/fuscia/fuscia/lang/schema"
+	"github.com/fuscia/fuscia/internal/bounds"
 )
 
 // TestWebhookPayloadNotUTF8: a body that is not UTF-8 reaches the run byte for byte, as
@@ -91,7 +91,7 @@ func payloadByEncodingJSON(r *http.Request, body []byte) (json.RawMessage, error
 	case !utf8.Valid(body):
 		p.BodyBase64 = base64.StdEncoding.EncodeToString(body)
 	case jsonType:
-		if err := schema.CheckBounds(body); err != nil {
+		if err := bounds.CheckJSON(body); err != nil {
 			return nil, fmt.Errorf("the body is JSON that Fuscia does not take: %w", err)
 		}
 		p.Body = json.RawMessage(body)

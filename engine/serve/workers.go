@@ -21,7 +21,7 @@ func (s *Server) listWorkers(w http.ResponseWriter, r *http.Request) {
 	}
 	list, err := s.cfg.Workers(r.Context())
 	if err != nil {
-		writeJSON(w, http.StatusInternalServerError, map[string]string{"error": "cannot list the cluster's workers: " + err.Error(), "code": "internal"})
+		writeJSON(w, http.StatusInternalServerError, map[string]string{"error": local.InternalError(s.logger, r, "cannot list the cluster's workers", err), "code": "internal"})
 		return
 	}
 	if list.Workers == nil {

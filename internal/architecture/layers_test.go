@@ -16,7 +16,9 @@ const module = "github.com/fuscia/fuscia"
 // package may import packages of lower layers only: not of its own layer (a sideways arrow)
 // and not of a higher one. A pattern ending in "/..." covers a folder and everything in it.
 var layers = [][]string{
-	// Foundations: no imports from the module.
+	// Limits below the language, its functions and the schema checks.
+	{"internal/bounds"},
+	// Foundations: no imports from the module but internal/bounds.
 	{"internal/outcome", "internal/version", "internal/diagrender", "internal/netguard", "internal/taskresult", "internal/testcert", "internal/syncbuf", "internal/jsonenc", "internal/stackgrow",
 		"lang/addrs", "lang/dag", "lang/schedule", "lang/schema", "lang/funcs",
 		"engine/redact", "engine/artifact", "engine/internal/metrics", "engine/internal/journalfixture",

@@ -7,6 +7,8 @@ import (
 
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/function"
+
+	"github.com/fuscia/fuscia/internal/bounds"
 )
 
 // adapt returns f with two repairs, or f itself when it needs neither.
@@ -22,10 +24,13 @@ import (
 //
 // Second, check, when not nil, runs first on the arguments (deeply
 // unmarked), to turn the inputs on which f would panic into errors.
-func adapt(f function.Function, check func(args []cty.Value) error) function.Function {
+//
+// Third, with boundResult, a number f returns must be within bounds.CheckNumber's range: f
+// takes numbers its parameters converted from strings, which may be as large as they are short.
+func adapt(f function.Function, check func(args []cty.Value) error, boundResult bool) function.Function {
 	params := f.Params()
 	varParam := f.VarParam()
-	if check == nil && !dropsUnknownMarks(params, varParam) {
+	if check == nil && !boundResult && !dropsUnknownMarks(params, varParam) {
 		return f
 	}
 	// Every argument reaches Impl as given, so that it can see the marks.
@@ -86,6 +91,11 @@ func adapt(f function.Function, check func(args []cty.Value) error) function.Fun
 			if err != nil {
 				return cty.NilVal, err
 			}
+			if boundResult {
+				if err := bounds.CheckNumber(ret); err != nil {
+					return cty.NilVal, err
+				}
+			}
 			return ret.WithMarks(lost...), nil
 		},
 	})
@@ -117,10 +127,6 @@ func dropsUnknownMarks(params []function.Parameter, varParam *function.Parameter
 // input needs, far less than a machine has.
 const maxBuiltString = 16 << 20
 
-// maxJSONDecodeDepth bounds the nesting jsondecode follows; go-cty's decoder recurses once a
-// level, without a limit of its own.
-const maxJSONDecodeDepth = 1000
-
 // checkIndent rejects a negative indent, which strings.Repeat panics on, and one that would
 // make a string of more than maxBuiltString bytes.
 func checkIndent(args []cty.Value) error {
@@ -143,7 +149,27 @@ func checkIndent(args []cty.Value) error {
 
 // checkFormat rejects a format whose verbs ask for a width or precision that would make a
 // string of more than maxBuiltString bytes.
+// hasNumberVerb reports whether the format has a verb that reads its argument as a number.
+func hasNumberVerb(format string) bool {
+	for i := 0; i < len(format); i++ {
+		if format[i] != '%' {
+			continue
+		}
+		i++
+		for i < len(format) && strings.IndexByte("+-# 0123456789.[]*", format[i]) >= 0 {
+			i++
+		}
+		if i < len(format) && strings.IndexByte("dfFeEgGboxX", format[i]) >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
 func checkFormat(args []cty.Value) error {
+	if err := checkFormatNumbers(args); err != nil {
+		return err
+	}
 	return checkFormatSize(args, 1)
 }
 
@@ -154,6 +180,9 @@ func checkFormatList(args []cty.Value) error {
 		if a.IsKnown() && !a.IsNull() && (a.Type().IsListType() || a.Type().IsTupleType() || a.Type().IsSetType()) {
 			n = max(n, a.LengthInt())
 		}
+	}
+	if err := checkFormatNumbers(args); err != nil {
+		return err
 	}
 	return checkFormatSize(args, n)
 }
@@ -207,27 +236,64 @@ func atoi(digits string) int {
 	return n
 }
 
-// checkJSONDecode rejects a document nested more than maxJSONDecodeDepth deep.
+// checkJSONDecode rejects a document nested more than bounds.MaxJSONDepth deep (go-cty's
+// decoder recurses once a level) or with a number beyond bounds' range.
 func checkJSONDecode(args []cty.Value) error {
 	doc := args[0]
 	if !doc.IsKnown() || doc.IsNull() || doc.Type() != cty.String {
 		return nil
 	}
-	s, depth := doc.AsString(), 0
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case '"':
-			for i++; i < len(s) && s[i] != '"'; i++ {
-				if s[i] == '\\' {
-					i++
+	if err := bounds.CheckJSON([]byte(doc.AsString())); err != nil {
+		return function.NewArgErrorf(0, "the JSON is out of bounds: %s", err)
+	}
+	return nil
+}
+
+// maxNumberText bounds the text tonumber and parseint read as a number: go-cty's parse is
+// quadratic in the digits (a million took two seconds here, four million thirty-five), and a
+// number within bounds' range needs a few thousand at most, even written in base 2.
+const maxNumberText = 4096
+
+// checkNumberText rejects a string argument, at index i, longer than maxNumberText bytes.
+func checkNumberText(i int) func(args []cty.Value) error {
+	return func(args []cty.Value) error {
+		if s := args[i]; s.IsKnown() && !s.IsNull() && s.Type() == cty.String && len(s.AsString()) > maxNumberText {
+			return function.NewArgErrorf(i, "the text is %d bytes: a number is read from %d bytes at most", len(s.AsString()), maxNumberText)
+		}
+		return nil
+	}
+}
+
+// checkFormatNumbers rejects a string argument that format would read as a number (for %d, %f
+// and the like) and that is too long or too large: go-cty converts it, then writes every digit.
+func checkFormatNumbers(args []cty.Value) error {
+	if f := args[0]; !f.IsKnown() || f.IsNull() || f.Type() != cty.String || !hasNumberVerb(f.AsString()) {
+		return nil // nothing is read as a number (a %s of digits stays text)
+	}
+	for i, a := range args[1:] {
+		if !a.IsKnown() || a.IsNull() {
+			continue
+		}
+		vals := []cty.Value{a}
+		if a.Type().IsListType() || a.Type().IsTupleType() || a.Type().IsSetType() { // formatlist's lists
+			vals = a.AsValueSlice()
+		}
+		for _, v := range vals {
+			if !v.IsKnown() || v.IsNull() || v.Type() != cty.String {
+				continue
+			}
+			text := strings.TrimSpace(v.AsString())
+			if strings.Trim(text, "0123456789.+-eEpP") != "" {
+				continue // not a number: format reports it if a verb wants one
+			}
+			if len(text) > maxNumberText {
+				return function.NewArgErrorf(i+1, "the text is %d bytes of digits: a number is read from %d bytes at most", len(text), maxNumberText)
+			}
+			if n, err := cty.ParseNumberVal(text); err == nil {
+				if err := bounds.CheckNumber(n); err != nil {
+					return function.NewArgErrorf(i+1, "%s", err)
 				}
 			}
-		case '[', '{':
-			if depth++; depth > maxJSONDecodeDepth {
-				return function.NewArgErrorf(0, "the JSON nests more than %d arrays and objects deep", maxJSONDecodeDepth)
-			}
-		case ']', '}':
-			depth--
 		}
 	}
 	return nil

@@ -29,8 +29,8 @@ func Shared() map[string]function.Function {
 	return table()
 }
 
-// Names returns the sorted names of the functions in Table, for
-// documentation and "did you mean" hints. The slice is the caller's own.
+// Names returns the sorted names of the functions in Table a workflow can call (all but
+// IterationsName), for documentation and "did you mean" hints. The slice is the caller's own.
 func Names() []string {
 	return slices.Clone(names())
 }
@@ -140,6 +140,9 @@ var table = sync.OnceValue(func() map[string]function.Function {
 		// hcl's versions have no descriptions to show in docs.
 		"can": tryfunc.CanFunc.WithNewDescriptions("Returns whether the expression evaluates without an error.", []string{"The expression to try."}),
 		"try": tryfunc.TryFunc.WithNewDescriptions("Returns the value of the first of its expressions that evaluates without an error.", nil),
+
+		// Not callable from HCL (see IterationsName), not in Names or Docs.
+		IterationsName: iterationsFunc(nil),
 	}
 	checks := map[string]func(args []cty.Value) error{
 		"format":     checkFormat,
@@ -148,17 +151,26 @@ var table = sync.OnceValue(func() map[string]function.Function {
 		"jsondecode": checkJSONDecode,
 		"log":        checkLog,
 		"merge":      checkMerge,
+		"parseint":   checkNumberText(0),
 		"pow":        checkPow,
+		"tonumber":   checkNumberText(0),
 		"zipmap":     checkZipmap,
 	}
+	// The functions that can return a number larger than their arguments were, or one
+	// converted from a string (bounds.CheckNumber).
+	boundResult := map[string]bool{
+		"abs": true, "ceil": true, "floor": true, "max": true, "min": true,
+		"parseint": true, "sum": true, "tonumber": true,
+	}
 	for name, f := range t {
-		t[name] = adapt(f, checks[name])
+		t[name] = adapt(f, checks[name], boundResult[name])
 	}
 	return t
 })
 
 var names = sync.OnceValue(func() []string {
-	return slices.Sorted(maps.Keys(table()))
+	names := slices.Sorted(maps.Keys(table()))
+	return slices.DeleteFunc(names, func(n string) bool { return n == IterationsName })
 })
 
 // refineNotNull lets callers compare an unknown result with null and get a

@@ -51,6 +51,9 @@ var purity = map[string]bool{
 	// Error handling: as pure as the expressions they are given.
 	"can": true, "try": true,
 
+	// The identity every for expression's collection passes through (IterationsName).
+	IterationsName: true,
+
 	// Impure, not in Table: the clock, a random source, the filesystem.
 	"timestamp": false, "plantimestamp": false, "uuid": false, "bcrypt": false,
 	"file": false, "fileexists": false, "fileset": false, "filebase64": false,

@@ -10,6 +10,8 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/zclconf/go-cty/cty"
+
+	"github.com/fuscia/fuscia/internal/bounds"
 )
 
 // Coerce converts v toward the schema's types, the way a user writing HCL expects:
@@ -235,7 +237,7 @@ func convert(v cty.Value, want types) (cty.Value, bool) {
 	case cty.String:
 		s := v.AsString()
 		if want.has(tNumber | tInteger) {
-			if n, err := parseNumber(s); err == nil && !n.AsBigFloat().IsInf() {
+			if n, err := bounds.ParseNumber(s); err == nil && !n.AsBigFloat().IsInf() {
 				if want.has(tNumber) || n.AsBigFloat().IsInt() {
 					return n, true
 				}

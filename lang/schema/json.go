@@ -7,6 +7,8 @@ import (
 	"math/big"
 
 	"github.com/zclconf/go-cty/cty"
+
+	"github.com/fuscia/fuscia/internal/bounds"
 )
 
 // ToJSON converts a wholly known, unmarked cty value to the Go value encoding/json writes:
@@ -80,8 +82,8 @@ func FromJSON(x any) (cty.Value, error) {
 	case string:
 		return cty.StringVal(x), nil
 	case json.Number:
-		if !numberInRange(string(x)) {
-			_, err := parseNumber(string(x))
+		if !bounds.LiteralInRange(string(x)) {
+			_, err := bounds.ParseNumber(string(x))
 			return cty.NilVal, err
 		}
 		n, err := cty.ParseNumberVal(string(x))

@@ -6,6 +6,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/zclconf/go-cty/cty"
+
+	"github.com/fuscia/fuscia/internal/bounds"
 )
 
 // ParseJSON decodes JSON into a cty value: the value FromJSON makes of what encoding/json's
@@ -221,7 +223,7 @@ func (p *parser) number() (cty.Value, bool) {
 	if _, ok := p.scanNumber(); !ok {
 		return cty.NilVal, false
 	}
-	n, err := parseNumber(string(p.data[start:p.i]))
+	n, err := bounds.ParseNumber(string(p.data[start:p.i]))
 	if err != nil {
 		return cty.NilVal, false // the long way says what is wrong with it
 	}
