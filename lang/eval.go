@@ -57,7 +57,20 @@ func NewEvalContext(expr hcl.Expression, s Scope) *hcl.EvalContext {
 // it are not walked for again (a walk allocates a visitor per syntax node, at every
 // evaluation). An expression w does not hold is walked as NewEvalContext does.
 func (w *Workflow) EvalContext(expr hcl.Expression, s Scope) *hcl.EvalContext {
-	return newEvalContext(w.variables(expr), s, !w.forFree)
+	return newEvalContext(w.variables(expr), s, w.counts(expr))
+}
+
+// counts says whether an evaluation of expr needs a count of iterations: unless w was loaded
+// (and its file has no for, or expr is one of its attributes without one), it may.
+func (w *Workflow) counts(expr hcl.Expression) bool {
+	if w.forFree {
+		return false
+	}
+	if !cacheable(expr) {
+		return true
+	}
+	iterates, known := w.iterating[expr]
+	return iterates || !known
 }
 
 // newEvalContext is NewEvalContext for an expression whose references trs are known. iterates

@@ -26,16 +26,25 @@ import (
 //     billion elements).
 //
 // The rewritten expressions read the same variables and have the same ranges, so references,
-// diagnostics and the language server see the file as written. iterates says whether the file
-// has a `for` expression.
-func guard(body hcl.Body) (diags hcl.Diagnostics, iterates bool) {
+// diagnostics and the language server see the file as written. iterating is nil when the file
+// has no `for` expression; otherwise it holds every attribute's expression, true for those
+// with a `for` in them (see Workflow.counts).
+func guard(body hcl.Body) (diags hcl.Diagnostics, iterating map[hcl.Expression]bool) {
 	syn, ok := body.(*hclsyntax.Body)
 	if !ok {
-		return nil, true
+		return nil, map[hcl.Expression]bool{}
 	}
 	ops := boundedOperations()
+	var (
+		attrs    []hclsyntax.Expression // every attribute's expression, in the walk's order
+		top      hclsyntax.Expression   // the expression of the attribute being walked
+		withFors []hclsyntax.Expression
+	)
 	_ = hclsyntax.VisitAll(syn, func(node hclsyntax.Node) hcl.Diagnostics {
 		switch e := node.(type) {
+		case *hclsyntax.Attribute:
+			top = e.Expr
+			attrs = append(attrs, e.Expr)
 		case *hclsyntax.LiteralValueExpr:
 			if err := bounds.CheckNumber(e.Val); err != nil {
 				diags = append(diags, errorf(e.SrcRange, "Number out of range",
@@ -51,7 +60,9 @@ func guard(body hcl.Body) (diags hcl.Diagnostics, iterates bool) {
 				e.Op = op
 			}
 		case *hclsyntax.ForExpr:
-			iterates = true
+			if len(withFors) == 0 || withFors[len(withFors)-1] != top {
+				withFors = append(withFors, top)
+			}
 			if call, ok := e.CollExpr.(*hclsyntax.FunctionCallExpr); ok && call.Name == funcs.IterationsName {
 				break // guarded already (a file given twice)
 			}
@@ -68,7 +79,19 @@ func guard(body hcl.Body) (diags hcl.Diagnostics, iterates bool) {
 		}
 		return nil
 	})
-	return diags, iterates
+	if len(withFors) == 0 {
+		return diags, nil
+	}
+	iterating = make(map[hcl.Expression]bool, len(attrs))
+	for _, e := range attrs {
+		iterating[e] = false
+	}
+	for _, e := range withFors {
+		if e != nil {
+			iterating[e] = true
+		}
+	}
+	return diags, iterating
 }
 
 // boundedOperations maps each arithmetic operation of hclsyntax to one whose result must be

@@ -66,7 +66,7 @@ func (p *Parser) load(filename string, opts Options, callers []string) (*Workflo
 		return resolveVars(p, decls, opts.Vars, opts.Planning)
 	})
 	diags = append(diags, ddiags...)
-	w.forFree = !p.iterating[filename]
+	w.forFree, w.iterating = p.iterating[filename] == nil, p.iterating[filename]
 	diags = append(diags, link(w, faults)...)
 	abs, _ := filepath.Abs(filename)
 	for _, n := range w.Nodes {

@@ -14,8 +14,8 @@ import (
 // rendered with the offending line (hcl.NewDiagnosticTextWriter takes Files()).
 type Parser struct {
 	files map[string]*hcl.File
-	// iterating holds the files that have a `for` expression (see guard).
-	iterating map[string]bool
+	// iterating is guard's account of each file that has a `for` expression.
+	iterating map[string]map[hcl.Expression]bool
 	// Sources, when set, replaces the file system: workflow files (the loaded one and the ones it
 	// calls) are read from it by path, as a saved plan or a resumed run needs.
 	Sources map[string][]byte
@@ -91,13 +91,13 @@ func (p *Parser) ParseSource(filename string, src []byte) (*hcl.File, hcl.Diagno
 	}
 	f, diags := parseChunked(src, filename)
 	if f != nil {
-		gdiags, iterates := guard(f.Body)
+		gdiags, iterating := guard(f.Body)
 		diags = append(diags, gdiags...)
-		if iterates {
+		if iterating != nil {
 			if p.iterating == nil {
-				p.iterating = make(map[string]bool)
+				p.iterating = make(map[string]map[hcl.Expression]bool)
 			}
-			p.iterating[filename] = true
+			p.iterating[filename] = iterating
 		}
 		p.files[filename] = f
 	}

@@ -45,8 +45,10 @@ type Workflow struct {
 	// as link found them; read-only after Load.
 	payloadReads schema.Paths
 	// forFree says that the workflow's file holds no `for` expression, so that its
-	// evaluations need no count of iterations (funcs.Iterations); set by Load.
-	forFree bool
+	// evaluations need no count of iterations (funcs.Iterations); otherwise iterating holds
+	// every attribute's expression, true for those with a `for`. Set by Load.
+	forFree   bool
+	iterating map[hcl.Expression]bool
 }
 
 // PayloadReads are the parts of `trigger.payload` that the workflow's nodes and outputs read:
