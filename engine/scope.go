@@ -164,7 +164,7 @@ func (s *scope) eval(expr hcl.Expression, each cty.Value) (cty.Value, *outcome.E
 // diagMessage renders diagnostics as one line per error: "file:line: summary: detail".
 func diagMessage(diags hcl.Diagnostics) string {
 	var parts []string
-	for _, d := range diags {
+	for _, d := range lang.Dedupe(diags) {
 		if d.Severity != hcl.DiagError {
 			continue
 		}

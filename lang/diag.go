@@ -38,6 +38,33 @@ func appendDiags(to hcl.Diagnostics, ds ...*hcl.Diagnostic) hcl.Diagnostics {
 	return to
 }
 
+// Dedupe returns diags without the repeats of a diagnostic (same severity, summary, detail and
+// subject), in their order: a nested expression that fails the same way for every element of
+// an enclosing for (the bound on iterations, say) is reported once, not once per element.
+func Dedupe(diags hcl.Diagnostics) hcl.Diagnostics {
+	if len(diags) < 2 {
+		return diags
+	}
+	type key struct {
+		severity        hcl.DiagnosticSeverity
+		summary, detail string
+		subject         hcl.Range
+	}
+	seen := make(map[key]bool, len(diags))
+	out := diags[:0:0]
+	for _, d := range diags {
+		k := key{severity: d.Severity, summary: d.Summary, detail: d.Detail}
+		if d.Subject != nil {
+			k.subject = *d.Subject
+		}
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
 // splitRoots splits the references of expr into those whose root is one of allowed and the rest,
 // for expressions that may only read some roots (settings, config, dedup_key).
 func splitRoots(expr hcl.Expression, allowed ...string) (ok, foreign []hcl.Traversal) {

@@ -221,7 +221,7 @@ func (c *checker) eval(expr hcl.Expression, each cty.Value) cty.Value {
 	s := c.scope
 	s.Each = each
 	v, diags := expr.Value(newEvalContext(c.w.variables(expr), s, false)) // the table counts
-	c.diags = append(c.diags, diags...)
+	c.diags = append(c.diags, Dedupe(diags)...)
 	if diags.HasErrors() {
 		return cty.DynamicVal
 	}

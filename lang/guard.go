@@ -34,64 +34,125 @@ func guard(body hcl.Body) (diags hcl.Diagnostics, iterating map[hcl.Expression]b
 	if !ok {
 		return nil, map[hcl.Expression]bool{}
 	}
-	ops := boundedOperations()
-	var (
-		attrs    []hclsyntax.Expression // every attribute's expression, in the walk's order
-		top      hclsyntax.Expression   // the expression of the attribute being walked
-		withFors []hclsyntax.Expression
-	)
-	_ = hclsyntax.VisitAll(syn, func(node hclsyntax.Node) hcl.Diagnostics {
-		switch e := node.(type) {
-		case *hclsyntax.Attribute:
-			top = e.Expr
-			attrs = append(attrs, e.Expr)
-		case *hclsyntax.LiteralValueExpr:
-			if err := bounds.CheckNumber(e.Val); err != nil {
-				diags = append(diags, errorf(e.SrcRange, "Number out of range",
-					"This number is out of range: Fuscia takes numbers up to 1e%d in size, and down to 1e-%d (other than 0).", bounds.MaxExponent, bounds.MaxExponent))
-				e.Val = cty.UnknownVal(cty.Number) // evaluated no further, in case the caller goes on
-			}
-		case *hclsyntax.BinaryOpExpr:
-			if op, ok := ops[e.Op]; ok {
-				e.Op = op
-			}
-		case *hclsyntax.UnaryOpExpr:
-			if op, ok := ops[e.Op]; ok {
-				e.Op = op
-			}
-		case *hclsyntax.ForExpr:
-			if len(withFors) == 0 || withFors[len(withFors)-1] != top {
-				withFors = append(withFors, top)
-			}
-			if call, ok := e.CollExpr.(*hclsyntax.FunctionCallExpr); ok && call.Name == funcs.IterationsName {
-				break // guarded already (a file given twice)
-			}
-			rng := e.CollExpr.Range()
-			start, end := rng, rng
-			start.End, end.Start = rng.Start, rng.End
-			e.CollExpr = &hclsyntax.FunctionCallExpr{
-				Name:            funcs.IterationsName,
-				Args:            []hclsyntax.Expression{e.CollExpr},
-				NameRange:       start,
-				OpenParenRange:  start,
-				CloseParenRange: end,
-			}
-		}
-		return nil
-	})
-	if len(withFors) == 0 {
-		return diags, nil
+	g := &guardWalk{ops: boundedOperations()}
+	_ = hclsyntax.Walk(syn, g)
+	if len(g.withFors) == 0 {
+		return g.diags, nil
 	}
-	iterating = make(map[hcl.Expression]bool, len(attrs))
-	for _, e := range attrs {
+	iterating = make(map[hcl.Expression]bool, len(g.attrs))
+	for _, e := range g.attrs {
 		iterating[e] = false
 	}
-	for _, e := range withFors {
+	for _, e := range g.withFors {
 		if e != nil {
 			iterating[e] = true
 		}
 	}
-	return diags, iterating
+	return g.diags, iterating
+}
+
+// MaxExpressionDepth bounds how deep an expression's syntax nests, operators included: the file's
+// own limit on brackets (MaxNestingDepth) does not see `1+1+1…`, half a million of which in a
+// 1 MiB file overflowed the stack of the evaluation. No readable expression comes near it.
+const MaxExpressionDepth = 1000
+
+// MaxTryNesting bounds how deep try and can nest in one another: each evaluates its arguments
+// twice (once for the result's type), so n nested ones evaluate the innermost 2^n times
+// (25 took 84 s).
+const MaxTryNesting = 5
+
+// guardWalk is guard's walk over a file's syntax.
+type guardWalk struct {
+	ops      map[*hclsyntax.Operation]*hclsyntax.Operation
+	diags    hcl.Diagnostics
+	attrs    []hclsyntax.Expression // every attribute's expression, in the walk's order
+	top      hclsyntax.Expression   // the expression of the attribute being walked
+	withFors []hclsyntax.Expression
+	depth    int // of the node entered last, within its attribute
+	tries    int // try and can calls around it
+	tooDeep  bool
+}
+
+func (g *guardWalk) Enter(node hclsyntax.Node) hcl.Diagnostics {
+	g.depth++
+	switch e := node.(type) {
+	case *hclsyntax.Attribute:
+		g.top, g.depth, g.tooDeep = e.Expr, 0, false
+		g.attrs = append(g.attrs, e.Expr)
+	case *hclsyntax.LiteralValueExpr:
+		if err := bounds.CheckNumber(e.Val); err != nil {
+			g.diags = append(g.diags, errorf(e.SrcRange, "Number out of range",
+				"This number is out of range: Fuscia takes numbers up to 1e%d in size, and down to 1e-%d (other than 0).", bounds.MaxExponent, bounds.MaxExponent))
+			e.Val = cty.UnknownVal(cty.Number) // evaluated no further, in case the caller goes on
+		}
+	case *hclsyntax.BinaryOpExpr:
+		if op, ok := g.ops[e.Op]; ok {
+			e.Op = op
+		}
+		if g.depth > MaxExpressionDepth {
+			g.prune(e.SrcRange)
+			e.LHS, e.RHS = unknownAt(e.LHS.Range()), unknownAt(e.RHS.Range())
+		}
+	case *hclsyntax.ConditionalExpr:
+		if g.depth > MaxExpressionDepth {
+			g.prune(e.SrcRange)
+			e.Condition, e.TrueResult, e.FalseResult = unknownAt(e.Condition.Range()), unknownAt(e.TrueResult.Range()), unknownAt(e.FalseResult.Range())
+		}
+	case *hclsyntax.UnaryOpExpr:
+		if op, ok := g.ops[e.Op]; ok {
+			e.Op = op
+		}
+	case *hclsyntax.FunctionCallExpr:
+		if e.Name == "try" || e.Name == "can" {
+			if g.tries++; g.tries == MaxTryNesting+1 {
+				g.diags = append(g.diags, errorf(e.NameRange, "Too many nested try and can calls",
+					"This %s is inside %d other try or can calls; the limit is %d. Each one evaluates its arguments twice, so that nesting them multiplies the work: call them one after another instead.", e.Name, MaxTryNesting, MaxTryNesting))
+				e.Args = nil // not evaluated: try() and can() without arguments are errors of their own
+			}
+		}
+	case *hclsyntax.ForExpr:
+		if len(g.withFors) == 0 || g.withFors[len(g.withFors)-1] != g.top {
+			g.withFors = append(g.withFors, g.top)
+		}
+		if call, ok := e.CollExpr.(*hclsyntax.FunctionCallExpr); ok && call.Name == funcs.IterationsName {
+			break // guarded already (a file given twice)
+		}
+		rng := e.CollExpr.Range()
+		start, end := rng, rng
+		start.End, end.Start = rng.Start, rng.End
+		e.CollExpr = &hclsyntax.FunctionCallExpr{
+			Name:            funcs.IterationsName,
+			Args:            []hclsyntax.Expression{e.CollExpr},
+			NameRange:       start,
+			OpenParenRange:  start,
+			CloseParenRange: end,
+		}
+	}
+	return nil
+}
+
+func (g *guardWalk) Exit(node hclsyntax.Node) hcl.Diagnostics {
+	g.depth--
+	if call, ok := node.(*hclsyntax.FunctionCallExpr); ok && (call.Name == "try" || call.Name == "can") {
+		g.tries--
+	}
+	return nil
+}
+
+// prune reports, once an attribute, an expression nested past MaxExpressionDepth; the caller
+// cuts it there so that neither this walk nor an evaluation goes deeper.
+func (g *guardWalk) prune(rng hcl.Range) {
+	if g.tooDeep {
+		return
+	}
+	g.tooDeep = true
+	g.diags = append(g.diags, errorf(rng, "Expression too complex",
+		"The expression nests more than %d operations deep here. Split it, with a task's outputs or a builtin.transform in between.", MaxExpressionDepth))
+}
+
+// unknownAt is an unknown value in place of a cut expression.
+func unknownAt(rng hcl.Range) hclsyntax.Expression {
+	return &hclsyntax.LiteralValueExpr{Val: cty.DynamicVal, SrcRange: rng}
 }
 
 // boundedOperations maps each arithmetic operation of hclsyntax to one whose result must be

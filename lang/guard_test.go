@@ -64,19 +64,35 @@ func TestForIterationsBounded(t *testing.T) {
 		`x = length(flatten([for a in range(1000) : [for b in range(1000) : [for c in range(1000) : c]]]))`,
 		`x = [for a in range(400) : length({for b in range(1000) : b => a})]`,
 	} {
+		// One error for each for expression that met the bound, not one for every element
+		// of an enclosing one.
 		_, diags := loadInputs(t, inputs)
-		if len(diags) != 1 || !strings.Contains(diags.Error(), fmt.Sprintf("iterated over more than %d elements", funcs.MaxIterations)) {
+		if len(diags) == 0 || len(diags) > 3 {
 			t.Errorf("%s: %d diagnostics: %.500s", inputs, len(diags), diags.Error())
 		}
+		for _, d := range diags {
+			if !strings.Contains(d.Detail, fmt.Sprintf("iterated over more than %d elements", funcs.MaxIterations)) {
+				t.Errorf("%s: %s: %s", inputs, d.Summary, d.Detail)
+			}
+		}
+	}
+	// try and can see the same error in both their passes: try's second argument, can's false.
+	w, diags := loadInputs(t, `x = try([for a in range(1000) : [for b in range(1000) : b]], 0)
+    y = can([for a in range(1000) : [for b in range(1000) : b]])`)
+	if diags.HasErrors() {
+		t.Fatal(diags.Error())
+	}
+	if in := w.Values[mustParseAddr("task.t")].Inputs; !in.GetAttr("x").RawEquals(cty.Zero) || !in.GetAttr("y").RawEquals(cty.False) {
+		t.Errorf("try and can over too many iterations: %#v", in)
 	}
 	// The count is the whole check's: two expressions of 60,060 each are too many together.
-	_, diags := loadInputs(t, `a = length([for a in range(60) : length([for b in range(1000) : b])])
+	_, diags = loadInputs(t, `a = length([for a in range(60) : length([for b in range(1000) : b])])
     b = length([for a in range(60) : length([for b in range(1000) : b])])`)
 	if len(diags) != 1 || !strings.Contains(diags.Error(), "g.fsc.hcl:6,") {
 		t.Errorf("two expressions over the bound together: %v; want one error, on the second", diags)
 	}
 	// Within the bound, values are what they were.
-	w, diags := loadInputs(t, `m = [for a in range(3) : [for b in range(2) : a * b]]
+	w, diags = loadInputs(t, `m = [for a in range(3) : [for b in range(2) : a * b]]
     s = {for k, v in {x = 1, y = 2} : k => v + 1 if v > 1}`)
 	if diags.HasErrors() {
 		t.Fatal(diags.Error())
@@ -184,5 +200,128 @@ task "b" {
 	p.Sources = map[string][]byte{"c.fsc.hcl": []byte(strings.ReplaceAll(src, "[for v in range(3) : v]", "[0, 1, 2]"))}
 	if w, _ = p.Load("c.fsc.hcl", Options{}); w.counts(w.Node(mustParseAddr("task.a")).Task.Inputs) || w.counts(part) {
 		t.Error("a file without a for expression: counted")
+	}
+}
+
+// TestTemplatesBounded: a template, or a template's for directive, making more than 16 MiB is
+// an error (the vendored hclsyntax, MaxTemplateLength), where "${x}${x}…" over a long x asked
+// for gigabytes in one expression.
+func TestTemplatesBounded(t *testing.T) {
+	for _, inputs := range []string{
+		`x = length("${format("%09000000d", 0)}-${format("%09000000d", 0)}")`,
+		`x = length("%{for i in range(3)}${format("%07000000d", i)}%{endfor}")`,
+	} {
+		_, diags := loadInputs(t, inputs)
+		if !diags.HasErrors() || !strings.Contains(diags.Error(), "Template too long") {
+			t.Errorf("%s: %v; want Template too long", inputs, diags)
+		}
+	}
+	w, diags := loadInputs(t, `x = length("${format("%08000000d", 0)}-${format("%08000000d", 0)}")`)
+	if diags.HasErrors() {
+		t.Fatal(diags.Error())
+	}
+	if got := w.Values[mustParseAddr("task.t")].Inputs.GetAttr("x"); !got.RawEquals(cty.NumberIntVal(16000001)) {
+		t.Errorf("a template of 16,000,001 bytes: length %#v", got)
+	}
+}
+
+// TestExpressionDepthAndTryNesting: a chain of operators past MaxExpressionDepth is an error,
+// cut where it passes (half a million "+1" overflowed the evaluation's stack), and so is a try
+// or can inside MaxTryNesting others (each level doubles the work: 25 took 84 s).
+func TestExpressionDepthAndTryNesting(t *testing.T) {
+	_, diags := loadInputs(t, "x = 1"+strings.Repeat("+1", 200000))
+	if len(diags) != 1 || diags[0].Summary != "Expression too complex" {
+		t.Errorf("200,000 additions: %v", diags)
+	}
+	_, diags = loadInputs(t, "x = true"+strings.Repeat(" ? 1 : true", 5000))
+	if len(diags) != 1 || diags[0].Summary != "Expression too complex" {
+		t.Errorf("5,000 nested conditionals: %v", diags)
+	}
+	w, diags := loadInputs(t, "x = 1"+strings.Repeat("+1", MaxExpressionDepth-10))
+	if diags.HasErrors() {
+		t.Fatal(diags.Error())
+	}
+	if got := w.Values[mustParseAddr("task.t")].Inputs.GetAttr("x"); !got.RawEquals(cty.NumberIntVal(MaxExpressionDepth - 9)) {
+		t.Errorf("%d additions = %#v", MaxExpressionDepth-10, got)
+	}
+
+	nest := func(n int) string {
+		return strings.Repeat("try(", n) + `upper("a")` + strings.Repeat(")", n)
+	}
+	_, diags = loadInputs(t, "x = "+nest(25))
+	if len(diags) != 1 || diags[0].Summary != "Too many nested try and can calls" {
+		t.Errorf("25 nested try calls: %v", diags)
+	}
+	_, diags = loadInputs(t, "x = can("+nest(MaxTryNesting)+")")
+	if !diags.HasErrors() || diags[0].Summary != "Too many nested try and can calls" {
+		t.Errorf("a can around %d try calls: %v", MaxTryNesting, diags)
+	}
+	w, diags = loadInputs(t, "x = "+nest(MaxTryNesting)+"\n    y = try(1, 2) + try(3, 4)")
+	if diags.HasErrors() {
+		t.Fatal(diags.Error())
+	}
+	if got := w.Values[mustParseAddr("task.t")].Inputs.GetAttr("x"); !got.RawEquals(cty.StringVal("A")) {
+		t.Errorf("%d nested try calls = %#v", MaxTryNesting, got)
+	}
+}
+
+// TestLongNumberTextRefused: an operand, a comparison's or a function's argument converted from
+// a string of more than 4,096 bytes to a number is refused before go-cty reads it (quadratic:
+// four million digits took 27 s).
+func TestLongNumberTextRefused(t *testing.T) {
+	long := `replace(format("%05000d", 0), "0", "7")`
+	for _, expr := range []string{long + " + 0", long + " > 1", "-" + long, "abs(" + long + ")"} {
+		_, diags := loadInputs(t, "x = "+expr)
+		if !diags.HasErrors() || !strings.Contains(diags.Error(), "a number is read from 4096 bytes of text at most") {
+			t.Errorf("%s: %v", expr, diags)
+		}
+	}
+	w, diags := loadInputs(t, `x = replace(format("%04000d", 0), "0", "7") > 1`)
+	if diags.HasErrors() {
+		t.Fatal(diags.Error())
+	}
+	if got := w.Values[mustParseAddr("task.t")].Inputs.GetAttr("x"); !got.RawEquals(cty.True) {
+		t.Errorf("4,000 digits > 1 = %#v", got)
+	}
+}
+
+// TestCalledWorkflowLoadedOnce: a file called from many places is loaded and checked once,
+// where ten calls a level, four levels deep, were ten thousand loads of the leaf (27 s).
+func TestCalledWorkflowLoadedOnce(t *testing.T) {
+	dir := t.TempDir()
+	p := NewParser()
+	p.Sources = map[string][]byte{}
+	path := func(i int) string { return filepath.Join(dir, fmt.Sprintf("l%d.fsc.hcl", i)) }
+	const levels = 5
+	for i := 0; i < levels; i++ {
+		var b strings.Builder
+		b.WriteString("workflow \"w\" {}\n")
+		for j := range 10 {
+			fmt.Fprintf(&b, "call \"c%d\" {\n  workflow = \"./l%d.fsc.hcl\"\n}\n", j, i+1)
+		}
+		p.Sources[path(i)] = []byte(b.String())
+	}
+	p.Sources[path(levels)] = []byte(`workflow "leaf" {}
+task "t" {
+  uses   = builtin.transform
+  inputs = { x = length([for a in range(1000) : a]) }
+}
+output "x" { value = task.t.output.x }
+`)
+	w, diags := p.Load(path(0), Options{})
+	if diags.HasErrors() {
+		t.Fatal(diags.Error())
+	}
+	for level := 0; level < levels; level++ {
+		first := w.Calls["c0"]
+		for j := 1; j < 10; j++ {
+			if w.Calls[fmt.Sprintf("c%d", j)] != first {
+				t.Fatalf("level %d: call c%d runs another load of the same file than c0", level, j)
+			}
+		}
+		w = first
+	}
+	if w.Name != "leaf" {
+		t.Errorf("the chain ends at %q", w.Name)
 	}
 }

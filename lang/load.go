@@ -78,6 +78,13 @@ func (p *Parser) load(filename string, opts Options, callers []string) (*Workflo
 	return w, diags
 }
 
+// childLoad is a called workflow as loadCall loaded it; diags are its errors until a call
+// reported them.
+type childLoad struct {
+	w     *Workflow
+	diags hcl.Diagnostics
+}
+
 // loadCall loads the workflow a call node runs. Its variables are set by the call's inputs at run
 // time, so the child is checked like `validate` checks a file: unset variables are unknown.
 func (p *Parser) loadCall(w *Workflow, n *Node, callers []string) hcl.Diagnostics {
@@ -108,7 +115,20 @@ func (p *Parser) loadCall(w *Workflow, n *Node, callers []string) hcl.Diagnostic
 		return hcl.Diagnostics{errorf(c.WorkflowRange, "Cannot load called workflow",
 			"Call %q runs %s, which cannot be read: %s. The path is relative to this file.", n.Addr.Name, c.Path, why)}
 	}
-	child, diags := p.load(c.Path, Options{}, callers)
+	// A file called from many places is loaded and checked once: the child is the same
+	// wherever it is called from (its variables are unknown), and ten calls a level, five levels
+	// deep, were a hundred thousand loads (27 s at four levels). Its errors are reported once.
+	loaded, ok := p.children[abs]
+	if !ok {
+		loaded = &childLoad{}
+		loaded.w, loaded.diags = p.load(c.Path, Options{}, callers)
+		if p.children == nil {
+			p.children = make(map[string]*childLoad)
+		}
+		p.children[abs] = loaded
+	}
+	child, diags := loaded.w, loaded.diags
+	loaded.diags = nil
 	if child == nil {
 		return append(hcl.Diagnostics{errorf(c.WorkflowRange, "Cannot load called workflow",
 			"Call %q runs %q, which could not be loaded; see the errors below.", n.Addr.Name, c.Workflow)}, diags...)

@@ -14,6 +14,8 @@ import (
 // rendered with the offending line (hcl.NewDiagnosticTextWriter takes Files()).
 type Parser struct {
 	files map[string]*hcl.File
+	// children are the workflows call nodes run, by absolute path, loaded once (loadCall).
+	children map[string]*childLoad
 	// iterating is guard's account of each file that has a `for` expression.
 	iterating map[string]map[hcl.Expression]bool
 	// Sources, when set, replaces the file system: workflow files (the loaded one and the ones it

@@ -32,8 +32,11 @@ const (
 // in-process without touching the real ones.
 type cli struct {
 	stdout, stderr io.Writer
-	getenv         func(string) string
-	environ        func() []string
+	// exit ends the process from another goroutine than the command's (memguard's). Nil (a
+	// test running commands in-process) leaves the heap unwatched: the process is the test's.
+	exit    func(code int)
+	getenv  func(string) string
+	environ func() []string
 	// secrets are the secret values this process has read: the engine adds them, and the
 	// logger, the span exporter and the HTTP answers scrub them (docs/security.md, "Secrets").
 	// Nil scrubs nothing but what an engine scrubs with its own set.
@@ -89,7 +92,8 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	c := &cli{stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, environ: os.Environ, secrets: redact.NewSet()}
+	c := &cli{stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, environ: os.Environ, secrets: redact.NewSet(),
+		exit: func(code int) { plugin.CleanupClients(); os.Exit(code) }}
 	code := c.main(ctx, os.Args[1:])
 	// Every command closes its plugin manager; this catches a path that did not (a panic).
 	plugin.CleanupClients()
@@ -133,6 +137,12 @@ func (c *cli) main(ctx context.Context, args []string) (code int) {
 		// 10,000-node plan spends a third of its time in GC. These commands exit right after, so
 		// a larger heap is the better trade (docs/performance.md).
 		debug.SetGCPercent(400)
+	}
+	if checksWorkflows(name) {
+		stop := c.guardMemory()
+		defer stop()
+		stopOnSignal := c.exitOnSignal(ctx)
+		defer stopOnSignal()
 	}
 	return cmd.run(ctx, c, args[1:])
 }

@@ -19,7 +19,7 @@ var layers = [][]string{
 	// Limits below the language, its functions and the schema checks.
 	{"internal/bounds"},
 	// Foundations: no imports from the module but internal/bounds.
-	{"internal/outcome", "internal/version", "internal/diagrender", "internal/netguard", "internal/taskresult", "internal/testcert", "internal/syncbuf", "internal/jsonenc", "internal/stackgrow",
+	{"internal/outcome", "internal/version", "internal/diagrender", "internal/netguard", "internal/taskresult", "internal/testcert", "internal/syncbuf", "internal/jsonenc", "internal/stackgrow", "internal/memguard",
 		"lang/addrs", "lang/dag", "lang/schedule", "lang/schema", "lang/funcs",
 		"engine/redact", "engine/artifact", "engine/internal/metrics", "engine/internal/journalfixture",
 		"proto/fuscia/plugin/v1", "plugin/discover", "plugin/plugintest",

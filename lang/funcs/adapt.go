@@ -170,6 +170,9 @@ func checkFormat(args []cty.Value) error {
 	if err := checkFormatNumbers(args); err != nil {
 		return err
 	}
+	if err := checkFormatArgs(args, 1); err != nil {
+		return err
+	}
 	return checkFormatSize(args, 1)
 }
 
@@ -182,6 +185,9 @@ func checkFormatList(args []cty.Value) error {
 		}
 	}
 	if err := checkFormatNumbers(args); err != nil {
+		return err
+	}
+	if err := checkFormatArgs(args, n); err != nil {
 		return err
 	}
 	return checkFormatSize(args, n)

@@ -213,6 +213,20 @@ var lookupFunc = function.New(&function.Spec{
 	},
 })
 
+// hashSet is the set of hashKey of list's elements; ok is false when one has none.
+func hashSet(list cty.Value) (set map[string]bool, ok bool) {
+	set = make(map[string]bool, list.LengthInt())
+	for it := list.ElementIterator(); it.Next(); {
+		_, el := it.Element()
+		k, ok := hashKey(el)
+		if !ok {
+			return nil, false
+		}
+		set[k] = true
+	}
+	return set, true
+}
+
 // quoteUnlessMarked keeps a marked (sensitive) string out of error messages,
 // which are shown and logged where the value itself would be redacted.
 func quoteUnlessMarked(s string, marks cty.ValueMarks) string {
@@ -500,6 +514,29 @@ var matchkeysFunc = function.New(&function.Spec{
 			return cty.UnknownVal(retType), nil
 		}
 		var out []cty.Value
+		// Strings, numbers and booleans are looked up in a set; anything else is compared
+		// pair by pair, within maxPairs (5,000 keys against 5,000 took 35 s).
+		if set, ok := hashSet(search); ok {
+			for it := keys.ElementIterator(); it.Next(); {
+				i, key := it.Element()
+				if k, ok := hashKey(key); ok && set[k] {
+					out = append(out, values.Index(i))
+				} else if !ok {
+					set = nil
+					break
+				}
+			}
+			if set != nil {
+				if len(out) == 0 {
+					return cty.ListValEmpty(retType.ElementType()), nil
+				}
+				return cty.ListVal(out), nil
+			}
+			out = nil
+		}
+		if n := keys.LengthInt() * search.LengthInt(); n > maxPairs {
+			return cty.NilVal, fmt.Errorf("matchkeys would compare %d pairs of keys that are not strings, numbers or booleans: at most %d", n, maxPairs)
+		}
 		for it := keys.ElementIterator(); it.Next(); {
 			i, key := it.Element()
 			for it := search.ElementIterator(); it.Next(); {

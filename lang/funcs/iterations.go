@@ -23,6 +23,8 @@ const IterationsName = "for expression"
 // the bound of for_each and setproduct too: no expression makes more than 100,000 of anything.
 const MaxIterations = 100_000
 
+var errTooManyIterations = fmt.Errorf("for expressions have iterated over more than %d elements in this evaluation, counting each run of a nested one: iterate over less, or do the work in a task", MaxIterations)
+
 // Iterations counts the elements the `for` expressions of one evaluation (or of one workflow's
 // check) have iterated over. Its zero value is ready; it is not safe for concurrent use: each
 // evaluation has its own.
@@ -56,7 +58,8 @@ func (it *Iterations) Table() map[string]function.Function {
 // this count's. Once the count is past the bound the decoder does not evaluate the collection at
 // all, and the rest of the evaluation, which has failed, ends quickly: an enclosing for would
 // otherwise still build the collection of every nested one (range(1000) costs about a
-// millisecond).
+// millisecond). Each for expression met after that fails with the same error (the evaluator
+// reports it once: see lang's dedupe).
 func iterationsFunc(it *Iterations) function.Function {
 	var collection cty.Type
 	decode := func(expr hcl.Expression, ctx *hcl.EvalContext) (cty.Value, hcl.Diagnostics) {
@@ -80,7 +83,9 @@ func iterationsFunc(it *Iterations) function.Function {
 		Type:        function.StaticReturnType(cty.DynamicPseudoType),
 		Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
 			if !args[0].IsKnown() {
-				return cty.DynamicVal, nil // not evaluated: the count was past the bound already
+				// Not evaluated: the count was past the bound already. The same error again, so
+				// that an expression evaluated twice (try and can do) fails the same way twice.
+				return cty.NilVal, errTooManyIterations
 			}
 			coll := *args[0].EncapsulatedValue().(*cty.Value)
 			if plain, _ := coll.Unmark(); plain.IsKnown() && !plain.IsNull() && plain.CanIterateElements() {
@@ -90,7 +95,7 @@ func iterationsFunc(it *Iterations) function.Function {
 					n = it.n
 				}
 				if n > MaxIterations {
-					return cty.NilVal, fmt.Errorf("for expressions have iterated over more than %d elements in this evaluation, counting each run of a nested one: iterate over less, or do the work in a task", MaxIterations)
+					return cty.NilVal, errTooManyIterations
 				}
 			}
 			return coll, nil

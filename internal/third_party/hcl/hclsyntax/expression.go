@@ -497,7 +497,7 @@ func (e *FunctionCallExpr) Value(ctx *hcl.EvalContext) (cty.Value, hcl.Diagnosti
 
 			// Try to convert our value to the parameter type
 			var err error
-			val, err = convert.Convert(val, param.Type)
+			val, err = convertBounded(val, param.Type)
 			if err != nil {
 				diags = append(diags, &hcl.Diagnostic{
 					Severity: hcl.DiagError,

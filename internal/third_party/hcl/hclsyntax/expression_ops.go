@@ -8,7 +8,6 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
-	"github.com/zclconf/go-cty/cty/convert"
 	"github.com/zclconf/go-cty/cty/function"
 	"github.com/zclconf/go-cty/cty/function/stdlib"
 )
@@ -215,7 +214,7 @@ func (e *BinaryOpExpr) Value(ctx *hcl.EvalContext) (cty.Value, hcl.Diagnostics) 
 	var diags hcl.Diagnostics
 
 	givenLHSVal, lhsDiags := e.LHS.Value(ctx)
-	lhsVal, err := convert.Convert(givenLHSVal, lhsParam.Type)
+	lhsVal, err := convertBounded(givenLHSVal, lhsParam.Type)
 	if err != nil {
 		diags = append(diags, &hcl.Diagnostic{
 			Severity:    hcl.DiagError,
@@ -229,7 +228,7 @@ func (e *BinaryOpExpr) Value(ctx *hcl.EvalContext) (cty.Value, hcl.Diagnostics) 
 	}
 
 	givenRHSVal, rhsDiags := e.RHS.Value(ctx)
-	rhsVal, err := convert.Convert(givenRHSVal, rhsParam.Type)
+	rhsVal, err := convertBounded(givenRHSVal, rhsParam.Type)
 	if err != nil {
 		diags = append(diags, &hcl.Diagnostic{
 			Severity:    hcl.DiagError,
@@ -319,7 +318,7 @@ func (e *UnaryOpExpr) Value(ctx *hcl.EvalContext) (cty.Value, hcl.Diagnostics) {
 
 	givenVal, diags := e.Val.Value(ctx)
 
-	val, err := convert.Convert(givenVal, param.Type)
+	val, err := convertBounded(givenVal, param.Type)
 	if err != nil {
 		diags = append(diags, &hcl.Diagnostic{
 			Severity:    hcl.DiagError,

@@ -24,6 +24,24 @@ func (e *TemplateExpr) walkChildNodes(w internalWalkFunc) {
 	}
 }
 
+// MaxTemplateLength bounds the text a template makes. Not in upstream HCL: Fuscia evaluates
+// templates of files it does not control, where "${x}${x}…" a thousand times over a 16 MiB x
+// asked for 16 GB in one expression (see this module's README.md).
+const MaxTemplateLength = 16 << 20
+
+// templateTooLong is the diagnostic of a template that would make more than MaxTemplateLength
+// bytes.
+func templateTooLong(subject hcl.Range, expr hcl.Expression, ctx *hcl.EvalContext) *hcl.Diagnostic {
+	return &hcl.Diagnostic{
+		Severity:    hcl.DiagError,
+		Summary:     "Template too long",
+		Detail:      fmt.Sprintf("The template would make more than %d MiB of text.", MaxTemplateLength>>20),
+		Subject:     subject.Ptr(),
+		Expression:  expr,
+		EvalContext: ctx,
+	}
+}
+
 func (e *TemplateExpr) Value(ctx *hcl.EvalContext) (cty.Value, hcl.Diagnostics) {
 	buf := &bytes.Buffer{}
 	var diags hcl.Diagnostics
@@ -85,6 +103,10 @@ func (e *TemplateExpr) Value(ctx *hcl.EvalContext) (cty.Value, hcl.Diagnostics) 
 		// then we'll skip appending so that "buf" will contain only the
 		// known prefix of the result.
 		if isKnown && !diags.HasErrors() {
+			if buf.Len()+len(strVal.AsString()) > MaxTemplateLength {
+				diags = append(diags, templateTooLong(e.SrcRange, e, ctx))
+				continue
+			}
 			buf.WriteString(strVal.AsString())
 		}
 	}
@@ -218,6 +240,10 @@ func (e *TemplateJoinExpr) Value(ctx *hcl.EvalContext) (cty.Value, hcl.Diagnosti
 		strVal, strValMarks := strVal.Unmark()
 		if len(strValMarks) > 0 {
 			allMarks = append(allMarks, strValMarks)
+		}
+		if buf.Len()+len(strVal.AsString()) > MaxTemplateLength {
+			diags = append(diags, templateTooLong(e.Range(), e, ctx))
+			return cty.UnknownVal(cty.String).WithMarks(allMarks...), diags
 		}
 		buf.WriteString(strVal.AsString())
 	}
