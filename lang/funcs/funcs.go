@@ -152,6 +152,7 @@ var table = sync.OnceValue(func() map[string]function.Function {
 		"indent":     checkIndent,
 		"join":       checkJoin,
 		"jsonencode": checkJSONEncode,
+		"regex":      checkRegexCost,
 		"regexall":   checkRegexAll,
 		"replace":    checkReplace,
 		"split":      checkSplit,

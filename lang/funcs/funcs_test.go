@@ -82,6 +82,7 @@ var valueCases = []valueCase{
 	// Below the bounds on what a function builds.
 	{expr: `length(join(",", split("", format("%099999d", 0))))`, want: num(199997)},
 	{expr: `replace("abc", "", "-")`, want: cty.StringVal("-a-b-c-")},
+	{expr: `length(regexall("[0-9]+", join(" ", [for i in range(1000) : format("%099d", i)])))`, want: num(1000)},
 	// distinct and matchkeys hash strings, numbers and booleans (go-cty compares every pair:
 	// 5,000 numbers took 17 s).
 	{expr: `length(distinct(flatten([for a in range(3) : [for b in range(1000) : a * 1000 + b % 500]])))`, want: num(1500)},
@@ -330,6 +331,10 @@ var errorCases = []struct{ expr, want string }{
 	{`formatlist("%s", [for i in range(100) : format("%0200000d", 0)])`, "the formatted text would be more than 16 MiB"},
 	{`concat(split("", format("%060000d", 0)), split("", format("%060000d", 0)))`, "more than 100000"},
 	{`flatten([for i in range(3) : split("", format("%040000d", 0))])`, "more than 100000 elements"},
+	// A pattern's program times its text (regexall("(?:x?){1000}y", <1 MB>) took 22 s).
+	{`regexall("(?:x?){1000}y", format("%0200000d", 0))`, "more than 100000000"},
+	{`regex("(?:x?){1000}y", format("%0200000d", 0))`, "more than 100000000"},
+	{`replace(format("%0200000d", 0), "/(?:x?){1000}y/", "")`, "more than 100000000"},
 	// Pairwise comparisons where the elements cannot be hashed.
 	{`distinct([for i in range(1001) : [i]])`, "at most 1000000 pairs"},
 	{`matchkeys(range(1001), [for i in range(1001) : [i]], [for i in range(1000) : [i]])`, "matchkeys would compare 1001000 pairs"},

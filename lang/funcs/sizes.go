@@ -2,6 +2,7 @@ package funcs
 
 import (
 	"regexp"
+	"regexp/syntax"
 	"strings"
 	"unicode/utf8"
 
@@ -102,6 +103,9 @@ func checkReplace(args []cty.Value) error {
 	}
 	var n, size int
 	if len(substr) > 1 && substr[0] == '/' && substr[len(substr)-1] == '/' {
+		if steps, ok := regexSteps(substr[1:len(substr)-1], str); ok && steps > maxRegexSteps {
+			return function.NewArgErrorf(1, "the pattern over %d bytes of text could take %d steps: more than %d (a simpler pattern, or less text)", len(str), steps, maxRegexSteps)
+		}
 		re, err := regexp.Compile(substr[1 : len(substr)-1])
 		if err != nil {
 			return nil // replace reports it
@@ -141,8 +145,12 @@ func checkSplit(args []cty.Value) error {
 	return nil
 }
 
-// checkRegexAll refuses a regexall with more than maxBuiltElements matches.
+// checkRegexAll refuses a regexall that could run too long (checkRegexCost) or has more than
+// maxBuiltElements matches.
 func checkRegexAll(args []cty.Value) error {
+	if err := checkRegexCost(args); err != nil {
+		return err
+	}
 	pattern, ok1 := knownString(args[0])
 	str, ok2 := knownString(args[1])
 	if !ok1 || !ok2 {
@@ -292,3 +300,38 @@ var distinctFunc = function.New(&function.Spec{
 		return cty.ListVal(out), nil
 	},
 })
+
+// maxRegexSteps bounds a regular expression's program size times the text it runs over: Go's
+// matcher is linear in the text but steps through the program for every byte in the worst
+// case, and regexall("(?:x?){1000}y", <1 MB>) took 22 s. 10^8 steps is under a second; a
+// pattern of ordinary size can still run over megabytes.
+const maxRegexSteps = 100_000_000
+
+// regexSteps is an upper bound of the steps pattern takes over text: its compiled program's
+// size times the text's length. ok is false for a pattern that does not compile (the function
+// reports it).
+func regexSteps(pattern, text string) (steps int, ok bool) {
+	re, err := syntax.Parse(pattern, syntax.Perl)
+	if err != nil {
+		return 0, false
+	}
+	prog, err := syntax.Compile(re.Simplify())
+	if err != nil {
+		return 0, false
+	}
+	return len(prog.Inst) * (len(text) + 1), true
+}
+
+// checkRegexCost refuses a regex or regexall whose pattern over its text could take more than
+// maxRegexSteps.
+func checkRegexCost(args []cty.Value) error {
+	pattern, ok1 := knownString(args[0])
+	text, ok2 := knownString(args[1])
+	if !ok1 || !ok2 {
+		return nil
+	}
+	if steps, ok := regexSteps(pattern, text); ok && steps > maxRegexSteps {
+		return function.NewArgErrorf(0, "the pattern over %d bytes of text could take %d steps: more than %d (a simpler pattern, or less text)", len(text), steps, maxRegexSteps)
+	}
+	return nil
+}
