@@ -147,8 +147,6 @@ func checkIndent(args []cty.Value) error {
 	return nil
 }
 
-// checkFormat rejects a format whose verbs ask for a width or precision that would make a
-// string of more than maxBuiltString bytes.
 // hasNumberVerb reports whether the format has a verb that reads its argument as a number.
 func hasNumberVerb(format string) bool {
 	for i := 0; i < len(format); i++ {
@@ -166,6 +164,9 @@ func hasNumberVerb(format string) bool {
 	return false
 }
 
+// checkFormat rejects a format that would make a string of more than maxBuiltString bytes (a
+// width, a precision, or arguments used by many verbs), or that reads a number from a string
+// out of range.
 func checkFormat(args []cty.Value) error {
 	if err := checkFormatNumbers(args); err != nil {
 		return err
