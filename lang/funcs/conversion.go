@@ -26,7 +26,7 @@ func makeToFunc(wantTy cty.Type) function.Function {
 			AllowDynamicType: true,
 		}},
 		Type: func(args []cty.Value) (cty.Type, error) {
-			gotTy := args[0].Type()
+			gotTy := collectionOf(args[0], wantTy).Type()
 			if gotTy.Equals(wantTy) {
 				return wantTy, nil
 			}
@@ -44,7 +44,7 @@ func makeToFunc(wantTy cty.Type) function.Function {
 			return cty.NilType, function.NewArgErrorf(0, "cannot convert %s to %s", gotTy.FriendlyName(), wantTy.FriendlyNameForConstraint())
 		},
 		Impl: func(args []cty.Value, retType cty.Type) (cty.Value, error) {
-			ret, err := convert.Convert(args[0], retType)
+			ret, err := convert.Convert(collectionOf(args[0], wantTy), retType)
 			if err == nil {
 				return ret, nil
 			}
@@ -61,4 +61,14 @@ func makeToFunc(wantTy cty.Type) function.Function {
 			return cty.NilVal, function.NewArgErrorf(0, "cannot convert %s to %s: %s", gotTy.FriendlyName(), wantTy.FriendlyNameForConstraint(), err)
 		},
 	})
+}
+
+// collectionOf is v made a list or a set, when that is what want is and v is a tuple of one
+// element type (uniformTuple): go-cty's conversion of the tuple itself compares every pair of
+// element types.
+func collectionOf(v cty.Value, want cty.Type) cty.Value {
+	if !want.IsListType() && !want.IsSetType() {
+		return v
+	}
+	return uniformTuple(v, want.IsSetType())
 }

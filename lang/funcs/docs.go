@@ -41,7 +41,7 @@ type Param struct {
 // Docs returns the documentation of every function in Table, grouped by category in the
 // order of the reference and sorted by name within a category. The slice is the caller's own.
 func Docs() []Doc {
-	t := table()
+	_, t := tables()
 	var out []Doc
 	for _, g := range docGroups {
 		for _, d := range g.docs {

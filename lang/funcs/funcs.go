@@ -37,7 +37,14 @@ func Names() []string {
 
 // table is built once and never changed after; Table hands out copies so
 // that a caller adding its own functions cannot affect anyone else.
-var table = sync.OnceValue(func() map[string]function.Function {
+var table = func() map[string]function.Function {
+	t, _ := tables()
+	return t
+}
+
+// tables builds the table once: the functions as workflows call them (adapt) and as go-cty and
+// this package define them, whose parameter types the documentation shows.
+var tables = sync.OnceValues(func() (adapted, defined map[string]function.Function) {
 	t := map[string]function.Function{
 		// Numeric.
 		"abs":      stdlib.AbsoluteFunc,
@@ -170,10 +177,11 @@ var table = sync.OnceValue(func() map[string]function.Function {
 		"abs": true, "ceil": true, "floor": true, "max": true, "min": true,
 		"parseint": true, "sum": true, "tonumber": true,
 	}
+	defined = maps.Clone(t)
 	for name, f := range t {
 		t[name] = adapt(f, checks[name], boundResult[name])
 	}
-	return t
+	return t, defined
 })
 
 var names = sync.OnceValue(func() []string {
