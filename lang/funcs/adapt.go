@@ -249,31 +249,33 @@ func hasNumberVerb(format string) bool {
 // checkFormat rejects a format that would make a string of more than maxBuiltString bytes (a
 // width, a precision, or arguments used by many verbs), or that reads a number from a string
 // out of range.
-func checkFormat(args []cty.Value) error {
-	if err := checkFormatNumbers(args); err != nil {
-		return err
-	}
-	if err := checkFormatArgs(args, 1); err != nil {
-		return err
-	}
-	return checkFormatSize(args, 1)
-}
+func checkFormat(args []cty.Value) error { return checkFormatTimes(args, 1) }
 
 // checkFormatList is checkFormat for formatlist, which formats once per element of its lists.
 func checkFormatList(args []cty.Value) error {
 	n := 1
 	for _, a := range args[1:] {
-		if a.IsKnown() && !a.IsNull() && (a.Type().IsListType() || a.Type().IsTupleType() || a.Type().IsSetType()) {
+		if a.IsKnown() && !a.IsNull() && isSequence(a.Type()) {
 			n = max(n, a.LengthInt())
 		}
 	}
+	return checkFormatTimes(args, n)
+}
+
+// checkFormatTimes is checkFormat for a format used times times.
+func checkFormatTimes(args []cty.Value, times int) error {
 	if err := checkFormatNumbers(args); err != nil {
 		return err
 	}
-	if err := checkFormatArgs(args, n); err != nil {
+	if err := checkFormatArgs(args, times); err != nil {
 		return err
 	}
-	return checkFormatSize(args, n)
+	return checkFormatSize(args, times)
+}
+
+// isSequence reports whether ty is a list, a tuple or a set: what formatlist iterates over.
+func isSequence(ty cty.Type) bool {
+	return ty.IsListType() || ty.IsTupleType() || ty.IsSetType()
 }
 
 // checkFormatSize checks the widths and precisions of the format in args[0], each used times
@@ -364,7 +366,7 @@ func checkFormatNumbers(args []cty.Value) error {
 			continue
 		}
 		vals := []cty.Value{a}
-		if a.Type().IsListType() || a.Type().IsTupleType() || a.Type().IsSetType() { // formatlist's lists
+		if isSequence(a.Type()) { // formatlist's lists
 			vals = a.AsValueSlice()
 		}
 		for _, v := range vals {

@@ -185,7 +185,7 @@ func checkFormatArgs(args []cty.Value, times int) error {
 	verbs := strings.Count(format, "%") - 2*strings.Count(format, "%%")
 	largest := 0
 	for _, a := range args[1:] {
-		if times > 1 && a.IsKnown() && !a.IsNull() && (a.Type().IsListType() || a.Type().IsTupleType() || a.Type().IsSetType()) {
+		if times > 1 && a.IsKnown() && !a.IsNull() && isSequence(a.Type()) {
 			for it := a.ElementIterator(); it.Next(); {
 				_, el := it.Element()
 				largest = max(largest, textSize(el, maxBuiltString))
@@ -230,8 +230,7 @@ func leaves(v cty.Value, limit int) int {
 		return 1
 	}
 	v, _ = v.Unmark()
-	ty := v.Type()
-	if !ty.IsListType() && !ty.IsTupleType() && !ty.IsSetType() {
+	if !isSequence(v.Type()) {
 		return 1
 	}
 	n := 0
