@@ -49,7 +49,8 @@ type execStream struct {
 // errStopping is a call that found its process being stopped.
 var errStopping = status.Error(codes.Unavailable, "the plugin process is being stopped")
 
-// errEnded is a reused stream the plugin had ended while it was idle: the request was not sent.
+// errEnded is a reused stream the plugin had ended, with an OK status, while it was idle: the
+// request was not read.
 var errEnded = errors.New("the plugin ended an idle ExecuteStream stream")
 
 // execute makes one Execute call of p: on an idle stream, on a new one, or unary when the
@@ -66,7 +67,7 @@ func (p *process) execute(ctx context.Context, req *pluginv1.ExecuteRequest) (*p
 	}
 	resp, err := p.streams.call(ctx, p.provider, req, false)
 	if errors.Is(err, errEnded) {
-		// The plugin had ended the stream while it was idle (Send said so: nothing was sent);
+		// The plugin had ended the stream while it was idle (it did not read the request);
 		// once more on a new stream (another idle one may have ended too).
 		resp, err = p.streams.call(ctx, p.provider, req, true)
 	}
@@ -101,18 +102,27 @@ func (e *execStreams) call(ctx context.Context, provider pluginv1.ProviderClient
 }
 
 // roundTrip sends req and reads its answer.
+//
+// A stream the plugin ends with an OK status after answering its last call is the plugin
+// saying it takes no more calls on it. Send cannot tell whether that end came before req went
+// out: Send reports io.EOF only once the end has arrived, and a plugin may end the stream
+// while req is on its way (the plugin then never reads it). So on a stream that has carried
+// calls, an OK end without an answer is the end of an idle stream (errEnded: the call goes on a
+// new stream), which the protocol makes so by requiring a plugin to answer every request it
+// reads or end the stream with an error (docs/reference/plugin-protocol.md, "ExecuteStream").
+// A stream ended with an error is never that: its call fails and is not sent again.
 func (st *execStream) roundTrip(req *pluginv1.ExecuteRequest) (*pluginv1.ExecuteResponse, error) {
 	// Send reports io.EOF when the stream has ended, before req went out; Recv then says why.
-	if err := st.s.Send(req); err != nil {
-		if !errors.Is(err, io.EOF) {
-			return nil, err
-		}
-		if st.calls > 0 {
-			return nil, errEnded
-		}
+	if err := st.s.Send(req); err != nil && !errors.Is(err, io.EOF) {
+		return nil, err
 	}
 	resp, err := st.s.Recv()
 	if errors.Is(err, io.EOF) {
+		if st.calls > 0 {
+			return nil, errEnded
+		}
+		// A new stream ended without an answer: the plugin refused the call, and a retry would
+		// meet the same.
 		return nil, errNoAnswer
 	}
 	return resp, err

@@ -230,16 +230,46 @@ func rawStream(t *testing.T) plugin.Target {
 
 // An error that ends a call's stream is the call's error: the request is never sent again
 // (on Execute or another stream), since the plugin may have done the task's work before it.
+// The first call is on a new stream, the second on a stream that has carried a call (which
+// the plugin may have ended while the request was on its way: that request is sent again, on
+// a new stream, since the plugin never read it).
 func TestStreamErrorNeverResent(t *testing.T) {
 	tg := rawStream(t)
 	m := newManager(t, plugin.Options{})
-	effects := filepath.Join(t.TempDir(), "effects")
-	_, err := execute(t, context.Background(), m, tg, "effect", effects, nil)
-	if err == nil || plugin.KindOf(err) != plugin.Fatal || !strings.Contains(err.Error(), "downstream") {
-		t.Errorf("call: %v; want the plugin's error, fatal", err)
+	for i := range 2 {
+		effects := filepath.Join(t.TempDir(), "effects")
+		_, err := execute(t, context.Background(), m, tg, "effect", effects, nil)
+		if err == nil || plugin.KindOf(err) != plugin.Fatal || !strings.Contains(err.Error(), "downstream") {
+			t.Errorf("call %d: %v; want the plugin's error, fatal", i, err)
+		}
+		if b, _ := os.ReadFile(effects); string(b) != "effect\n" {
+			t.Errorf("call %d: the task ran %d times; want once", i, strings.Count(string(b), "effect"))
+		}
+		if i == 0 {
+			if _, err := execute(t, context.Background(), m, tg, "once", `{}`, nil); err != nil {
+				t.Fatal(err) // leaves an idle stream, which the plugin ends
+			}
+		}
 	}
-	if b, _ := os.ReadFile(effects); string(b) != "effect\n" {
-		t.Errorf("the task ran %d times; want once", strings.Count(string(b), "effect"))
+}
+
+// A plugin that reads a request and ends a new stream without an answer (and without an
+// error) fails the call: it is not sent again, which would meet the same end.
+func TestStreamEndedWithoutAnswer(t *testing.T) {
+	tg := rawStream(t)
+	m := newManager(t, plugin.Options{})
+	calls := filepath.Join(t.TempDir(), "calls")
+	for i := range 2 { // on a new stream, then after a call that leaves an idle stream
+		_, err := execute(t, context.Background(), m, tg, "silent", calls, nil)
+		if plugin.KindOf(err) != plugin.Fatal || !strings.Contains(err.Error(), "without an answer") {
+			t.Errorf("call %d: %v; want fatal, without an answer", i, err)
+		}
+		if _, err := execute(t, context.Background(), m, tg, "once", `{}`, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if b, _ := os.ReadFile(calls); string(b) != "silent\nsilent\n" {
+		t.Errorf("the plugin read the request %d times in 2 calls; want 2", strings.Count(string(b), "silent"))
 	}
 }
 

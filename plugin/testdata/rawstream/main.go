@@ -5,7 +5,10 @@
 //     UNIMPLEMENTED status (as a plugin that passes on a downstream API's error might): Fuscia
 //     must report the error and never send the request again, or the effect would happen twice;
 //   - task "once" answers, then ends the stream while it waits for the next call: Fuscia must
-//     make the next call on a new stream.
+//     make the next call on a new stream;
+//   - task "silent" appends a line to the file its input names, then ends the stream with an OK
+//     status and no answer (which the protocol forbids): Fuscia must fail the call and not send
+//     it again on a new stream.
 //
 // Each GetSchema appends a line to getschema.log next to the binary, for tests that count them.
 package main
@@ -35,7 +38,7 @@ func (provider) GetSchema(context.Context, *pluginv1.GetSchemaRequest) (*pluginv
 	}
 	return &pluginv1.GetSchemaResponse{
 		Name: "rawstream", Version: "0.1.0", ProtocolVersion: sdk.ProtocolVersion, ExecuteStream: true,
-		Tasks: map[string]*pluginv1.TaskSchema{"effect": {}, "once": {}},
+		Tasks: map[string]*pluginv1.TaskSchema{"effect": {}, "once": {}, "silent": {}},
 	}, nil
 }
 
@@ -53,6 +56,12 @@ func (p provider) ExecuteStream(s grpc.BidiStreamingServer[pluginv1.ExecuteReque
 	if err != nil {
 		return nil
 	}
+	if req.Task == "silent" {
+		if err := appendLine(string(req.Input), "silent"); err != nil {
+			return status.Error(codes.Internal, err.Error())
+		}
+		return nil // no answer
+	}
 	resp, err := p.Execute(s.Context(), req)
 	if err != nil {
 		return err
@@ -62,15 +71,20 @@ func (p provider) ExecuteStream(s grpc.BidiStreamingServer[pluginv1.ExecuteReque
 
 // effect appends a line to file, then fails with UNIMPLEMENTED.
 func effect(file string) error {
-	f, err := os.OpenFile(file, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
-	if err != nil {
-		return status.Error(codes.Internal, err.Error())
-	}
-	_, werr := f.WriteString("effect\n")
-	if err := errors.Join(werr, f.Close()); err != nil {
+	if err := appendLine(file, "effect"); err != nil {
 		return status.Error(codes.Internal, err.Error())
 	}
 	return status.Error(codes.Unimplemented, "downstream: method not supported")
+}
+
+// appendLine appends line and a newline to file.
+func appendLine(file, line string) error {
+	f, err := os.OpenFile(file, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+	if err != nil {
+		return err
+	}
+	_, werr := f.WriteString(line + "\n")
+	return errors.Join(werr, f.Close())
 }
 
 // countSchemaCall appends a line to getschema.log in the binary's directory.
@@ -79,12 +93,7 @@ func countSchemaCall() error {
 	if err != nil {
 		return err
 	}
-	f, err := os.OpenFile(filepath.Join(filepath.Dir(exe), "getschema.log"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
-	if err != nil {
-		return err
-	}
-	_, werr := f.WriteString("GetSchema\n")
-	return errors.Join(werr, f.Close())
+	return appendLine(filepath.Join(filepath.Dir(exe), "getschema.log"), "GetSchema")
 }
 
 func main() { rawserve.Serve(provider{}) }

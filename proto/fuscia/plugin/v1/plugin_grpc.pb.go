@@ -55,6 +55,8 @@ type ProviderClient interface {
 	// stream per call: the host sends a request, the plugin answers it with one response, then
 	// the host may send the next. A call's deadline is its request's deadline_unix_nano; the host
 	// cancels the stream to cancel the call it carries and never reuses a stream after that.
+	// The plugin answers every request it reads, or ends the stream with an error: an OK end
+	// means "no more calls here", and a request sent meanwhile (unread) goes on a new stream.
 	// Optional: Fuscia uses it only with a plugin whose GetSchemaResponse says execute_stream.
 	ExecuteStream(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[ExecuteRequest, ExecuteResponse], error)
 	// HandleTrigger is one invocation of a trigger (a poll, or a webhook request to check).
@@ -167,6 +169,8 @@ type ProviderServer interface {
 	// stream per call: the host sends a request, the plugin answers it with one response, then
 	// the host may send the next. A call's deadline is its request's deadline_unix_nano; the host
 	// cancels the stream to cancel the call it carries and never reuses a stream after that.
+	// The plugin answers every request it reads, or ends the stream with an error: an OK end
+	// means "no more calls here", and a request sent meanwhile (unread) goes on a new stream.
 	// Optional: Fuscia uses it only with a plugin whose GetSchemaResponse says execute_stream.
 	ExecuteStream(grpc.BidiStreamingServer[ExecuteRequest, ExecuteResponse]) error
 	// HandleTrigger is one invocation of a trigger (a poll, or a webhook request to check).
