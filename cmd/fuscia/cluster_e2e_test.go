@@ -21,6 +21,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -450,6 +451,24 @@ func TestClusterStartErrors(t *testing.T) {
 		r := h.run("worker", "-cluster-key-file", key, "-home", t.TempDir())
 		wantCode(t, r, 2)
 		wantContains(t, "worker's stderr", flat(r), "-nats")
+	})
+	t.Run("worker stopped while it waits for the coordinator", func(t *testing.T) {
+		ns := natstest.Start(t) // a NATS server that no coordinator set up
+		w := launchWorker(t, fusciaBin, ns.URL(), key)
+		deadline := time.Now().Add(clusterDeadline)
+		for !strings.Contains(w.stderr.String(), "the coordinator to set the cluster up") {
+			if w.done() || time.Now().After(deadline) {
+				t.Fatalf("the worker did not say it waits for the coordinator:\n%s", w)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		if err := w.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
+		if code := w.wait(clusterDeadline); code != 0 {
+			t.Fatalf("a worker stopped by SIGTERM while joining exited %d, want 0:\n%s", code, w)
+		}
+		wantContains(t, "worker's stdout", w.stdout.String(), "Stopped.")
 	})
 	t.Run("worker with another key", func(t *testing.T) {
 		ns := natstest.Start(t)

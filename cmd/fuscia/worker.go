@@ -67,11 +67,13 @@ func runWorker(ctx context.Context, c *cli, args []string) int {
 		return exitOK
 	case errors.Is(err, cluster.ErrRefused):
 		return c.fail(false, "Refused by the cluster", sentenceOf(err))
-	case errors.Is(err, host.ErrCluster):
-		return c.fail(false, "Cannot join the cluster", sentenceOf(err))
-	case errors.Is(err, context.Canceled):
+	case ctx.Err() != nil:
+		// SIGINT or SIGTERM, while joining too (waiting for NATS or the coordinator): what
+		// failed then is the signal's doing.
 		fmt.Fprintln(c.stdout, "Stopped.")
 		return exitOK
+	case errors.Is(err, host.ErrCluster):
+		return c.fail(false, "Cannot join the cluster", sentenceOf(err))
 	default:
 		return c.operationFailed("Worker failed", err)
 	}

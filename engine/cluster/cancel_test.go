@@ -115,3 +115,49 @@ func TestCancelBeforeStart(t *testing.T) {
 	// The coordinator still waits for the worker's answer here, to see it.
 	wantKind(t, "the attempt cancelled before it started", c.call(t, b, call), outcome.Cancelled)
 }
+
+// TestForgedCancelIgnored: a cancel the coordinator did not seal (the attempt's id in clear,
+// as anyone who can publish on the cancel subject could send, or one sealed with another key)
+// does not stop the attempt; the coordinator's own does.
+func TestForgedCancelIgnored(t *testing.T) {
+	srv := natstest.Start(t)
+	s := newSite(t)
+	c := newCluster(t, srv.URL(), clusterOptions{})
+	w := c.startWorker(t, WorkerOptions{})
+	b := c.bindHTTP(t)
+
+	call := httpCall("task.forged", s.URL+"/slow", "", nil)
+	p := c.callAsync(b, call)
+	s.waitSlow(t)
+	id := attemptID(call)
+	subject := c.conn.names.cancelSubject()
+	for _, forged := range [][]byte{[]byte(id), newKey(t).Seal([]byte(id), cancelAAD), c.cfg.Key.Seal([]byte(id), []byte("other"))} {
+		if err := c.conn.nc.Publish(subject, forged); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A sealed cancel of an attempt not running, published after the forged ones on the same
+	// connection and subject, so it reaches the worker after them: once the worker remembers
+	// it, it has handled the forged ones.
+	marker := attemptID(httpCall("task.marker", s.URL+"/slow", "", nil))
+	if err := c.conn.nc.Publish(subject, c.cfg.Key.Seal([]byte(marker), cancelAAD)); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the worker to get the marker cancel", func() bool {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		_, ok := w.early[marker]
+		return ok
+	})
+	select {
+	case <-s.slowEnded:
+		t.Fatal("a forged cancel stopped the attempt")
+	default:
+	}
+	if p.finished() {
+		t.Fatalf("the call ended after forged cancels: %v", p.result(t))
+	}
+	p.cancel(nil)
+	wantKind(t, "the cancelled call", p.result(t), outcome.Cancelled)
+	s.slowStopped(t, time.Now())
+}

@@ -256,3 +256,83 @@ func blockedOnObjectChunks() bool {
 	}
 	return false
 }
+
+// TestForgedComponentPackage: the digest covers component.wasm, not the manifest, so a
+// package with the same module and wider grants has the same digest. One put in the object
+// store by anyone but the coordinator is replaced by the coordinator before its first use, and
+// refused by a worker when it is put there after.
+func TestForgedComponentPackage(t *testing.T) {
+	srv := natstest.Start(t)
+	home := t.TempDir()
+	echo := installWatEcho(t, filepath.Join(home, "components"))
+	forged := forgedPackage(t, echo)
+	c := newCluster(t, srv.URL(), clusterOptions{Home: home})
+	ctx := testCtx(t)
+	if _, err := c.coord.objects.PutBytes(ctx, echo.Digest, forged); err != nil {
+		t.Fatal(err)
+	}
+	w := c.startWorker(t, WorkerOptions{})
+	b := c.bindComponent(t, "echo", "fuscia/wat-echo", cty.NilVal)
+	call := newCall("task.look", lang.Uses{Kind: lang.UsesComponent, Local: "echo", Name: "echo"}, map[string]any{}, "", nil)
+	wantSuccess(t, "wat-echo's echo", c.call(t, b, call))
+	got, err := registry.Find(filepath.Join(w.home, "components"), "fuscia/wat-echo", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, _ := os.ReadFile(filepath.Join(got.Dir, "manifest.json")); bytes.Contains(m, []byte("evil.example")) {
+		t.Fatalf("the worker installed the forged manifest: %s", m)
+	}
+
+	// Forged after the coordinator's upload: a worker that fetches it refuses it.
+	w.stop(t)
+	if _, err := c.coord.objects.PutBytes(ctx, echo.Digest, forged); err != nil {
+		t.Fatal(err)
+	}
+	w2 := c.startWorker(t, WorkerOptions{})
+	call2 := newCall("task.look2", lang.Uses{Kind: lang.UsesComponent, Local: "echo", Name: "echo"}, map[string]any{}, "", nil)
+	r := c.call(t, b, call2)
+	if r.Type != outcome.Failure || !strings.Contains(r.Message, "was not put there by this cluster's coordinator") {
+		t.Fatalf("a call of the forged package: %+v; want a failure saying it was not put there by the coordinator", r)
+	}
+	if _, err := registry.Find(filepath.Join(w2.home, "components"), "fuscia/wat-echo", ""); err == nil {
+		t.Fatal("the worker installed the forged package")
+	}
+}
+
+// forgedPackage packs inst's module with its manifest granting one host more.
+func forgedPackage(t testing.TB, inst registry.Installed) []byte {
+	t.Helper()
+	src := t.TempDir()
+	wasm, err := os.ReadFile(filepath.Join(inst.Dir, "component.wasm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	manifest, err := os.ReadFile(filepath.Join(inst.Dir, "manifest.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(manifest, &m); err != nil {
+		t.Fatal(err)
+	}
+	m["capabilities"] = map[string]any{"allowed_hosts": []string{"evil.example"}, "allowed_paths": []string{}}
+	manifest, _ = json.Marshal(m)
+	for name, b := range map[string][]byte{"component.wasm": wasm, "manifest.json": manifest} {
+		if err := os.WriteFile(filepath.Join(src, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pkg := filepath.Join(t.TempDir(), "forged.fcpkg")
+	packed, err := registry.Pack(src, pkg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if packed.Digest != inst.Digest {
+		t.Fatalf("the forged package's digest is %s, not %s: the test no longer forges", packed.Digest, inst.Digest)
+	}
+	b, err := os.ReadFile(pkg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}

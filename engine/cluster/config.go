@@ -1,12 +1,18 @@
 package cluster
 
 import (
+	"bytes"
 	"crypto/sha256"
+	"crypto/x509"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"os"
 	"regexp"
 	"sync"
 	"time"
+
+	"github.com/nats-io/nkeys"
 
 	"github.com/fuscia/fuscia/engine/cluster/clusterkey"
 )
@@ -28,6 +34,9 @@ const (
 	// longer finds its attempts' results gone and sends those attempts again (the same
 	// attempt, run a second time).
 	resultsMaxAge = 7 * 24 * time.Hour
+	// maxAttemptAge is the oldest a work message a worker runs may be: far longer than an
+	// attempt waits for a worker, far shorter than resultsMaxAge (clocks may differ).
+	maxAttemptAge = resultsMaxAge / 2
 	// maxAckPending bounds the attempts of a pool handed out and not yet acknowledged.
 	maxAckPending = 10000
 	// consumerName is the work streams' durable consumer, shared by every worker of a pool;
@@ -81,6 +90,43 @@ func (c *Config) Check() error {
 	}
 	if c.MaxDeliver < 1 {
 		return fmt.Errorf("-max-deliver %d: it must be at least 1", c.MaxDeliver)
+	}
+	if err := checkCreds(c.Creds); err != nil {
+		return err
+	}
+	return checkTLSCA(c.TLSCA)
+}
+
+// checkCreds reads a -nats-creds file before it is used: the NATS client's own errors for a
+// file it cannot read or parse come at connect time and read like a server that is down.
+func checkCreds(path string) error {
+	if path == "" {
+		return nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("-nats-creds: %w", err)
+	}
+	// The client's own parse: a JWT and an NKey seed, each between its BEGIN and END lines.
+	_, jerr := nkeys.ParseDecoratedJWT(b)
+	_, kerr := nkeys.ParseDecoratedNKey(b)
+	if err := errors.Join(jerr, kerr); err != nil || !bytes.Contains(b, []byte("BEGIN NATS USER JWT")) {
+		return fmt.Errorf("-nats-creds %s is not a NATS credentials file (a user JWT and an NKey seed, as nsc generate creds writes): %v", path, err)
+	}
+	return nil
+}
+
+// checkTLSCA reads a -nats-tls-ca file before it is used: it must hold PEM certificates.
+func checkTLSCA(path string) error {
+	if path == "" {
+		return nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("-nats-tls-ca: %w", err)
+	}
+	if !x509.NewCertPool().AppendCertsFromPEM(b) {
+		return fmt.Errorf("-nats-tls-ca %s: no PEM certificate in it; give the CA certificate (PEM) that signed the NATS servers' certificates", path)
 	}
 	return nil
 }

@@ -2,6 +2,8 @@ package cluster
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -69,7 +71,7 @@ func Connect(ctx context.Context, cfg Config, name string, log *slog.Logger) (*C
 	}
 	nc, err := nats.Connect(cfg.URLs, opts...)
 	if err != nil {
-		return nil, fmt.Errorf("cannot reach NATS at %s: %w; check that a server with JetStream (nats-server -js) listens there", redactURLs(cfg.URLs), err)
+		return nil, connectError(cfg, err)
 	}
 	js, err := jetstream.New(nc)
 	if err != nil {
@@ -129,4 +131,26 @@ func (c *Conn) replicas() int {
 		return 3
 	}
 	return 1
+}
+
+// connectError says why no NATS server could be used, with advice that fits: a server that
+// refused the credentials or failed TLS answered, so "check that a server listens" would mislead.
+func connectError(cfg Config, err error) error {
+	urls := redactURLs(cfg.URLs)
+	var certErr *tls.CertificateVerificationError
+	var unknownAuthority x509.UnknownAuthorityError
+	var hostname x509.HostnameError
+	switch {
+	case errors.Is(err, nats.ErrAuthorization), errors.Is(err, nats.ErrAuthExpired),
+		errors.Is(err, nats.ErrAuthRevoked), errors.Is(err, nats.ErrAccountAuthExpired):
+		how := "the user and password (or token) in the -nats URL"
+		if cfg.Creds != "" {
+			how = "the -nats-creds file " + cfg.Creds
+		}
+		return fmt.Errorf("NATS at %s refused this process's credentials: %w; check %s against the server's accounts", urls, err, how)
+	case errors.As(err, &certErr), errors.As(err, &unknownAuthority), errors.As(err, &hostname),
+		errors.Is(err, nats.ErrSecureConnRequired), errors.Is(err, nats.ErrSecureConnWanted):
+		return fmt.Errorf("TLS with NATS at %s failed: %w; use tls:// URLs for a server that requires TLS, and give -nats-tls-ca the CA that signed its certificate", urls, err)
+	}
+	return fmt.Errorf("cannot reach NATS at %s: %w; check that a server with JetStream (nats-server -js) listens there", urls, err)
 }

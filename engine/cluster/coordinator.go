@@ -2,6 +2,8 @@ package cluster
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -18,6 +21,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/zclconf/go-cty/cty"
 
+	"github.com/fuscia/fuscia/engine/cluster/clusterkey"
 	"github.com/fuscia/fuscia/engine/redact"
 	"github.com/fuscia/fuscia/engine/task"
 	"github.com/fuscia/fuscia/hostabi/registry"
@@ -344,6 +348,7 @@ func (c *Coordinator) send(ctx context.Context, msg *attemptMsg) resultMsg {
 			publish, seq = false, raw.Sequence
 		}
 	}
+	msg.SentAt = time.Now().UnixMilli()
 	body, err := json.Marshal(msg)
 	if err != nil {
 		return resultMsg{Result: outcome.Fail(outcome.Fatal, "encode the attempt: %v", err)}
@@ -351,20 +356,40 @@ func (c *Coordinator) send(ctx context.Context, msg *attemptMsg) resultMsg {
 	m := &nats.Msg{Subject: subject, Header: nats.Header{}, Data: c.conn.cfg.Key.Seal(body, []byte(msg.ID))}
 	m.Header.Set(hdrAttempt, msg.ID)
 	m.Header.Set(hdrKey, c.conn.cfg.Key.ID())
+	msgID := msg.ID
 	for publish {
 		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		ack, err := c.conn.js.PublishMsg(pctx, m, jetstream.WithMsgID(msg.ID), jetstream.WithExpectStream(n.workStream(msg.Pool)))
+		ack, err := c.conn.js.PublishMsg(pctx, m, jetstream.WithMsgID(msgID), jetstream.WithExpectStream(n.workStream(msg.Pool)))
 		cancel()
+		if err == nil && ack.Duplicate {
+			// Sent before (a re-attached call within the duplicate window): its result may be
+			// stored already, or its message queued. The id is in clear and predictable, so
+			// the message the server kept under it may also be someone else's.
+			if r, ok := c.stored(ctx, resultSubject); ok {
+				return r
+			}
+			if queued, ours := c.queued(ctx, stream, subject, msg.ID); ours {
+				seq = queued
+				break
+			}
+			// Not ours, or gone: sent again under an id the server has not seen. Should ours
+			// have run meanwhile, its worker stored the result first, and the copy finds it.
+			msgID = freshMsgID(msg.ID)
+			continue
+		}
 		if err == nil {
 			seq = ack.Sequence
-			if ack.Duplicate {
-				// Sent before (a re-attached call within the duplicate window): its result
-				// may be stored already.
-				if r, ok := c.stored(ctx, resultSubject); ok {
-					return r
-				}
-			}
 			break
+		}
+		if subjectFull(err) {
+			// The attempt's subject holds a message already: ours (a publish whose answer was
+			// lost), or one put there by someone else, which is deleted.
+			if queued, ours := c.queued(ctx, stream, subject, msg.ID); ours {
+				seq = queued
+				break
+			}
+			msgID = freshMsgID(msg.ID)
+			continue
 		}
 		if errors.Is(err, nats.ErrMaxPayload) {
 			return resultMsg{Result: outcome.Fail(outcome.DataLimitExceeded, "the attempt of %s is %d bytes sealed, more than the NATS server's max_payload; raise max_payload on the server or send less to the task", msg.Node, len(m.Data))}
@@ -391,6 +416,36 @@ func (c *Coordinator) send(ctx context.Context, msg *attemptMsg) resultMsg {
 		// coordinator re-attaches to it.
 		return resultMsg{Result: ctxFailure(ctx)}
 	}
+}
+
+// queued looks at the message on an attempt's work subject: ours when the cluster key opens it
+// as attempt id (its sequence is returned); anything else there is deleted.
+func (c *Coordinator) queued(ctx context.Context, stream jetstream.Stream, subject, id string) (seq uint64, ours bool) {
+	raw, err := stream.GetLastMsgForSubject(ctx, subject)
+	if err != nil {
+		return 0, false
+	}
+	if raw.Header.Get(hdrAttempt) == id {
+		if _, err := c.conn.cfg.Key.Open(raw.Data, []byte(id)); err == nil {
+			return raw.Sequence, true
+		}
+	}
+	c.log.Warn("deleted a message on an attempt's work subject that this coordinator did not seal; whoever can publish on the cluster's subjects put it there", "subject", subject)
+	_ = stream.DeleteMsg(ctx, raw.Sequence)
+	return 0, false
+}
+
+// freshMsgID is a message id for attempt id that no earlier publication used.
+func freshMsgID(id string) string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return id + "-" + hex.EncodeToString(b[:])
+}
+
+// subjectFull reports the stream's refusal of a second message on a work subject.
+func subjectFull(err error) bool {
+	var apiErr *jetstream.APIError
+	return errors.As(err, &apiErr) && strings.Contains(apiErr.Description, "maximum messages per subject exceeded")
 }
 
 // retryLater waits before another try at what failed, warning at most every 10 s; false when
@@ -438,7 +493,7 @@ func (c *Coordinator) withdraw(ctx context.Context, msg *attemptMsg, stream jets
 func (c *Coordinator) stop(msg *attemptMsg, stream jetstream.Stream, seq uint64) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	_ = c.conn.nc.Publish(c.conn.names.cancelSubject(), []byte(msg.ID))
+	_ = c.conn.nc.Publish(c.conn.names.cancelSubject(), c.conn.cfg.Key.Seal([]byte(msg.ID), cancelAAD))
 	if seq != 0 {
 		_ = stream.DeleteMsg(ctx, seq)
 	}
@@ -452,7 +507,20 @@ func (c *Coordinator) stored(ctx context.Context, subject string) (resultMsg, bo
 		return resultMsg{}, false
 	}
 	r, err := c.open(raw.Header.Get(hdrAttempt), raw.Header.Get(hdrWorker), raw.Data)
+	if errors.Is(err, clusterkey.ErrOtherKey) {
+		// The attempt was answered under the cluster's previous key (it changed while the
+		// attempt ran): it ran, and what it answered cannot be read. That is an interrupted
+		// attempt, which the node's retry block decides on, as for a crash.
+		return interruptedByKeyChange(raw.Header.Get(hdrAttempt)), true
+	}
 	return r, err == nil
+}
+
+// interruptedByKeyChange is the answer of an attempt whose stored result is sealed with
+// another cluster key than this process's.
+func interruptedByKeyChange(id string) resultMsg {
+	return resultMsg{ID: id, Clean: true, Result: outcome.Fail(outcome.AttemptInterrupted,
+		"the attempt's result is sealed with another cluster key: the key changed after the attempt started, and what it answered cannot be read")}
 }
 
 // open unseals a result; a result sealed with another key is refused, saying why.
@@ -524,7 +592,7 @@ func (c *Coordinator) distribute(ctx context.Context, spec *blockSpec) error {
 	if done {
 		return nil
 	}
-	if _, err := c.objects.GetInfo(ctx, inst.Digest); err == nil {
+	if c.sealedThere(ctx, inst.Digest) {
 		c.mu.Lock()
 		c.uploaded[inst.Digest] = true
 		c.mu.Unlock()
@@ -543,13 +611,33 @@ func (c *Coordinator) distribute(ctx context.Context, spec *blockSpec) error {
 	if err != nil {
 		return err
 	}
-	if _, err := c.objects.PutBytes(ctx, inst.Digest, data); err != nil {
+	// Sealed: the digest covers component.wasm but not the manifest (its capabilities), and
+	// anyone who can write the object store could otherwise widen a component's grants on the
+	// workers. A worker opens it with the cluster key, bound to the digest.
+	if _, err := c.objects.PutBytes(ctx, inst.Digest, c.conn.cfg.Key.Seal(data, componentAAD(inst.Digest))); err != nil {
 		return fmt.Errorf("component %q: put %s into the object store %s: %w", spec.Local, inst.Ref(), c.conn.names.componentsBucket(), err)
 	}
 	c.mu.Lock()
 	c.uploaded[inst.Digest] = true
 	c.mu.Unlock()
 	return nil
+}
+
+// sealedThere says whether the object store holds a package under digest that this cluster
+// key sealed for that digest; one put there by anyone else (or under another key) is replaced.
+func (c *Coordinator) sealedThere(ctx context.Context, digest string) bool {
+	if _, err := c.objects.GetInfo(ctx, digest); err != nil {
+		return false
+	}
+	data, err := c.objects.GetBytes(ctx, digest)
+	if err != nil {
+		return false
+	}
+	_, err = c.conn.cfg.Key.Open(data, componentAAD(digest))
+	if err != nil {
+		c.log.Warn("the component package in the object store does not open with the cluster key; putting it again", "digest", digest, "error", err)
+	}
+	return err == nil
 }
 
 // PurgeResults deletes the results of executions (prune).

@@ -89,6 +89,10 @@ func workStreamConfig(n names, pool string, replicas int) jetstream.StreamConfig
 		Name: n.workStream(pool), Subjects: []string{n.workSubjects(pool)},
 		Retention: jetstream.WorkQueuePolicy, Storage: jetstream.FileStorage, Replicas: replicas,
 		Duplicates: dedupWindow, AllowDirect: true,
+		// One message per attempt subject until it is acknowledged: a copy published while
+		// the attempt is queued or running (by anyone who can publish there) is refused, so
+		// it cannot run beside the original; one published after finds its result stored.
+		MaxMsgsPerSubject: 1, Discard: jetstream.DiscardNew, DiscardNewPerSubject: true,
 		Description: fmt.Sprintf("fuscia: the task attempts of pool %q waiting for a worker", pool),
 	}
 }

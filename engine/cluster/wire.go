@@ -13,7 +13,7 @@ import (
 
 // wireABI is the version of the messages below; the coordinator publishes it and a worker of
 // another one refuses to join.
-const wireABI = 1
+const wireABI = 2
 
 // Headers in clear on every message; the body is sealed with the cluster key, with the
 // attempt's id as its additional data.
@@ -22,6 +22,14 @@ const (
 	hdrKey     = "Fuscia-Key"
 	hdrWorker  = "Fuscia-Worker"
 )
+
+// cancelAAD is the additional data of a sealed cancel, whose plaintext is the attempt's id: a
+// cancel opens only as a cancel, and only one the coordinator sealed stops an attempt.
+var cancelAAD = []byte("fuscia-cancel")
+
+// componentAAD is the additional data of a sealed component package in the object store: the
+// object's name (its digest) under a label, so a package opens only under its own digest.
+func componentAAD(digest string) []byte { return []byte("fuscia-component\x00" + digest) }
 
 // attemptID names one call of one attempt: the task's instance (TaskID holds the execution
 // and the instance's address), the attempt and the call within it. It is stable across a
@@ -86,6 +94,9 @@ type attemptMsg struct {
 	// stored result.
 	Reattach bool   `json:"reattach,omitempty"`
 	Pool     string `json:"pool"`
+	// SentAt is when the coordinator sent the message (Unix milliseconds): a worker drops one
+	// older than maxAttemptAge, whose result would no longer be stored to show that it ran.
+	SentAt int64 `json:"sent_at"`
 	// Secrets are the input's sensitive string values (task.Call.Sensitive), for the worker
 	// to scrub from its own log.
 	Secrets []string `json:"secrets,omitempty"`

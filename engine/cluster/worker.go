@@ -163,7 +163,13 @@ func (w *Worker) Run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("bind the bucket %s: %w", n.workersBucket(), err)
 	}
-	sub, err := w.conn.nc.Subscribe(n.cancelSubject(), func(m *nats.Msg) { w.cancel(string(m.Data)) })
+	sub, err := w.conn.nc.Subscribe(n.cancelSubject(), func(m *nats.Msg) {
+		// Only a cancel the coordinator sealed stops an attempt: the attempt ids are in clear
+		// on the work subjects, and anyone who can publish there must not be able to stop one.
+		if id, err := w.conn.cfg.Key.Open(m.Data, cancelAAD); err == nil {
+			w.cancel(string(id))
+		}
+	})
 	if err != nil {
 		return fmt.Errorf("subscribe to %s: %w", n.cancelSubject(), err)
 	}
@@ -238,6 +244,19 @@ func (w *Worker) refuse(err error) {
 		w.log.Error("worker stops: " + err.Error())
 		w.stopTaking()
 	}
+}
+
+// holdsClusterKey says whether the cluster's info record names this worker's key: false when
+// the coordinator has moved to another key (or the record cannot be read).
+func (w *Worker) holdsClusterKey() bool {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	kv, err := w.conn.js.KeyValue(ctx, w.conn.names.clusterBucket())
+	if err != nil {
+		return false
+	}
+	info, ok, err := readInfo(ctx, kv)
+	return err == nil && ok && info.KeyID == w.conn.cfg.Key.ID()
 }
 
 // match refuses to join a cluster of another version, ABI or key.
@@ -431,25 +450,34 @@ func (w *Worker) handle(ctx context.Context, pool string, m jetstream.Msg) {
 	if md, err := m.Metadata(); err == nil {
 		delivery = md.NumDelivered
 	}
+	switch raw, err := w.answered(ctx, &a); {
+	case err == nil:
+		// Answered already: its worker's ack was lost, a restarted coordinator sent it again,
+		// or the message is a copy of one that ran, published again by someone who can
+		// publish on the work subjects. The stored result stands; the task does not run again.
+		w.republish(ctx, pool, m, raw)
+		return
+	case errors.Is(err, clusterkey.ErrOtherKey):
+		// Answered under the cluster's previous key: it ran, and its answer cannot be read.
+		r := interruptedByKeyChange(a.ID)
+		r.Worker, r.Delivery = w.id, delivery
+		w.store(ctx, pool, m, &a, r)
+		return
+	}
+	if age := time.Since(time.UnixMilli(a.SentAt)); delivery == 1 && age > maxAttemptAge {
+		// Older than the results are kept: no stored result would show that it ran. Only a
+		// copy published again so long after can be that old.
+		w.log.Error("dropped an attempt sent too long ago to be the coordinator's", "attempt", a.ID, "age", age.Round(time.Second))
+		_ = m.TermWithReason("too old")
+		return
+	}
 	if delivery > 1 {
-		if raw, err := w.results.GetLastMsgForSubject(ctx, w.conn.names.resultSubject(a.ExecutionID, a.ID)); err == nil {
-			// Answered already (its worker's ack was lost): the stored result stands.
-			w.republish(ctx, pool, m, raw)
-			return
-		}
 		// A worker took it before and stopped answering (it died, or lost NATS for longer
 		// than the ack wait): the attempt is interrupted; the coordinator starts the next
 		// one, or gives up after -max-deliver.
 		w.store(ctx, pool, m, &a, resultMsg{ID: a.ID, Worker: w.id, Delivery: delivery, Result: outcome.Fail(outcome.AttemptInterrupted,
 			"the worker running the attempt stopped answering for longer than the ack wait (%s); delivery %d", w.ackWait[pool], delivery)})
 		return
-	}
-	if a.Reattach {
-		if raw, err := w.results.GetLastMsgForSubject(ctx, w.conn.names.resultSubject(a.ExecutionID, a.ID)); err == nil {
-			// Answered already, before the coordinator restarted: answer again with it.
-			w.republish(ctx, pool, m, raw)
-			return
-		}
 	}
 	if a.Version != version.Fuscia {
 		w.store(ctx, pool, m, &a, resultMsg{ID: a.ID, Worker: w.id, Delivery: delivery,
@@ -468,12 +496,34 @@ func (w *Worker) handle(ctx context.Context, pool string, m jetstream.Msg) {
 	w.store(ctx, pool, m, &a, resultMsg{ID: a.ID, Worker: w.id, Delivery: delivery, Result: res, Logs: logs})
 }
 
+// answered returns the result stored for attempt a, if the cluster key opens it; its error
+// wraps clusterkey.ErrOtherKey for a result sealed with another key. Anything else on the
+// subject (or nothing) is not an answer, and an error.
+func (w *Worker) answered(ctx context.Context, a *attemptMsg) (*jetstream.RawStreamMsg, error) {
+	raw, err := w.results.GetLastMsgForSubject(ctx, w.conn.names.resultSubject(a.ExecutionID, a.ID))
+	if err != nil {
+		return nil, err
+	}
+	if _, err := w.conn.cfg.Key.Open(raw.Data, []byte(a.ID)); err != nil {
+		return nil, err
+	}
+	return raw, nil
+}
+
 // open unseals a work message; a message it cannot open is left for another worker (or
 // dropped when malformed), and ok is false.
 func (w *Worker) open(m jetstream.Msg) (*attemptMsg, bool) {
 	id := m.Headers().Get(hdrAttempt)
 	plain, err := w.conn.cfg.Key.Open(m.Data(), []byte(id))
 	if errors.Is(err, clusterkey.ErrOtherKey) {
+		if w.holdsClusterKey() {
+			// This worker has the key the coordinator says it uses: the message is a leftover
+			// of a key change, or was put there by someone without the key. Its key id is in
+			// clear, so it is no reason to stop.
+			w.log.Warn("dropped an attempt sealed with another cluster key than the coordinator's: "+err.Error(), "attempt", id)
+			_ = m.TermWithReason("sealed with another cluster key")
+			return nil, false
+		}
 		// The coordinator changed its key since this worker joined: it must not take the
 		// cluster's attempts any more. The attempt goes back as it came, undelivered (a Nak
 		// would count a delivery, and the next worker would take it for an interrupted one).
@@ -492,12 +542,21 @@ func (w *Worker) open(m jetstream.Msg) (*attemptMsg, bool) {
 		_ = m.Term()
 		return nil, false
 	}
+	if want := w.conn.names.workSubject(a.Pool, a.ID); m.Subject() != want {
+		// The seal binds the attempt's id, not its subject: a copy on another subject (another
+		// pool's, say) is not where the coordinator sent it.
+		w.log.Error("dropped an attempt found on another subject than the coordinator's", "attempt", id, "subject", m.Subject(), "want", want)
+		_ = m.Term()
+		return nil, false
+	}
 	return &a, true
 }
 
 // handBack puts a message this worker cannot open back in its stream as a new message with
-// the same sealed body (publish first, then terminate the taken one), so that its next
-// delivery is a first one. Should the terminate fail, the redelivery finds the copy's result.
+// the same sealed body, so that its next delivery is a first one. The taken one is terminated
+// first: a work subject holds one message at a time (the stream refuses a second, which is what
+// keeps a copy from running beside the original). Should the publish fail, the attempt is lost
+// to this worker's mistake and the coordinator's timeout ends it.
 func (w *Worker) handBack(m jetstream.Msg) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -510,11 +569,23 @@ func (w *Worker) handBack(m jetstream.Msg) {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	copied := &nats.Msg{Subject: m.Subject(), Header: h, Data: m.Data()}
-	if _, err := w.conn.js.PublishMsg(ctx, copied, jetstream.WithMsgID(h.Get(hdrAttempt)+"-back-"+hex.EncodeToString(b[:]))); err != nil {
+	if err := m.TermWithReason("handed back: sealed with another cluster key"); err != nil {
 		_ = m.Nak()
 		return
 	}
-	_ = m.Term()
+	for {
+		_, err := w.conn.js.PublishMsg(ctx, copied, jetstream.WithMsgID(h.Get(hdrAttempt)+"-back-"+hex.EncodeToString(b[:])))
+		if err == nil {
+			return
+		}
+		// The terminate is an acknowledgement the server applies on its own: until it has,
+		// the subject still holds the taken message.
+		if !subjectFull(err) || ctx.Err() != nil {
+			w.log.Error("cannot hand back an attempt this worker cannot open; the coordinator's timeout will end it", "attempt", h.Get(hdrAttempt), "error", err)
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // stopped answers an attempt taken while the worker stops: interrupted, cleanly.
@@ -777,9 +848,15 @@ func (w *Worker) install(ctx context.Context, s *blockSpec) error {
 	// Its own bound too: a fetch must not take an attempt's whole timeout (a day by default).
 	fctx, cancel := context.WithTimeout(ctx, fetchTimeout)
 	defer cancel()
-	data, err := obs.GetBytes(fctx, s.Digest)
+	sealed, err := obs.GetBytes(fctx, s.Digest)
 	if err != nil {
 		return fmt.Errorf("fetch component %s@%s (digest %s) from the object store %s: %w", s.Source, s.Version, s.Digest, w.conn.names.componentsBucket(), err)
+	}
+	// The coordinator sealed the package for this digest: one that does not open was put there
+	// by someone else, with a manifest (its grants) the coordinator never saw.
+	data, err := w.conn.cfg.Key.Open(sealed, componentAAD(s.Digest))
+	if err != nil {
+		return fmt.Errorf("component %s@%s (digest %s) in the object store %s was not put there by this cluster's coordinator (%w); restart the coordinator to put it again", s.Source, s.Version, s.Digest, w.conn.names.componentsBucket(), err)
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err

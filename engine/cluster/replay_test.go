@@ -1,0 +1,202 @@
+package cluster
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/fuscia/fuscia/internal/natstest"
+	"github.com/fuscia/fuscia/internal/outcome"
+)
+
+// Someone who can publish on the cluster's subjects but has no cluster key sees the sealed
+// work messages go by. These tests are that party: what it publishes must never run a task
+// twice, nor keep one from running.
+
+// captureWork subscribes to every work subject, as a core NATS client would.
+func (c *fixture) captureWork(t *testing.T) *nats.Subscription {
+	t.Helper()
+	sub, err := c.conn.nc.SubscribeSync(c.conn.names.p + ".work.>")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = sub.Unsubscribe() })
+	if err := c.conn.nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	return sub
+}
+
+// nextWork returns the next captured work message.
+func nextWork(t *testing.T, sub *nats.Subscription) *nats.Msg {
+	t.Helper()
+	m, err := sub.NextMsg(patience)
+	if err != nil {
+		t.Fatalf("no work message captured: %v", err)
+	}
+	return m
+}
+
+// replay publishes a copy of m on subject (m's own when empty), without the headers that
+// speak to JetStream (its message id, its expected stream).
+func (c *fixture) replay(t *testing.T, m *nats.Msg, subject string) error {
+	t.Helper()
+	if subject == "" {
+		subject = m.Subject
+	}
+	h := nats.Header{}
+	for k, v := range m.Header {
+		if !strings.HasPrefix(k, "Nats-") {
+			h[k] = v
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_, err := c.conn.js.PublishMsg(ctx, &nats.Msg{Subject: subject, Header: h, Data: m.Data})
+	return err
+}
+
+// TestReplayedAttemptNotRun: a copy of a work message published after its attempt ran finds
+// the stored result and does not run the task again; a copy published while the attempt runs
+// is refused by the stream.
+func TestReplayedAttemptNotRun(t *testing.T) {
+	srv := natstest.Start(t)
+	s := newSite(t)
+	c := newCluster(t, srv.URL(), clusterOptions{})
+	c.startWorker(t, WorkerOptions{})
+	b := c.bindHTTP(t)
+	sub := c.captureWork(t)
+
+	wantSuccess(t, "the call", c.call(t, b, httpCall("task.once", s.URL+"/once", "", nil)))
+	if err := c.replay(t, nextWork(t, sub), ""); err != nil {
+		t.Fatalf("publishing the copy of a finished attempt: %v", err)
+	}
+	nextWork(t, sub) // the copy, seen by the capture too
+	eventually(t, "the copy to be handled", func() bool { return c.workMsgs(t, DefaultPool) == 0 })
+	if n := s.count("/once"); n != 1 {
+		t.Fatalf("the task ran %d times; want once", n)
+	}
+
+	p := c.callAsync(b, httpCall("task.slow", s.URL+"/slow", "", nil))
+	s.waitSlow(t)
+	err := c.replay(t, nextWork(t, sub), "")
+	if !subjectFull(err) {
+		t.Fatalf("publishing the copy of a running attempt: %v; want the stream's refusal", err)
+	}
+	p.cancel(nil)
+	p.result(t)
+	if n := s.count("/slow"); n != 1 {
+		t.Fatalf("the slow task ran %d times; want once", n)
+	}
+}
+
+// TestAttemptCopiedToAnotherPool: the seal binds an attempt's id, not its subject; a copy on
+// another pool's subject is dropped by the worker that takes it.
+func TestAttemptCopiedToAnotherPool(t *testing.T) {
+	srv := natstest.Start(t)
+	s := newSite(t)
+	c := newCluster(t, srv.URL(), clusterOptions{Pools: []string{"batch"}})
+	c.startWorker(t, WorkerOptions{Pools: []string{DefaultPool, "batch"}})
+	b := c.bindHTTP(t)
+	sub := c.captureWork(t)
+
+	p := c.callAsync(b, httpCall("task.slow", s.URL+"/slow", "", nil))
+	s.waitSlow(t)
+	m := nextWork(t, sub)
+	id := m.Header.Get(hdrAttempt)
+	if err := c.replay(t, m, c.conn.names.workSubject("batch", id)); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the copy to be dropped", func() bool { return c.workMsgs(t, "batch") == 0 })
+	if n := s.count("/slow"); n != 1 {
+		t.Fatalf("the task ran %d times; want once", n)
+	}
+	p.cancel(nil)
+	p.result(t)
+}
+
+// TestPreemptedAttemptSent: a message published on an attempt's subject under its message id
+// before the coordinator (the id is predictable, the execution id public) does not keep the
+// attempt from being sent: the coordinator deletes it and sends its own.
+func TestPreemptedAttemptSent(t *testing.T) {
+	srv := natstest.Start(t)
+	s := newSite(t)
+	c := newCluster(t, srv.URL(), clusterOptions{})
+	c.startWorker(t, WorkerOptions{})
+	b := c.bindHTTP(t)
+
+	call := httpCall("task.pre", s.URL+"/pre", "", nil)
+	id := attemptID(call)
+	junk := &nats.Msg{Subject: c.conn.names.workSubject(DefaultPool, id), Header: nats.Header{}, Data: []byte("fsc1 junk")}
+	junk.Header.Set(hdrAttempt, id)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if _, err := c.conn.js.PublishMsg(ctx, junk, jetstream.WithMsgID(id)); err != nil {
+		t.Fatal(err)
+	}
+	wantSuccess(t, "the preempted call", c.call(t, b, call))
+	if n := s.count("/pre"); n != 1 {
+		t.Fatalf("the task ran %d times; want once", n)
+	}
+}
+
+// TestForeignKeyMessageDropped: a message whose clear key id is not the cluster's (a leftover
+// of a key change, or anyone's 60 bytes) does not stop a worker that holds the coordinator's
+// key: it is dropped, and the worker goes on taking attempts.
+func TestForeignKeyMessageDropped(t *testing.T) {
+	srv := natstest.Start(t)
+	s := newSite(t)
+	c := newCluster(t, srv.URL(), clusterOptions{})
+	w := c.startWorker(t, WorkerOptions{})
+	b := c.bindHTTP(t)
+
+	id := attemptID(httpCall("task.forged", s.URL+"/forged", "", nil))
+	m := &nats.Msg{Subject: c.conn.names.workSubject(DefaultPool, id), Header: nats.Header{},
+		Data: newKey(t).Seal([]byte(`{}`), []byte(id))}
+	m.Header.Set(hdrAttempt, id)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if _, err := c.conn.js.PublishMsg(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the foreign message to be dropped", func() bool { return c.workMsgs(t, DefaultPool) == 0 })
+	select {
+	case err := <-w.done:
+		w.once.Do(func() {})
+		t.Fatalf("the worker stopped: %v", err)
+	default:
+	}
+	wantSuccess(t, "a call after the foreign message", c.call(t, b, httpCall("task.after", s.URL+"/after", "", nil)))
+}
+
+// TestResultUnderOldKey: an attempt answered under the cluster's previous key ran, and its
+// answer cannot be read: a re-attached call (the coordinator's restart with the new key) and a
+// worker given the attempt again both make it an interrupted attempt, and neither runs it.
+func TestResultUnderOldKey(t *testing.T) {
+	srv := natstest.Start(t)
+	s := newSite(t)
+	c := newCluster(t, srv.URL(), clusterOptions{})
+	call := httpCall("task.rotated", s.URL+"/rotated", "", nil)
+	c.storeResult(t, c.cfg.Key, "old-worker", call, outcome.OK(json.RawMessage(`{"old":true}`)))
+
+	n := c.restartWithKey(t, newKey(t))
+	n.startWorker(t, WorkerOptions{})
+	b := n.bindHTTP(t)
+	reattached := call
+	reattached.Reattach = true
+	wantKind(t, "the re-attached call", n.call(t, b, reattached), outcome.AttemptInterrupted)
+	// Sent again as new (the coordinator reads no stored result first): the worker finds it.
+	r := n.call(t, b, call)
+	wantKind(t, "the call sent again", r, outcome.AttemptInterrupted)
+	if !strings.Contains(r.Message, "another cluster key") {
+		t.Fatalf("the call's message = %q; want it to name the key change", r.Message)
+	}
+	if got := s.count("/rotated"); got != 0 {
+		t.Fatalf("the attempt answered under the old key ran %d times again", got)
+	}
+}
