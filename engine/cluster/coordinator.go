@@ -404,6 +404,14 @@ func (c *Coordinator) send(ctx context.Context, msg *attemptMsg) resultMsg {
 			c.withdraw(ctx, msg, stream, subject)
 			return resultMsg{Result: ctxFailure(ctx)}
 		}
+		if errors.Is(err, jetstream.ErrNoStreamResponse) {
+			// NATS answers, and no stream takes the subject: the pool's stream was deleted
+			// (by an operator, say). It is made again, as at start.
+			if again, perr := c.setup.remake(ctx, msg.Pool); perr == nil {
+				stream = again
+				c.log.Warn("made the pool's work stream again: it had been deleted", "pool", msg.Pool, "stream", n.workStream(msg.Pool))
+			}
+		}
 	}
 	select {
 	case r := <-ch:

@@ -200,3 +200,25 @@ func TestResultUnderOldKey(t *testing.T) {
 		t.Fatalf("the attempt answered under the old key ran %d times again", got)
 	}
 }
+
+// TestDeletedWorkStreamRemade: a pool's work stream deleted under a running coordinator (by an
+// operator, or anyone with the JetStream API's rights) is made again at the next attempt, and
+// the pool's worker takes it.
+func TestDeletedWorkStreamRemade(t *testing.T) {
+	srv := natstest.Start(t)
+	s := newSite(t)
+	c := newCluster(t, srv.URL(), clusterOptions{})
+	c.startWorker(t, WorkerOptions{})
+	b := c.bindHTTP(t)
+	wantSuccess(t, "the first call", c.call(t, b, httpCall("task.first", s.URL+"/first", "", nil)))
+
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := c.conn.js.DeleteStream(ctx, c.conn.names.workStream(DefaultPool)); err != nil {
+		t.Fatal(err)
+	}
+	wantSuccess(t, "a call after the stream's deletion", c.call(t, b, httpCall("task.second", s.URL+"/second", "", nil)))
+	if !strings.Contains(c.log.String(), "made the pool's work stream again") {
+		t.Fatalf("the coordinator's log does not say it made the stream again:\n%s", c.log.String())
+	}
+}

@@ -84,6 +84,14 @@ func (s *setup) pool(ctx context.Context, pool string) (jetstream.Stream, error)
 	return st, nil
 }
 
+// remake forgets the pool's stream and creates it (and its consumer) again.
+func (s *setup) remake(ctx context.Context, pool string) (jetstream.Stream, error) {
+	s.mu.Lock()
+	delete(s.pools, pool)
+	s.mu.Unlock()
+	return s.pool(ctx, pool)
+}
+
 func workStreamConfig(n names, pool string, replicas int) jetstream.StreamConfig {
 	return jetstream.StreamConfig{
 		Name: n.workStream(pool), Subjects: []string{n.workSubjects(pool)},
