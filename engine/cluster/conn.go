@@ -52,6 +52,9 @@ func Connect(ctx context.Context, cfg Config, name string, log *slog.Logger) (*C
 				return
 			}
 			msg := "lost the connection to NATS; dispatch waits for it to come back, and serve keeps accepting and journaling runs"
+			if strings.HasPrefix(name, "fuscia worker") {
+				msg = "lost the connection to NATS; the worker takes no attempts until it comes back, and results wait to be stored"
+			}
 			if err != nil {
 				log.Warn(msg, "error", err)
 			} else {

@@ -207,7 +207,7 @@ func (c *fixture) startWorker(t testing.TB, o WorkerOptions) *runningWorker {
 		rw.home = t.TempDir()
 	}
 	dumpOnFailure(t, "worker", rw.log)
-	conn := connect(t, c.cfg, "worker", rw.log.logger())
+	conn := connect(t, c.cfg, "fuscia worker", rw.log.logger()) // the name engine/host gives
 	o.Home, o.Logger = rw.home, rw.log.logger()
 	if o.Tasks == nil {
 		o.Tasks = runtimes(t, conn, rw.home)

@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -17,12 +18,20 @@ func TestNATSRestart(t *testing.T) {
 	srv := natstest.Start(t)
 	s := newSite(t)
 	c := newCluster(t, srv.URL(), clusterOptions{})
-	c.startWorker(t, WorkerOptions{})
+	w := c.startWorker(t, WorkerOptions{})
 	b := c.bindHTTP(t)
 	wantSuccess(t, "the call before the outage", c.call(t, b, httpCall("task.before", s.URL+"/before", "", nil)))
 
 	srv.Shutdown()
 	eventually(t, "the coordinator to see the outage", func() bool { return c.conn.down.Load() })
+	// Each says what the loss means for it.
+	eventually(t, "the coordinator's and the worker's warnings", func() bool {
+		return strings.Contains(c.log.String(), "serve keeps accepting and journaling runs") &&
+			strings.Contains(w.log.String(), "the worker takes no attempts until it comes back")
+	})
+	if strings.Contains(w.log.String(), "serve keeps accepting") {
+		t.Errorf("the worker's warning speaks of serve:\n%s", w.log.String())
+	}
 	p := c.callAsync(b, httpCall("task.during", s.URL+"/during", "", nil))
 	srv.Restart(t)
 	wantSuccess(t, "the call made during the outage", p.result(t))
