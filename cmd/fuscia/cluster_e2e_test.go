@@ -462,6 +462,9 @@ func TestClusterStartErrors(t *testing.T) {
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
+		if strings.Contains(w.stdout.String(), "taking the attempts") {
+			t.Errorf("the worker says it takes attempts before it joined:\n%s", w)
+		}
 		if err := w.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 			t.Fatal(err)
 		}

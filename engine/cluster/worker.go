@@ -59,6 +59,9 @@ type WorkerOptions struct {
 	// Redact, when set, gets the secret values of each call (from its sealed message), so that
 	// the process's log (a plugin's or a guest's debug lines) is scrubbed of them.
 	Redact *redact.Set
+	// OnJoined, when set, is called once the worker has joined: bound to the work streams of
+	// all its pools and about to take attempts.
+	OnJoined func(id string)
 	// ShutdownGrace is how long running attempts may go on once Run's context ended (30 s
 	// when 0); those still running then are stopped without an answer, and JetStream gives
 	// them to another worker as interrupted attempts.
@@ -182,6 +185,9 @@ func (w *Worker) Run(ctx context.Context) error {
 	defer w.stopTaking()
 	w.started = time.Now()
 	w.log.Info("worker joined the cluster", "worker", w.id, "pools", w.opts.Pools, "concurrency", w.opts.Concurrency)
+	if w.opts.OnJoined != nil {
+		w.opts.OnJoined(w.id)
+	}
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {

@@ -45,7 +45,8 @@ type WorkerOptions struct {
 	// load, is built in that child, which the stop kills; built in this process, a compile
 	// under way cannot be stopped and the stop waits for it.
 	CompileElsewhere func(hostabi.CompileJob) error
-	// OnJoined is told the worker's id once it joined the cluster.
+	// OnJoined is told the worker's id once it joined the cluster (bound to its pools' work
+	// streams), not before.
 	OnJoined func(id string)
 }
 
@@ -98,12 +99,9 @@ func RunWorker(ctx context.Context, o WorkerOptions) error {
 	plugs := &plugins.Dispatcher{Manager: manager, Env: env, Store: kv, Artifacts: arts}
 	w := cluster.NewWorker(conn, cluster.WorkerOptions{
 		Pools: o.Pools, Concurrency: o.Concurrency, Home: o.Home, PluginDirs: o.PluginDirs, Digests: env.Digests,
-		ShutdownGrace: o.ShutdownGrace, Logger: log, Redact: o.Redact,
+		ShutdownGrace: o.ShutdownGrace, Logger: log, Redact: o.Redact, OnJoined: o.OnJoined,
 		Tasks: task.ByKind{lang.UsesBuiltin: builtins.New(runner), lang.UsesComponent: comps, lang.UsesPlugin: plugs},
 	})
-	if o.OnJoined != nil {
-		o.OnJoined(w.ID())
-	}
 	if err := w.Run(ctx); err != nil && ctx.Err() == nil {
 		return clusterErr{err}
 	}
