@@ -73,6 +73,8 @@ func TestReplayedAttemptNotRun(t *testing.T) {
 	sub := c.captureWork(t)
 
 	wantSuccess(t, "the call", c.call(t, b, httpCall("task.once", s.URL+"/once", "", nil)))
+	// The worker stores the result, then acknowledges the message: the call may return first.
+	eventually(t, "the attempt to be acknowledged", func() bool { return c.workMsgs(t, DefaultPool) == 0 })
 	if err := c.replay(t, nextWork(t, sub), ""); err != nil {
 		t.Fatalf("publishing the copy of a finished attempt: %v", err)
 	}
