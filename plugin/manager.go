@@ -43,6 +43,11 @@ type Options struct {
 	// CacheDir keeps GetSchema answers by binary digest ($FUSCIA_HOME/cache); empty keeps them
 	// in memory only.
 	CacheDir string
+	// MayStart, when set, is asked before a binary is started: a binary it refuses (with an
+	// error that says why and what to do) is never run, and calls that need its process fail
+	// with that error. A schema already in the cache is still answered. The language server
+	// uses it so that opening a file never runs a program that came with the file.
+	MayStart func(path string) error
 }
 
 // Target is the plugin binary a workflow's plugin block resolved to.
@@ -290,6 +295,11 @@ func (m *Manager) forget(p *process) {
 
 // start launches t's binary, checks its digest and completes the handshake.
 func (m *Manager) start(t Target) (*process, error) {
+	if m.opts.MayStart != nil {
+		if err := m.opts.MayStart(t.Path); err != nil {
+			return nil, fmt.Errorf("%s: %w", t, err)
+		}
+	}
 	sum, err := digestBytes(t.Digest)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", t, err)

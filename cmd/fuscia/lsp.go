@@ -2,14 +2,17 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 
 	"github.com/fuscia/fuscia/engine/plan"
 	"github.com/fuscia/fuscia/engine/telemetry"
 	"github.com/fuscia/fuscia/internal/version"
 	"github.com/fuscia/fuscia/lang/lsp"
+	"github.com/fuscia/fuscia/plugin"
 )
 
 func runLSP(ctx context.Context, c *cli, args []string) int {
@@ -43,7 +46,14 @@ func runLSP(ctx context.Context, c *cli, args []string) int {
 		defer func() { os.Stdout = c.stdout.(*os.File) }()
 	}
 	home := fs.homeDir()
-	plugins := c.pluginManager(home, logger)
+	o := c.pluginOptions(home)
+	o.Logger = logger
+	// Opening a file must not run a program that came with it: a repository's ./plugins
+	// beside its workflows are used through the schemas a validate or plan the user ran has
+	// cached, never started by the editor. Plugins the user installed (-plugin-dir, the home's)
+	// are started as validate starts them.
+	o.MayStart = lspMayStart(append([]string{filepath.Join(home, "plugins")}, pluginDirs...))
+	plugins := plugin.NewManager(o)
 	defer plugins.Close()
 	srv := lsp.New(lsp.Config{
 		Env:     plan.Env{Home: home, PluginDirs: pluginDirs},
@@ -56,4 +66,21 @@ func runLSP(ctx context.Context, c *cli, args []string) int {
 		return exitFailed
 	}
 	return exitOK
+}
+
+// lspMayStart lets the language server start a plugin binary only when it lies in one of
+// trusted (the home's plugins and -plugin-dir).
+func lspMayStart(trusted []string) func(path string) error {
+	return func(path string) error {
+		abs, err := filepath.Abs(path)
+		if err != nil {
+			return err
+		}
+		for _, dir := range trusted {
+			if d, err := filepath.Abs(dir); err == nil && filepath.Dir(abs) == d {
+				return nil
+			}
+		}
+		return fmt.Errorf("the editor does not run plugins that come with the workspace (%s); run `fuscia validate` on the file once, which starts it and caches its schema for the editor, or install the plugin in $FUSCIA_HOME/plugins", filepath.Dir(abs))
+	}
 }

@@ -358,3 +358,36 @@ func (g golden) check(name string, v any) {
 		g.t.Errorf("%s differs from %s (go test -run TestE2E -update rewrites it):\n--- got\n%s\n--- want\n%s", name, file, buf.Bytes(), want)
 	}
 }
+
+// TestE2EWorkspacePluginNotRun: opening a workflow whose ./plugins beside it holds a plugin
+// binary does not run it (the file came with a repository, not from the user); the diagnostic
+// says how to let the editor use it.
+func TestE2EWorkspacePluginNotRun(t *testing.T) {
+	dir, home := t.TempDir(), t.TempDir()
+	marker := filepath.Join(t.TempDir(), "ran")
+	if err := os.MkdirAll(filepath.Join(dir, "plugins"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, "plugins", "fuscia-plugin-notes"), "#!/bin/sh\necho ran >> "+marker+"\nexit 1\n")
+	if err := os.Chmod(filepath.Join(dir, "plugins", "fuscia-plugin-notes"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	text := "workflow \"w\" {}\n\nplugin \"notes\" {\n  source = \"notes\"\n}\n"
+	path := writeFile(t, filepath.Join(dir, "main.fsc.hcl"), text)
+	uri := uriOf(path)
+
+	p := startLSP(t, home)
+	p.initialize()
+	p.open(uri, text)
+	diags, _ := p.waitDiagnostics(uri, 0, versionAtLeast(1))
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("opening the file ran the workspace's plugin binary")
+	}
+	found := false
+	for _, d := range diags.Diagnostics {
+		found = found || strings.Contains(d.Message, "does not run plugins that come with the workspace")
+	}
+	if !found {
+		t.Fatalf("diagnostics %+v; want one saying the editor does not run the workspace's plugin", diags.Diagnostics)
+	}
+}
