@@ -325,3 +325,14 @@ output "x" { value = task.t.output.x }
 		t.Errorf("the chain ends at %q", w.Name)
 	}
 }
+
+// TestVariableTooDeep: a -var value nested past the parser's recursion is refused before it is
+// parsed (it overflowed the stack: a fatal error no recover catches).
+func TestVariableTooDeep(t *testing.T) {
+	p := NewParser()
+	p.Sources = map[string][]byte{"w.fsc.hcl": []byte("workflow \"w\" {}\nvariable \"n\" {\n  type = list(number)\n}\n")}
+	_, diags := p.Load("w.fsc.hcl", Options{Vars: VarInputs{Flags: []string{"n=" + strings.Repeat("[", 70000)}}, Planning: true})
+	if !diags.HasErrors() || !strings.Contains(diags.Error(), "levels deep") {
+		t.Fatalf("a -var nested 70,000 deep: %v; want it refused as too deep", diags)
+	}
+}

@@ -122,6 +122,12 @@ func checkText(filename string, src []byte) *hcl.Diagnostic {
 	return nil
 }
 
+// CheckNesting is checkNesting for the other parsers of HCL text (the language server's
+// partial parses, the lock file, -var values, the test report's snippets): hclsyntax's parser
+// recurses once per level, and a deep enough text overflows the stack, which no recover
+// catches.
+func CheckNesting(filename string, src []byte) *hcl.Diagnostic { return checkNesting(filename, src) }
+
 // checkNesting bounds the depth of brackets so that a hostile file cannot exhaust the parser's
 // recursion. Brackets inside strings and comments are counted too: that can only over-count, and
 // only files far past any readable nesting are affected.

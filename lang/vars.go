@@ -155,6 +155,9 @@ func parseRawVar(v *Variable, raw, source string) (cty.Value, hcl.Diagnostics) {
 		return cty.NilVal, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Invalid value for variable",
 			Detail: fmt.Sprintf("The %s sets variable %q to %q, which is not a valid %s: %s.", source, v.Name, raw, typeexpr.TypeString(v.Type), why)}}
 	}
+	if d := checkNesting(source, []byte(raw)); d != nil {
+		return fail(fmt.Sprintf("it nests more than %d levels deep", MaxNestingDepth))
+	}
 	expr, pdiags := hclsyntax.ParseExpression([]byte(raw), source, hcl.InitialPos)
 	if pdiags.HasErrors() {
 		return fail("it does not parse as an HCL value")

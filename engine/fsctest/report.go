@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 
 	"github.com/fuscia/fuscia/internal/diagrender"
+	"github.com/fuscia/fuscia/lang"
 )
 
 // A Renderer shows a test to its reader as it goes: File with each test file's report and Run
@@ -212,7 +213,9 @@ func (h *Human) source(name string) *hcl.File {
 	var f *hcl.File
 	if src, err := os.ReadFile(name); err == nil {
 		// A file that does not parse still shows its lines; only the block context is lost.
-		f, _ = hclsyntax.ParseConfig(src, name, hcl.InitialPos)
+		if lang.CheckNesting(name, src) == nil {
+			f, _ = hclsyntax.ParseConfig(src, name, hcl.InitialPos)
+		}
 		if f == nil {
 			f = &hcl.File{Bytes: src}
 		}

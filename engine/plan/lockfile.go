@@ -54,6 +54,9 @@ func ReadLock(path string) (*Lock, hcl.Diagnostics) {
 			Detail: fmt.Sprintf("Reading %s failed: %s.", path, err)}}
 	}
 	var f lockFileHCL
+	if d := lang.CheckNesting(path, src); d != nil {
+		return nil, hcl.Diagnostics{d}
+	}
 	file, diags := hclsyntax.ParseConfig(src, path, hcl.InitialPos)
 	if diags.HasErrors() {
 		return nil, diags

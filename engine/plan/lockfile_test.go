@@ -122,6 +122,8 @@ func TestReadLockProblems(t *testing.T) {
 		"no digest":  "plugin \"echo\" {\n  version = \"1.0.0\"\n}\n",
 		"unknown":    "module \"x\" {}\n",
 		"no version": "component \"acme/geo\" {\n  digest = \"sha256:00\"\n}\n",
+		// Deeper than the parser's recursion can go: a fatal stack overflow, before the check.
+		"too deep": "plugin \"echo\" {\n  version = " + strings.Repeat("(", 70000) + "\n}\n",
 	} {
 		path := filepath.Join(dir, strings.ReplaceAll(name, " ", "-")+".lock.hcl")
 		must(t, os.WriteFile(path, []byte(src), 0o644))

@@ -150,3 +150,14 @@ func TestCompleteEachInForEach(t *testing.T) {
 		t.Errorf("in for_each: got %q, want nothing", got)
 	}
 }
+
+// TestCompleteDeepNesting: completion in a file nested far past the language's limit answers
+// without parsing the block (hclsyntax's recursion would overflow the stack: a fatal error,
+// not a panic), as hover and the file's diagnostics do.
+func TestCompleteDeepNesting(t *testing.T) {
+	for _, open := range []string{"(", "[", "{a="} {
+		src := "workflow \"w\" {}\ntask \"t\" {\n  uses = builtin.transform\n  inputs = { x = " + strings.Repeat(open, 70000) + "\n}\n"
+		off := strings.Index(src, "x = ") + len("x = ")
+		_ = Complete(NewDoc("w.fsc.hcl", []byte(src)), off, testEnv) // must return
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/fuscia/fuscia/lang"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 )
 
@@ -278,6 +279,9 @@ type span struct {
 // parse returns the block the span holds.
 func (s *span) parse(a *analysis, typ string) *hclsyntax.Block {
 	s.once.Do(func() {
+		if lang.CheckNesting(a.filename, a.src[s.start:s.end]) != nil {
+			return // the file's diagnostics say so; parsing it would overflow the stack
+		}
 		f, _ := hclsyntax.ParseConfig(a.src[s.start:s.end], a.filename, a.pos(s.start))
 		if f == nil {
 			return
