@@ -2,9 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
+	"strings"
 
 	"github.com/fuscia/fuscia/engine/fsctest"
 	"github.com/fuscia/fuscia/engine/plan"
@@ -41,12 +44,23 @@ func runTest(ctx context.Context, c *cli, args []string) int {
 	}
 	var junitFile *os.File
 	if *junit != "" {
-		// Created before the runs, so that a path that cannot be written fails fast.
-		f, err := os.Create(*junit)
+		if strings.HasSuffix(*junit, ".hcl") {
+			// `-junit a.fsctest.hcl` forgot the report's name and took the test file for it.
+			return c.fail(*asJSON, "Invalid -junit", fmt.Sprintf("-junit names the JUnit report to write, and %s is an HCL file (a test file or a workflow, say), which it would replace. Give the report a name of its own, such as report.xml, before the test files.", *junit))
+		}
+		if st, err := os.Stat(*junit); err == nil && !st.Mode().IsRegular() {
+			return c.fail(*asJSON, "Invalid -junit", fmt.Sprintf("-junit %s is not a regular file; give the path of the report to write, such as report.xml.", *junit))
+		}
+		// Written beside the report and renamed over it at the end, so that a path that cannot
+		// be written fails fast and an existing report is replaced only by a whole new one.
+		f, err := os.CreateTemp(filepath.Dir(*junit), "."+filepath.Base(*junit)+".*")
 		if err != nil {
 			return c.operationFailed("Cannot write the JUnit report", err)
 		}
-		defer f.Close()
+		defer func() {
+			_ = f.Close()
+			_ = os.Remove(f.Name()) // gone once renamed
+		}()
 		junitFile = f
 	}
 
@@ -66,10 +80,6 @@ func runTest(ctx context.Context, c *cli, args []string) int {
 	opts.OnFile, opts.OnRun = r.File, r.Run
 	rep, err := fsctest.Test(ctx, opts)
 	if err != nil {
-		if junitFile != nil {
-			_ = junitFile.Close()
-			_ = os.Remove(*junit) // no report rather than an empty one
-		}
 		return c.fail(*asJSON, "No test files to run", sentenceOf(err))
 	}
 	r.Finish(rep)
@@ -78,7 +88,10 @@ func runTest(ctx context.Context, c *cli, args []string) int {
 		if err := fsctest.WriteJUnit(junitFile, rep); err != nil {
 			return c.operationFailed("Cannot write the JUnit report", err)
 		}
-		if err := junitFile.Close(); err != nil {
+		if err := errors.Join(junitFile.Chmod(0o644), junitFile.Close()); err != nil {
+			return c.operationFailed("Cannot write the JUnit report", err)
+		}
+		if err := os.Rename(junitFile.Name(), *junit); err != nil {
 			return c.operationFailed("Cannot write the JUnit report", err)
 		}
 	}

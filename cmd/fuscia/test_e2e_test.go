@@ -317,6 +317,29 @@ run "wrong" {
 		t.Errorf("greets_ada is not skipped: %+v", doc.Suites[0].Cases[1])
 	}
 	wantHomeEmpty(t, h)
+
+	// -junit given a test file or a workflow (the report's name forgotten) is refused, and
+	// the file is left as it was.
+	for _, f := range []string{"greet.fsctest.hcl", "greet.fsc.hcl"} {
+		before := h.read(f)
+		r = h.run("test", "-junit", f)
+		wantCode(t, r, exitInvalid)
+		wantContains(t, "stderr", r.stderr, "Invalid -junit", "report.xml")
+		if h.read(f) != before {
+			t.Errorf("-junit %s changed the file", f)
+		}
+	}
+	// No test files to run: an existing report stays as it was, and no temporary file is left.
+	h.write("empty/.keep", "")
+	before := h.read("report.xml")
+	r = h.run("test", "-junit", "report.xml", "empty")
+	wantCode(t, r, exitInvalid)
+	if h.read("report.xml") != before {
+		t.Error("a -junit run with no test files changed the existing report")
+	}
+	if left, _ := filepath.Glob(filepath.Join(h.dir, ".report.xml.*")); len(left) != 0 {
+		t.Errorf("temporary reports left: %v", left)
+	}
 }
 
 // TestTestVirtualClock: backoff, sleeps and waits of hours end at once on the virtual clock.
