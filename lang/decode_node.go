@@ -1,6 +1,8 @@
 package lang
 
 import (
+	"strings"
+
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 
@@ -367,7 +369,14 @@ func (d *decoder) decodeCall(n *Node, a hcl.Attributes) {
 			d.add(errorf(attr.Expr.Range(), "Invalid workflow path",
 				"`workflow` is a literal path to a .fsc.hcl file, relative to this file, e.g. \"./billing.fsc.hcl\"; it is resolved when the workflow is checked, so it cannot use references."))
 		} else if v, ok := d.static.str(attr); ok {
-			c.Workflow = v
+			if !strings.HasSuffix(v, ".fsc.hcl") {
+				// Only workflow files are read: a parse error shows the file's lines, and
+				// `workflow = "/proc/self/environ"` would print the environment into a CI log.
+				d.add(errorf(attr.Expr.Range(), "Invalid workflow path",
+					"`workflow` is the path of a .fsc.hcl file, relative to this file, e.g. \"./billing.fsc.hcl\"; %q is not one.", v))
+			} else {
+				c.Workflow = v
+			}
 		}
 	}
 	if attr := a["inputs"]; attr != nil {

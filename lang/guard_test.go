@@ -336,3 +336,14 @@ func TestVariableTooDeep(t *testing.T) {
 		t.Fatalf("a -var nested 70,000 deep: %v; want it refused as too deep", diags)
 	}
 }
+
+// TestCallMustNameWorkflowFile: a call's workflow names a .fsc.hcl file; any other file (whose
+// lines a diagnostic would show, /proc/self/environ say) is refused before it is read.
+func TestCallMustNameWorkflowFile(t *testing.T) {
+	p := NewParser()
+	p.Sources = map[string][]byte{"w.fsc.hcl": []byte("workflow \"w\" {}\ncall \"c\" {\n  workflow = \"/proc/self/environ\"\n}\n")}
+	_, diags := p.Load("w.fsc.hcl", Options{})
+	if !diags.HasErrors() || !strings.Contains(diags.Error(), "is not one") || strings.Contains(diags.Error(), "PATH=") {
+		t.Fatalf("a call of /proc/self/environ: %v; want it refused without its content", diags)
+	}
+}

@@ -222,6 +222,11 @@ func (d *decoder) run(b *hcl.Block, f *File) *Run {
 			case strings.TrimSpace(p) == "":
 				d.add(errorf(attr.Expr.Range(), "Invalid value for workflow",
 					"The workflow of a run is the path of a %s file, relative to the test file; it must not be empty.", WorkflowExt))
+			case !strings.HasSuffix(p, WorkflowExt):
+				// Only workflow files are read: a parse error shows the file's lines, and
+				// workflow = "/proc/self/environ" would print the environment into a CI log.
+				d.add(errorf(attr.Expr.Range(), "Invalid value for workflow",
+					"The workflow of a run is the path of a %s file, relative to the test file; %q is not one.", WorkflowExt, p))
 			case filepath.IsAbs(p):
 				r.Workflow = filepath.Clean(p)
 			default:

@@ -366,3 +366,12 @@ func everyKindAndStatus() string {
 	}
 	return b.String()
 }
+
+// TestWorkflowMustBeWorkflowFile: a run's workflow names a .fsc.hcl file; any other file (whose
+// lines a report would show, /proc/self/environ say) is refused before it is read.
+func TestWorkflowMustBeWorkflowFile(t *testing.T) {
+	_, diags := Decode("w.fsctest.hcl", []byte("run \"env\" {\n  workflow = \"/proc/self/environ\"\n}\n"))
+	if !diags.HasErrors() || !strings.Contains(diags.Error(), "is not one") {
+		t.Fatalf("workflow = \"/proc/self/environ\": %v; want it refused", diags)
+	}
+}
