@@ -138,9 +138,11 @@ func (c *cli) main(ctx context.Context, args []string) (code int) {
 		// a larger heap is the better trade (docs/performance.md).
 		debug.SetGCPercent(400)
 	}
-	if checksWorkflows(name) {
+	if guardsMemory(name) {
 		stop := c.guardMemory()
 		defer stop()
+	}
+	if checksWorkflows(name) {
 		stopOnSignal := c.exitOnSignal(ctx)
 		defer stopOnSignal()
 	}

@@ -15,13 +15,21 @@ import (
 const defaultMaxCheckHeap = 2 << 30
 
 // checksWorkflows says whether the command evaluates workflow files' expressions without
-// running anything: those stop with an error when their heap passes the limit.
+// running anything: those exit at once on a signal.
 func checksWorkflows(command string) bool {
 	switch command {
 	case "validate", "plan", "graph", "fmt":
 		return true
 	}
 	return false
+}
+
+// guardsMemory says whether the command stops with an error when its heap passes the limit:
+// those that check workflow files, and those that evaluate files given to them without a
+// run's bounds, `test` (a test file's values and mocks) and `lsp` (whatever the editor
+// opens, checked as validate checks it).
+func guardsMemory(command string) bool {
+	return checksWorkflows(command) || command == "test" || command == "lsp"
 }
 
 // exitOnSignal ends a command that checks workflow files at once when ctx ends (SIGINT or

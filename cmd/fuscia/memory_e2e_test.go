@@ -20,8 +20,10 @@ task "t" {
   }
 }
 `)
-	for _, cmd := range []string{"validate", "plan"} {
-		r := h.run(cmd, "big.fsc.hcl")
+	h.write("big.fsctest.hcl", "run \"r\" {}\n") // runs big.fsc.hcl
+	for _, args := range [][]string{{"validate", "big.fsc.hcl"}, {"plan", "big.fsc.hcl"}, {"test", "big.fsctest.hcl"}} {
+		cmd := args[0]
+		r := h.run(args...)
 		if r.code != exitFailed || !strings.Contains(r.stderr, "Error: Workflow expressions use too much memory") || !strings.Contains(r.stderr, "more than the limit of 64 MiB") {
 			t.Errorf("%s of a file that builds gigabytes:\n%s", cmd, r)
 		}

@@ -125,13 +125,29 @@ func (c *checks) closed(uri protocol.DocumentUri, notify glsp.NotifyFunc) {
 	publish(notify, uri, nil, []protocol.Diagnostic{})
 }
 
-// stop cancels the checks in flight and waits for their goroutines to return.
+// stop cancels the checks in flight and waits for their goroutines to return, or for stopWait.
+//
+// It waits for the running checks at most stopWait: a check cancelled in the middle of an
+// expression's evaluation goes on until the evaluation ends (HCL's functions take no context),
+// which a hostile file can make hours. Shutdown is answered and the process exits without it;
+// the exit is what ends such a check.
 func (c *checks) stop(cancel context.CancelFunc) {
 	c.mu.Lock()
 	cancel() // under mu: no check is scheduled after
 	c.mu.Unlock()
-	c.wg.Wait()
+	done := make(chan struct{})
+	go func() {
+		c.wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(stopWait):
+	}
 }
+
+// stopWait is how long shutdown and the end of the connection wait for the running checks.
+const stopWait = 2 * time.Second
 
 func publish(notify glsp.NotifyFunc, uri protocol.DocumentUri, version *protocol.Integer, diags []protocol.Diagnostic) {
 	p := protocol.PublishDiagnosticsParams{URI: uri, Diagnostics: diags}

@@ -74,8 +74,14 @@ type subprocess struct {
 
 func startLSP(t *testing.T, home string, args ...string) *subprocess {
 	t.Helper()
+	return startLSPWith(t, home, nil, args...)
+}
+
+// startLSPWith is startLSP with more KEY=VALUE entries in the server's environment.
+func startLSPWith(t *testing.T, home string, env []string, args ...string) *subprocess {
+	t.Helper()
 	cmd := exec.Command(fusciaBinary(t), append([]string{"lsp", "-home", home}, args...)...)
-	cmd.Env = append(envWithoutFuscia(), "FUSCIA_HOME="+home)
+	cmd.Env = append(append(envWithoutFuscia(), "FUSCIA_HOME="+home), env...)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -389,5 +395,36 @@ func TestE2EWorkspacePluginNotRun(t *testing.T) {
 	}
 	if !found {
 		t.Fatalf("diagnostics %+v; want one saying the editor does not run the workspace's plugin", diags.Diagnostics)
+	}
+}
+
+// TestE2EHostileExpressions: a file whose expressions build gigabytes stops the server with
+// the memory guard's error, not the runtime's fatal error and its stacks; a file whose check
+// would take hours does not keep shutdown from being answered, nor exit from ending the server.
+func TestE2EHostileExpressions(t *testing.T) {
+	dir, home := t.TempDir(), t.TempDir()
+	big := "workflow \"w\" {}\ntask \"t\" {\n  uses = builtin.transform\n  inputs = {\n    x = length([for a in range(1024) : \"${join(\"\", [for i in range(4) : format(\"%01000000d\", a)])}\"])\n  }\n}\n"
+	path := writeFile(t, filepath.Join(dir, "big.fsc.hcl"), big)
+	p := startLSPWith(t, home, []string{"FUSCIA_MAX_CHECK_HEAP=64MiB"})
+	p.initialize()
+	p.open(uriOf(path), big)
+	code, err := p.wait()
+	if err != nil || code != 1 || !strings.Contains(p.stderr.String(), "use too much memory") || strings.Contains(p.stderr.String(), "goroutine ") {
+		t.Fatalf("the server on a file that builds gigabytes: exit %d, %v; want 1 and the memory guard's error\nstderr:\n%s", code, err, p.stderr)
+	}
+
+	slow := "workflow \"w\" {}\ntask \"t\" {\n  uses = builtin.transform\n  inputs = {\n    x = sum(flatten([for b in range(99) : [for a in range(1000) : length(format(\"%01000000d\", a))]]))\n  }\n}\n"
+	path = writeFile(t, filepath.Join(dir, "slow.fsc.hcl"), slow)
+	q := startLSP(t, home)
+	q.initialize()
+	q.open(uriOf(path), slow)
+	// The check starts DefaultCheckDelay after the open (a debounce); it then runs for hours.
+	time.Sleep(DefaultCheckDelay + 300*time.Millisecond)
+	if err := q.call(protocol.MethodShutdown, nil, nil); err != nil {
+		t.Fatalf("shutdown during a long check: %v", err)
+	}
+	q.notify(protocol.MethodExit, nil)
+	if code, err := q.wait(); err != nil || code != 0 {
+		t.Fatalf("exit during a long check: exit %d, %v; want 0", code, err)
 	}
 }
