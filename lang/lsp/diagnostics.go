@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"context"
+	"runtime"
 	"sync"
 	"time"
 
@@ -28,6 +29,9 @@ type checks struct {
 	delay time.Duration
 	// wg counts the goroutines of loop, which stop waits for.
 	wg sync.WaitGroup
+	// slots bounds the checks that run at once to the CPUs: a save checks every open document
+	// again, and 300 open workflows checked at once took 3.5 GB.
+	slots chan struct{}
 
 	mu sync.Mutex
 	// byURI is the state of each document with a check in flight. Guarded by mu, which is also
@@ -43,7 +47,8 @@ type checkState struct {
 }
 
 func newChecks(ctx context.Context, run func(context.Context, *document) hcl.Diagnostics, delay time.Duration) *checks {
-	return &checks{ctx: ctx, run: run, delay: delay, byURI: map[protocol.DocumentUri]*checkState{}}
+	return &checks{ctx: ctx, run: run, delay: delay, byURI: map[protocol.DocumentUri]*checkState{},
+		slots: make(chan struct{}, runtime.GOMAXPROCS(0))}
 }
 
 // settle waits c.delay before a check starts, and reports whether the check should run: false
@@ -58,6 +63,16 @@ func (c *checks) settle(ctx context.Context) bool {
 	defer t.Stop()
 	select {
 	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// acquire takes a slot to run a check in, and reports false when ctx ended first.
+func (c *checks) acquire(ctx context.Context) bool {
+	select {
+	case c.slots <- struct{}{}:
 		return true
 	case <-ctx.Done():
 		return false
@@ -90,8 +105,9 @@ func (c *checks) loop(ctx context.Context, st *checkState, d *document) {
 	defer c.wg.Done()
 	for {
 		var diags hcl.Diagnostics
-		if c.settle(ctx) {
+		if c.settle(ctx) && c.acquire(ctx) {
 			diags = c.run(ctx, d)
+			<-c.slots
 		}
 		c.mu.Lock()
 		st.cancel()

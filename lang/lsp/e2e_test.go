@@ -428,3 +428,23 @@ func TestE2EHostileExpressions(t *testing.T) {
 		t.Fatalf("exit during a long check: exit %d, %v; want 0", code, err)
 	}
 }
+
+// TestE2EMalformedMessage: a message the server cannot read ends it (the JSON-RPC library
+// closes the connection), and the server says why on stderr instead of stopping in silence.
+func TestE2EMalformedMessage(t *testing.T) {
+	home := t.TempDir()
+	for _, in := range []string{"Content-Length: 5\r\n\r\n{bad}", "content-length: 2\r\n\r\n{}", "Content-Length: -1\r\n\r\n"} {
+		ctx, cancel := context.WithTimeout(context.Background(), waitFor)
+		cmd := exec.CommandContext(ctx, fusciaBinary(t), "lsp", "-home", home)
+		cmd.Env = append(envWithoutFuscia(), "FUSCIA_HOME="+home)
+		cmd.Stdin = strings.NewReader(in)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		cancel()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(stderr.String(), "not LSP's JSON-RPC") {
+			t.Errorf("%q: %v; want exit 1 saying the message is not LSP's\nstderr:\n%s", in, err, stderr.String())
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -123,7 +125,8 @@ func (s *Server) Serve(ctx context.Context, in io.ReadCloser, out io.Writer) int
 	if s.cfg.Trace {
 		opts = append(opts, jsonrpc2.LogMessages(rpcLog))
 	}
-	stream := jsonrpc2.NewBufferedStream(&pipe{in: in, out: out}, jsonrpc2.VSCodeObjectCodec{})
+	codec := &readErrorCodec{}
+	stream := jsonrpc2.NewBufferedStream(&pipe{in: in, out: out}, codec)
 	conn := jsonrpc2.NewConn(ctx, stream, jsonrpc2.HandlerWithError(s.handle).SuppressErrClosed(), opts...)
 	select {
 	case <-conn.DisconnectNotify():
@@ -134,7 +137,38 @@ func (s *Server) Serve(ctx context.Context, in io.ReadCloser, out io.Writer) int
 	if s.shutdown.Load() {
 		return 0
 	}
+	// The JSON-RPC library ends the connection on a message it cannot read, without an
+	// answer: say why, or the editor shows a server that stopped for no reason.
+	if err := codec.err(); err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+		s.log.Error("the editor sent a message that is not LSP's JSON-RPC with a Content-Length header; the server stops", "error", err)
+	} else {
+		s.log.Warn("the editor closed the connection without shutdown; the server stops")
+	}
 	return 1
+}
+
+// readErrorCodec is VS Code's framing (Content-Length headers), keeping the error that ended
+// the reading.
+type readErrorCodec struct {
+	jsonrpc2.VSCodeObjectCodec
+	mu   sync.Mutex
+	last error
+}
+
+func (c *readErrorCodec) ReadObject(stream *bufio.Reader, v any) error {
+	err := c.VSCodeObjectCodec.ReadObject(stream, v)
+	if err != nil {
+		c.mu.Lock()
+		c.last = err
+		c.mu.Unlock()
+	}
+	return err
+}
+
+func (c *readErrorCodec) err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.last
 }
 
 // handle answers one message through glsp's protocol handler, which decodes the parameters
