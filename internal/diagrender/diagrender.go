@@ -7,6 +7,7 @@ package diagrender
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"strings"
@@ -59,10 +60,17 @@ func Snippet(b *strings.Builder, file *hcl.File, subject hcl.Range) {
 		highlight.End.Column++
 	}
 	src := file.Bytes
-	sc := hcl.NewRangeScanner(src, subject.Filename, bufio.ScanLines)
+	// Scan from the line the highlight starts on, not from the file's start: a file with a
+	// diagnostic on each of its thousands of lines made the report quadratic (minutes).
+	from := min(max(highlight.Start.Byte, 0), len(src))
+	from = bytes.LastIndexByte(src[:from], '\n') + 1
+	sc := hcl.NewRangeScannerFragment(src, subject.Filename, hcl.Pos{Line: highlight.Start.Line, Column: 1, Byte: from}, bufio.ScanLines)
 	shown := 0
 	for sc.Scan() && shown < 5 {
 		line := sc.Range()
+		if line.Start.Byte > highlight.End.Byte {
+			break
+		}
 		if !line.Overlaps(highlight) {
 			continue
 		}
