@@ -145,6 +145,7 @@ bench: build load-tool
 	$(GO) test ./lang/dag -run '^$$' -bench . -benchmem
 	$(GO) test ./lang/schema -run '^$$' -bench 'ParseJSONPaths' -count 5
 	$(GO) test ./internal/diagrender -run '^$$' -bench 'SnippetEachLine' -benchtime 3x
+	$(GO) test ./lang/query -run '^$$' -bench 'CompleteOpenQuotes' -benchtime 3x
 	$(GO) test ./engine -run '^$$' -bench 'Chain1000|FanOut1000|ThreeStepLatency' -benchtime 5x
 	$(GO) test ./engine -run '^$$' -bench 'StrictChainPerNode' -benchtime 10x -count 5
 	$(GO) test ./engine -run '^$$' -bench 'Throughput' -benchtime 5000x -benchmem

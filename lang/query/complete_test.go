@@ -161,3 +161,13 @@ func TestCompleteDeepNesting(t *testing.T) {
 		_ = Complete(NewDoc("w.fsc.hcl", []byte(src)), off, testEnv) // must return
 	}
 }
+
+// BenchmarkCompleteOpenQuotes: completion at the end of a block of 5,000 lines that each leave
+// a string open, which re-lexed the rest of the block at each one (quadratic: minutes).
+func BenchmarkCompleteOpenQuotes(b *testing.B) {
+	src := "workflow \"w\" {}\ntask \"t\" {\n" + strings.Repeat(" x = \"\n", 5000) + "  uses = builtin.\n"
+	doc := NewDoc("w.fsc.hcl", []byte(src))
+	for range b.N {
+		_ = Complete(doc, len(src)-1, testEnv)
+	}
+}

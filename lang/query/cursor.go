@@ -67,6 +67,10 @@ type frame struct {
 	line []hclsyntax.Token
 }
 
+// maxRelex bounds the strings left open before the cursor in its block (each lexes the rest of
+// the block again) past which cursorAt gives up.
+const maxRelex = 16
+
 // cursorAt reads the context at off from the tokens of src[from:off]; from is a place where no
 // block, bracket or string is open (the start of a top-level block, or 0).
 func cursorAt(src []byte, filename string, from, off int, start hcl.Pos) cursor {
@@ -88,6 +92,7 @@ func cursorAt(src []byte, filename string, from, off int, start hcl.Pos) cursor 
 		}
 	}
 	toks, _ := hclsyntax.LexConfig(src[from:off], filename, start)
+	relexed := 0
 	for k := 0; k < len(toks); k++ {
 		t := toks[k]
 		if t.Type == hclsyntax.TokenEOF {
@@ -100,6 +105,11 @@ func cursorAt(src []byte, filename string, from, off int, start hcl.Pos) cursor 
 			// The lexer reads on as if the string went on; read the next line afresh.
 			pop(fQuote)
 			top().line = nil
+			// Each one lexes the rest again: a block with thousands of them would cost
+			// seconds a keystroke. Past a few, the block is too broken to complete in.
+			if relexed++; relexed > maxRelex {
+				return cursor{}
+			}
 			next := t.Range.End
 			toks, _ = hclsyntax.LexConfig(src[next.Byte:off], filename, next)
 			k = -1
