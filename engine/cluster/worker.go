@@ -63,8 +63,8 @@ type WorkerOptions struct {
 	// all its pools and about to take attempts.
 	OnJoined func(id string)
 	// ShutdownGrace is how long running attempts may go on once Run's context ended (30 s
-	// when 0); those still running then are stopped without an answer, and JetStream gives
-	// them to another worker as interrupted attempts.
+	// when 0); those still running then are stopped and answered attempt_interrupted, a clean
+	// stop that does not count towards worker_lost.
 	ShutdownGrace time.Duration
 }
 
@@ -128,8 +128,8 @@ var ErrRefused = errors.New("this worker cannot join the cluster")
 
 // Run joins the cluster and takes attempts until ctx ends. It waits for the coordinator to
 // have set the cluster up, and fails with ErrRefused when the worker does not match it.
-// Attempts still running when ctx ends are stopped and left to JetStream to give to another
-// worker.
+// Attempts still running when ctx ends run on for ShutdownGrace, then are stopped and answered
+// attempt_interrupted.
 func (w *Worker) Run(ctx context.Context) error {
 	n := w.conn.names
 	if err := WaitForCoordinator(ctx, w.conn, w.log); err != nil {
