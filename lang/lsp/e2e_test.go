@@ -431,9 +431,12 @@ func TestE2EHostileExpressions(t *testing.T) {
 
 // TestE2EMalformedMessage: a message the server cannot read ends it (the JSON-RPC library
 // closes the connection), and the server says why on stderr instead of stopping in silence.
+// Header names are read without regard to case, as HTTP's are.
 func TestE2EMalformedMessage(t *testing.T) {
 	home := t.TempDir()
-	for _, in := range []string{"Content-Length: 5\r\n\r\n{bad}", "content-length: 2\r\n\r\n{}", "Content-Length: -1\r\n\r\n"} {
+	for _, in := range []string{"Content-Length: 5\r\n\r\n{bad}", "Content-Length: -1\r\n\r\n", "Content-Length: 2\n\n{}",
+		"X-" + strings.Repeat("x", 1<<20) + ": y\r\n", // a header line is bounded (the library read it whole)
+	} {
 		ctx, cancel := context.WithTimeout(context.Background(), waitFor)
 		cmd := exec.CommandContext(ctx, fusciaBinary(t), "lsp", "-home", home)
 		cmd.Env = append(envWithoutFuscia(), "FUSCIA_HOME="+home)

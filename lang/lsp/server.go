@@ -2,12 +2,15 @@ package lsp
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -156,13 +159,53 @@ type readErrorCodec struct {
 }
 
 func (c *readErrorCodec) ReadObject(stream *bufio.Reader, v any) error {
-	err := c.VSCodeObjectCodec.ReadObject(stream, v)
+	err := readFramed(stream, v)
 	if err != nil {
 		c.mu.Lock()
 		c.last = err
 		c.mu.Unlock()
 	}
 	return err
+}
+
+// maxHeaderLines bounds the header lines of one message (an editor sends one or two).
+const maxHeaderLines = 32
+
+// readFramed reads one message framed as VS Code frames them: header lines ending in \r\n, an
+// empty line, then Content-Length bytes of JSON. It is jsonrpc2.VSCodeObjectCodec's reading
+// with a bound on each header line (the reader's buffer, 4 KiB: the library read a line of any
+// length into memory) and on their number, and header names read without regard to case.
+func readFramed(stream *bufio.Reader, v any) error {
+	var length uint64
+	for n := 0; ; n++ {
+		if n == maxHeaderLines {
+			return fmt.Errorf("more than %d header lines before a message", maxHeaderLines)
+		}
+		line, err := stream.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			return fmt.Errorf("a header line longer than %d bytes", stream.Size())
+		}
+		if err != nil {
+			return err
+		}
+		if !bytes.HasSuffix(line, []byte("\r\n")) {
+			return errors.New(`header lines must end in \r\n`)
+		}
+		line = line[:len(line)-2]
+		if len(line) == 0 {
+			break
+		}
+		name, value, ok := bytes.Cut(line, []byte(":"))
+		if ok && strings.EqualFold(string(bytes.TrimSpace(name)), "Content-Length") {
+			if length, err = strconv.ParseUint(string(bytes.TrimSpace(value)), 10, 32); err != nil {
+				return fmt.Errorf("Content-Length %q: %w", value, err)
+			}
+		}
+	}
+	if length == 0 {
+		return errors.New("no Content-Length header")
+	}
+	return json.NewDecoder(io.LimitReader(stream, int64(length))).Decode(v)
 }
 
 func (c *readErrorCodec) err() error {

@@ -1,7 +1,9 @@
 package lsp
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -265,6 +267,25 @@ func TestUntitledBuffer(t *testing.T) {
 		}})
 		if p, _ := c.waitDiagnostics(tc.uri, 0, versionAtLeast(1)); len(p.Diagnostics) != tc.want {
 			t.Errorf("%s (%s): %d diagnostics; want %d", tc.uri, tc.language, len(p.Diagnostics), tc.want)
+		}
+	}
+}
+
+// TestReadFramed: the framing's header lines, read as VS Code writes them and a little more
+// leniently (any case, any space), and bounded.
+func TestReadFramed(t *testing.T) {
+	for in, want := range map[string]string{
+		"Content-Length: 7\r\n\r\n{\"a\":1}":                                            `{"a":1}`,
+		"content-length:7\r\nContent-Type: application/vscode-jsonrpc\r\n\r\n{\"a\":1}": `{"a":1}`,
+		"Content-Length: 7\n\n{\"a\":1}":                                                "error",
+		"Content-Type: x\r\n\r\n{}":                                                     "error",
+		strings.Repeat("X: y\r\n", 40) + "Content-Length: 2\r\n\r\n{}":                  "error",
+		"X: " + strings.Repeat("y", 5000) + "\r\nContent-Length: 2\r\n\r\n{}":           "error",
+	} {
+		var got json.RawMessage
+		err := readFramed(bufio.NewReader(strings.NewReader(in)), &got)
+		if (err != nil) != (want == "error") || (err == nil && string(got) != want) {
+			t.Errorf("%.40q: %s, %v; want %s", in, got, err, want)
 		}
 	}
 }
