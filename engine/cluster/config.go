@@ -107,11 +107,14 @@ func checkCreds(path string) error {
 	if err != nil {
 		return fmt.Errorf("-nats-creds: %w", err)
 	}
-	// The client's own parse: a JWT and an NKey seed, each between its BEGIN and END lines.
-	_, jerr := nkeys.ParseDecoratedJWT(b)
-	_, kerr := nkeys.ParseDecoratedNKey(b)
-	if err := errors.Join(jerr, kerr); err != nil || !bytes.Contains(b, []byte("BEGIN NATS USER JWT")) {
-		return fmt.Errorf("-nats-creds %s is not a NATS credentials file (a user JWT and an NKey seed, as nsc generate creds writes): %v", path, err)
+	// What the client will look for: a user JWT and an NKey seed, each between its BEGIN and
+	// END lines (nkeys parses the seed; its JWT parse takes any text for a bare JWT).
+	_, err = nkeys.ParseDecoratedNKey(b)
+	if err == nil && !bytes.Contains(b, []byte("BEGIN NATS USER JWT")) {
+		err = errors.New("no user JWT")
+	}
+	if err != nil {
+		return fmt.Errorf("-nats-creds %s is not a NATS credentials file (a user JWT and an NKey seed, as nsc generate creds writes): %w", path, err)
 	}
 	return nil
 }

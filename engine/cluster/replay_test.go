@@ -1,11 +1,9 @@
 package cluster
 
 import (
-	"context"
 	"encoding/json"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -55,9 +53,7 @@ func (c *fixture) replay(t *testing.T, m *nats.Msg, subject string) error {
 			h[k] = v
 		}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	_, err := c.conn.js.PublishMsg(ctx, &nats.Msg{Subject: subject, Header: h, Data: m.Data})
+	_, err := c.conn.js.PublishMsg(testCtx(t), &nats.Msg{Subject: subject, Header: h, Data: m.Data})
 	return err
 }
 
@@ -136,9 +132,7 @@ func TestPreemptedAttemptSent(t *testing.T) {
 	id := attemptID(call)
 	junk := &nats.Msg{Subject: c.conn.names.workSubject(DefaultPool, id), Header: nats.Header{}, Data: []byte("fsc1 junk")}
 	junk.Header.Set(hdrAttempt, id)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if _, err := c.conn.js.PublishMsg(ctx, junk, jetstream.WithMsgID(id)); err != nil {
+	if _, err := c.conn.js.PublishMsg(testCtx(t), junk, jetstream.WithMsgID(id)); err != nil {
 		t.Fatal(err)
 	}
 	wantSuccess(t, "the preempted call", c.call(t, b, call))
@@ -161,9 +155,7 @@ func TestForeignKeyMessageDropped(t *testing.T) {
 	m := &nats.Msg{Subject: c.conn.names.workSubject(DefaultPool, id), Header: nats.Header{},
 		Data: newKey(t).Seal([]byte(`{}`), []byte(id))}
 	m.Header.Set(hdrAttempt, id)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if _, err := c.conn.js.PublishMsg(ctx, m); err != nil {
+	if _, err := c.conn.js.PublishMsg(testCtx(t), m); err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, "the foreign message to be dropped", func() bool { return c.workMsgs(t, DefaultPool) == 0 })
@@ -214,9 +206,7 @@ func TestDeletedWorkStreamRemade(t *testing.T) {
 	b := c.bindHTTP(t)
 	wantSuccess(t, "the first call", c.call(t, b, httpCall("task.first", s.URL+"/first", "", nil)))
 
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := c.conn.js.DeleteStream(ctx, c.conn.names.workStream(DefaultPool)); err != nil {
+	if err := c.conn.js.DeleteStream(testCtx(t), c.conn.names.workStream(DefaultPool)); err != nil {
 		t.Fatal(err)
 	}
 	wantSuccess(t, "a call after the stream's deletion", c.call(t, b, httpCall("task.second", s.URL+"/second", "", nil)))
