@@ -336,6 +336,58 @@ output "done" { value = "run_${substr("abcdefghijklmnopqrstuvwx", 24 - var.pause
 	}
 }
 
+// TestLargeOutputs: a task's output over 1 MiB (Badger in memory's largest value) and under
+// max_node_output is journaled, read by the next node and asserted on, as `apply` does, in
+// each of several runs.
+func TestLargeOutputs(t *testing.T) {
+	dir := write(t, map[string]string{
+		"big.fsc.hcl": `
+workflow "big" {}
+variable "blocks" {
+  type    = number
+  default = 17
+}
+task "make" {
+  uses   = builtin.transform
+  inputs = { text = join("", [for i in range(var.blocks) : format("%065536d", i)]) }
+}
+task "compare" {
+  uses   = builtin.transform
+  inputs = { same = task.make.output.text == join("", [for i in range(var.blocks) : format("%065536d", i)]) }
+}
+output "same" {
+  value = task.compare.output.same
+}
+`,
+		// 17 and 48 blocks of 64 KiB: 1.06 and 3 MiB.
+		"big.fsctest.hcl": `
+run "just_over_a_mib" {
+  assert {
+    condition = output.same
+  }
+}
+run "three_mib" {
+  variables = { blocks = 48 }
+  assert {
+    condition = output.same && node.task.make.status == "succeeded"
+  }
+}
+`,
+	})
+	rep, runs := runTest(t, Options{Paths: []string{filepath.Join(dir, "big.fsctest.hcl")}})
+	for _, name := range []string{"just_over_a_mib", "three_mib"} {
+		if r := runs[name]; r == nil || r.Status != Pass {
+			t.Errorf("run %s: %v", name, r)
+			if r != nil {
+				t.Log(describe(r))
+			}
+		}
+	}
+	if rep.Passed != 2 {
+		t.Errorf("%d runs passed, want 2", rep.Passed)
+	}
+}
+
 // TestNoTestFiles: a path without test files is an error that names it.
 func TestNoTestFiles(t *testing.T) {
 	dir := t.TempDir()

@@ -431,7 +431,7 @@ func (s *Store) loadJournalState(id string) error {
 	err := s.view(func(txn *badger.Txn) error {
 		seq = lastSeqIn(txn, runJournalPrefix(id))
 		var err error
-		if sum, err = getSummary(txn, id); isNotFound(err) {
+		if sum, err = s.getSummary(txn, id); isNotFound(err) {
 			sum, err = nil, nil
 		}
 		return err

@@ -51,7 +51,7 @@ func (s *Store) Delete(ids ...string) error {
 	}
 	err := s.view(func(txn *badger.Txn) error {
 		for _, id := range ids {
-			err := runKeys(txn, id, func(k []byte) error {
+			err := s.runKeys(txn, id, func(k []byte) error {
 				req.add(op{key: k, del: true})
 				if len(req.ops) >= maxBatchKeys {
 					return flush(false)
@@ -78,8 +78,8 @@ func (s *Store) Delete(ids ...string) error {
 }
 
 // runKeys calls fn with a copy of every key of run id.
-func runKeys(txn *badger.Txn, id string, fn func([]byte) error) error {
-	sum, err := getSummary(txn, id)
+func (s *Store) runKeys(txn *badger.Txn, id string, fn func([]byte) error) error {
+	sum, err := s.getSummary(txn, id)
 	switch {
 	case err == nil:
 		for _, k := range indexKeys(sum) {

@@ -24,7 +24,7 @@ func (s *Store) InterruptRunning() ([]string, error) {
 		return scanKeys(txn, prefix, prefix, false, func(k []byte) (bool, error) {
 			// The summary decides: an index key left by a failed write does not.
 			id := string(k[len(prefix):])
-			sum, err := getSummary(txn, id)
+			sum, err := s.getSummary(txn, id)
 			if err == nil && sum.Status == StatusRunning {
 				ids = append(ids, id)
 			}

@@ -44,7 +44,7 @@ func (s *Store) KVGet(scope, key string) ([]byte, bool, error) {
 			return err
 		}
 		found = true
-		v, err = itemValueCopy(item)
+		v, err = s.valueCopy(item)
 		return err
 	})
 	if err != nil {

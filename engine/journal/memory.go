@@ -16,10 +16,11 @@ import (
 const (
 	// memName stands for the directory in the messages of a store in memory.
 	memName = "in memory"
-	// memMaxValue is the largest value a store in memory takes. Badger in memory keeps every
-	// value in its tree, so a value must stay under its value threshold, which Badger caps at
-	// 1 MiB (v4.9.6 takes a value of exactly the threshold, then panics writing it: it would go
-	// to the value log, which a store in memory does not have).
+	// memMaxValue is the largest value a store in memory gives Badger; larger ones are kept
+	// beside it (memory_big.go). Badger in memory keeps every value in its tree, so a value
+	// must stay under its value threshold, which Badger caps at 1 MiB (v4.9.6 takes a value of
+	// exactly the threshold, then panics writing it: it would go to the value log, which a
+	// store in memory does not have).
 	memMaxValue = memValueThreshold - 1
 	// memValueThreshold is Badger's value threshold in memory: its largest.
 	memValueThreshold = 1 << 20
@@ -32,8 +33,9 @@ const (
 // process ends (`fuscia test`). It has the API and the semantics of a store from Open, except
 // that nothing is durable: no file is written anywhere, a durable Append returns once its
 // entries are readable, and Close discards everything. A value (an entry, a KV value, a plan)
-// is under 1 MiB. Of opts, Logger is used; GCInterval is ignored (there is no value log),
-// and so are Sizes other than MemTable, BaseTable and BaseLevel; MemTable is at least 8 MiB.
+// is at most 64 MiB, as in a store from Open. Of opts, Logger is used; GCInterval is ignored
+// (there is no value log), and so are Sizes other than MemTable, BaseTable and BaseLevel;
+// MemTable is at least 8 MiB.
 func OpenMemory(opts Options) (*Store, error) {
 	if err := opts.Sizes.check(); err != nil {
 		return nil, fmt.Errorf("open state store %s: %w", memName, err)
@@ -53,7 +55,8 @@ func OpenMemory(opts Options) (*Store, error) {
 	}
 	s := newStore(db, memName, opts.Logger, walConfig{})
 	s.mem = true
-	s.maxValue = memMaxValue
+	s.big = newBigValues()
+	s.maxValue = memStoreMaxValue
 	// The syncer, the checkpointer, value-log GC and the trimmer have no work in memory.
 	close(s.syncerDone)
 	close(s.cpDone)
@@ -160,5 +163,9 @@ func (s *Store) memApply(reqs []*request) error {
 	if err != nil {
 		return err
 	}
-	return txn.Commit()
+	if err := txn.Commit(); err != nil {
+		return err
+	}
+	s.big.committed()
+	return nil
 }

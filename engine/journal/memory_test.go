@@ -14,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/dgraph-io/badger/v4"
 )
 
 func openMemory(t testing.TB) *Store {
@@ -370,33 +372,52 @@ func TestMemoryCloseStopsGoroutines(t *testing.T) {
 	}
 }
 
-// TestMemoryValueSizes checks the limits of a store in memory: a value of 1 MiB - 1 byte with a
-// long key is stored, 1 MiB is refused with a message giving the limit (Badger would take it,
-// then panic writing it), and a request larger than a Badger batch is written in several.
+// TestMemoryValueSizes checks the limits of a store in memory: values up to 1 MiB - 1 byte
+// stay in Badger, larger ones (which Badger in memory cannot take) are kept beside it and read
+// back whole, through KV, plans and entries, up to the file store's 64 MiB, and a larger one
+// is refused with a message giving the limit; a request larger than a Badger batch is written
+// in several.
 func TestMemoryValueSizes(t *testing.T) {
 	s := openMemory(t)
 	defer closeStore(t, s)
 	scope := TriggerScope("wf", "tick")
 	key := strings.Repeat("k", 60000)
-	big := bytes.Repeat([]byte("v"), 1<<20-1)
-	if err := s.KVSet(scope, key, big); err != nil {
-		t.Fatalf("KVSet of 1 MiB - 1: %v", err)
+	for _, n := range []int{1<<20 - 1, 1 << 20, 3 << 20} {
+		v := bytes.Repeat([]byte{byte('a' + n%26)}, n)
+		if err := s.KVSet(scope, key, v); err != nil {
+			t.Fatalf("KVSet of %d bytes: %v", n, err)
+		}
+		if got, ok, err := s.KVGet(scope, key); !ok || err != nil || !bytes.Equal(got, v) {
+			t.Fatalf("KVGet of %d bytes: %d bytes, %v, %v", n, len(got), ok, err)
+		}
 	}
-	if v, ok, err := s.KVGet(scope, key); !ok || err != nil || !bytes.Equal(v, big) {
-		t.Fatalf("KVGet of 1 MiB - 1: %d bytes, %v, %v", len(v), ok, err)
+	err := s.KVSet(scope, "k", make([]byte, 64<<20+1))
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("at most %d", 64<<20)) {
+		t.Errorf("KVSet of 64 MiB + 1 = %v, want a refusal naming the limit", err)
 	}
-	err := s.KVSet(scope, "k", append(big, 'x'))
-	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("at most %d", 1<<20-1)) {
-		t.Errorf("KVSet of 1 MiB = %v, want a refusal naming the limit", err)
+	plan := bytes.Repeat([]byte("p"), 2<<20)
+	if err := s.PutPlan("sha256:big", plan); err != nil {
+		t.Fatalf("PutPlan of 2 MiB: %v", err)
 	}
-	if err := s.PutPlan("sha256:big", append(big, 'x')); err == nil {
-		t.Error("PutPlan of 1 MiB succeeded")
+	if got, err := s.Plan("sha256:big"); err != nil || !bytes.Equal(got, plan) {
+		t.Fatalf("Plan of 2 MiB: %d bytes, %v", len(got), err)
+	}
+
+	// An entry of 5 MiB (a task's output under the default max_node_output of 10 MiB).
+	big := testID(2)
+	out := json.RawMessage(`{"text":"` + strings.Repeat("y", 5<<20) + `"}`)
+	if err := s.Append(context.Background(), big, true, started("wf", "", "task.a"),
+		Entry{Type: NodeFinished, Node: "task.a", Status: "succeeded", Output: out}); err != nil {
+		t.Fatal(err)
+	}
+	if got := collectEntries(t, s, big, 0); len(got) != 2 || !bytes.Equal(got[1].Output, out) {
+		t.Fatalf("the 5 MiB entry did not read back whole (%d entries)", len(got))
 	}
 
 	// 3,000 entries of ~1 KiB in one Append: more than a Badger batch (15% of 8 MiB).
 	id := testID(1)
 	entries := []Entry{started("wf", "", "task.a")}
-	out := json.RawMessage(`{"pad":"` + strings.Repeat("x", 1000) + `"}`)
+	out = json.RawMessage(`{"pad":"` + strings.Repeat("x", 1000) + `"}`)
 	for i := range 3000 {
 		entries = append(entries, Entry{Type: AttemptContinued, Node: "task.a", Attempt: 1, State: out, Progress: float64(i)})
 	}
@@ -405,6 +426,86 @@ func TestMemoryValueSizes(t *testing.T) {
 	}
 	if got := collectEntries(t, s, id, 0); len(got) != len(entries) || got[len(got)-1].Seq != uint64(len(entries)) {
 		t.Errorf("%d entries read back, want %d", len(got), len(entries))
+	}
+}
+
+// TestMemoryBigValuesFreed checks that a large value kept beside Badger is freed when its key
+// is written again or deleted (a long `fuscia test` suite deletes each finished run), but not
+// while a read that started before could still see it.
+func TestMemoryBigValuesFreed(t *testing.T) {
+	s := openMemory(t)
+	defer closeStore(t, s)
+	kept := func() int {
+		s.big.mu.Lock()
+		defer s.big.mu.Unlock()
+		return len(s.big.vals)
+	}
+	scope := TriggerScope("wf", "tick")
+	for i := range 20 {
+		if err := s.KVSet(scope, "k", bytes.Repeat([]byte{byte('a' + i)}, 2<<20)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := kept(); n != 1 {
+		t.Errorf("%d large values kept after 20 writes of one key, want 1", n)
+	}
+	if err := s.KVSet(scope, "k", []byte("small")); err != nil {
+		t.Fatal(err)
+	}
+	if n := kept(); n != 0 {
+		t.Errorf("%d large values kept after a small one replaced the last, want 0", n)
+	}
+
+	id := testID(3)
+	out := json.RawMessage(`{"text":"` + strings.Repeat("z", 2<<20) + `"}`)
+	if err := s.Append(context.Background(), id, true, started("wf", "", "task.a"),
+		Entry{Type: NodeFinished, Node: "task.a", Status: "succeeded", Output: out},
+		Entry{Type: NodeFinished, Node: "task.b", Status: "succeeded", Output: out}); err != nil {
+		t.Fatal(err)
+	}
+	if n := kept(); n != 2 {
+		t.Errorf("%d large values kept for a run with two, want 2", n)
+	}
+
+	// A read under way when the run is deleted still reads its entries whole; the values go
+	// when it ends.
+	old := bytes.Repeat([]byte("o"), 2<<20)
+	if err := s.KVSet(scope, "k", old); err != nil {
+		t.Fatal(err)
+	}
+	k, _ := kvKey(scope, "k")
+	inRead, release, done := make(chan struct{}), make(chan struct{}), make(chan error, 1)
+	go func() {
+		done <- s.view(func(txn *badger.Txn) error {
+			close(inRead)
+			<-release
+			item, err := txn.Get(k)
+			if err != nil {
+				return err
+			}
+			v, err := s.valueCopy(item)
+			if err == nil && !bytes.Equal(v, old) {
+				err = fmt.Errorf("read %d bytes, not the value the read started with", len(v))
+			}
+			return err
+		})
+	}()
+	<-inRead
+	if err := s.KVDelete(scope, "k"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Delete(id); err != nil {
+		t.Fatal(err)
+	}
+	if n := kept(); n != 3 {
+		t.Errorf("%d large values kept while a read that can see them is under way, want 3", n)
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatalf("the read under way: %v", err)
+	}
+	if n := kept(); n != 0 {
+		t.Errorf("%d large values kept after the read ended, want 0", n)
 	}
 }
 

@@ -59,7 +59,7 @@ func (s *Store) NodeDetail(id string, inst addrs.Instance, offset, limit int) (*
 	node := inst.Node.String()
 	var out *NodeDetail
 	err := s.view(func(txn *badger.Txn) error {
-		if _, err := getSummary(txn, id); err != nil {
+		if _, err := s.getSummary(txn, id); err != nil {
 			return err
 		}
 		nb := newNodeBuild(inst, offset, limit)
@@ -69,7 +69,7 @@ func (s *Store) NodeDetail(id string, inst addrs.Instance, offset, limit int) (*
 		if inst.Node.Loop != "" {
 			needles = append(needles, []byte(`"node":`+jsonString(inst.Node.LoopAddr().String())))
 		}
-		err := eachValue(txn, runJournalPrefix(id), 0, func(v []byte) error {
+		err := s.eachValue(txn, runJournalPrefix(id), 0, func(v []byte) error {
 			run := bytes.Contains(v, []byte(`"type":"`+string(RunStarted)+`"`))
 			if !run && !slices.ContainsFunc(needles, func(n []byte) bool { return bytes.Contains(v, n) }) {
 				return nil

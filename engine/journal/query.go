@@ -47,7 +47,7 @@ func (f *Filter) match(s *Summary) bool {
 func isNotFound(err error) bool { return errors.Is(err, ErrNotFound) }
 
 // getSummary reads the summary of run id in txn.
-func getSummary(txn *badger.Txn, id string) (*Summary, error) {
+func (s *Store) getSummary(txn *badger.Txn, id string) (*Summary, error) {
 	item, err := txn.Get(runKey(id))
 	if errors.Is(err, badger.ErrKeyNotFound) {
 		return nil, fmt.Errorf("execution %s: %w", id, ErrNotFound)
@@ -55,18 +55,18 @@ func getSummary(txn *badger.Txn, id string) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	var s Summary
-	err = itemValue(item, func(v []byte) error { return json.Unmarshal(v, &s) })
+	var sum Summary
+	err = s.value(item, func(v []byte) error { return json.Unmarshal(v, &sum) })
 	if err != nil {
 		return nil, fmt.Errorf("execution %s: decode summary: %w", id, err)
 	}
-	return &s, nil
+	return &sum, nil
 }
 
 func (s *Store) readSummary(id string) (*Summary, error) {
 	var sum *Summary
 	err := s.view(func(txn *badger.Txn) (err error) {
-		sum, err = getSummary(txn, id)
+		sum, err = s.getSummary(txn, id)
 		return err
 	})
 	return sum, err
@@ -125,7 +125,7 @@ func (s *Store) List(f Filter) ([]Summary, error) {
 	var out []Summary
 	err := s.view(func(txn *badger.Txn) error {
 		var err error
-		out, err = list(txn, f)
+		out, err = s.list(txn, f)
 		return err
 	})
 	if err != nil {
@@ -134,7 +134,7 @@ func (s *Store) List(f Filter) ([]Summary, error) {
 	return out, nil
 }
 
-func list(txn *badger.Txn, f Filter) ([]Summary, error) {
+func (s *Store) list(txn *badger.Txn, f Filter) ([]Summary, error) {
 	out := []Summary{}
 	full := func() bool { return f.Limit > 0 && len(out) >= f.Limit }
 	// add adds sum if f selects it and reports whether to go on.
@@ -146,7 +146,7 @@ func list(txn *badger.Txn, f Filter) ([]Summary, error) {
 	}
 	// take adds the run id if f selects it and reports whether to go on.
 	take := func(id string) (bool, error) {
-		sum, err := getSummary(txn, id)
+		sum, err := s.getSummary(txn, id)
 		if isNotFound(err) {
 			return true, nil // an index key without its run: skip it
 		}
@@ -205,7 +205,7 @@ func list(txn *badger.Txn, f Filter) ([]Summary, error) {
 	case !f.CompletedBefore.IsZero():
 		err = byFinishTime(txn, f, take)
 	default:
-		err = inRange(func() error { return allRuns(txn, r, add) })
+		err = inRange(func() error { return s.allRuns(txn, r, add) })
 	}
 	return out, err
 }
@@ -247,7 +247,7 @@ func byFinishTime(txn *badger.Txn, f Filter, take func(string) (bool, error)) er
 }
 
 // allRuns walks the summaries of the runs in r, newest first, until add says to stop.
-func allRuns(txn *badger.Txn, r idRange, add func(*Summary) bool) error {
+func (s *Store) allRuns(txn *badger.Txn, r idRange, add func(*Summary) bool) error {
 	prefix := []byte(runPrefix)
 	it := txn.NewIterator(badger.IteratorOptions{Reverse: true, Prefix: prefix})
 	defer it.Close()
@@ -260,7 +260,7 @@ func allRuns(txn *badger.Txn, r idRange, add func(*Summary) bool) error {
 			return nil
 		}
 		var sum Summary
-		err := itemValue(it.Item(), func(v []byte) error { return json.Unmarshal(v, &sum) })
+		err := s.value(it.Item(), func(v []byte) error { return json.Unmarshal(v, &sum) })
 		if err != nil {
 			return fmt.Errorf("decode summary %s: %w", it.Item().Key(), err)
 		}
@@ -277,7 +277,7 @@ func (s *Store) Unfinished() ([]Summary, error) {
 	var out []Summary
 	err := s.view(func(txn *badger.Txn) error {
 		for _, status := range UnfinishedStatuses() {
-			part, err := list(txn, Filter{Status: status})
+			part, err := s.list(txn, Filter{Status: status})
 			if err != nil {
 				return err
 			}
@@ -296,10 +296,10 @@ func (s *Store) Unfinished() ([]Summary, error) {
 // stopping at fn's first error (returned as is). ErrNotFound when the run does not exist.
 func (s *Store) Entries(id string, after uint64, fn func(Entry) error) error {
 	return s.view(func(txn *badger.Txn) error {
-		if _, err := getSummary(txn, id); err != nil {
+		if _, err := s.getSummary(txn, id); err != nil {
 			return err
 		}
-		return eachValue(txn, runJournalPrefix(id), after, func(v []byte) error {
+		return s.eachValue(txn, runJournalPrefix(id), after, func(v []byte) error {
 			var e Entry
 			if err := json.Unmarshal(v, &e); err != nil {
 				return fmt.Errorf("execution %s: decode entry: %w", id, err)
@@ -313,10 +313,10 @@ func (s *Store) Entries(id string, after uint64, fn func(Entry) error) error {
 // fn's first error (returned as is). ErrNotFound when the run does not exist.
 func (s *Store) Logs(id string, after uint64, fn func(LogLine) error) error {
 	return s.view(func(txn *badger.Txn) error {
-		if _, err := getSummary(txn, id); err != nil {
+		if _, err := s.getSummary(txn, id); err != nil {
 			return err
 		}
-		return eachValue(txn, runLogPrefix(id), after, func(v []byte) error {
+		return s.eachValue(txn, runLogPrefix(id), after, func(v []byte) error {
 			var l LogLine
 			if err := json.Unmarshal(v, &l); err != nil {
 				return fmt.Errorf("execution %s: decode log line: %w", id, err)
@@ -327,14 +327,14 @@ func (s *Store) Logs(id string, after uint64, fn func(LogLine) error) error {
 }
 
 // eachValue calls fn with the value of each key prefix+seq, seq > after, in order.
-func eachValue(txn *badger.Txn, prefix []byte, after uint64, fn func([]byte) error) error {
+func (s *Store) eachValue(txn *badger.Txn, prefix []byte, after uint64, fn func([]byte) error) error {
 	if after == math.MaxUint64 {
 		return nil
 	}
 	it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
 	defer it.Close()
 	for it.Seek(seqKey(prefix, after+1)); it.ValidForPrefix(prefix); it.Next() {
-		if err := itemValue(it.Item(), fn); err != nil {
+		if err := s.value(it.Item(), fn); err != nil {
 			return err
 		}
 	}

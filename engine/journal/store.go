@@ -65,11 +65,13 @@ type Store struct {
 	walDir string
 	// mem is set for a store opened by OpenMemory: no WAL, no file; memWriter alone writes
 	// Badger.
-	mem    bool
+	mem bool
+	// big holds a store in memory's values over memMaxValue (memory_big.go); nil on disk.
+	big    *bigValues
 	wc     walConfig
 	logger *slog.Logger
-	// maxValue is the largest value the store takes (its value-log file size; memMaxValue in
-	// memory).
+	// maxValue is the largest value the store takes (its value-log file size; memStoreMaxValue
+	// in memory).
 	maxValue int64
 
 	// mu orders appends: seqs are assigned and requests appended to pending under it, so
@@ -566,7 +568,7 @@ func (s *Store) Plan(digest string) ([]byte, error) {
 		if err != nil {
 			return err
 		}
-		data, err = itemValueCopy(item)
+		data, err = s.valueCopy(item)
 		return err
 	})
 	if err != nil {
@@ -607,6 +609,9 @@ func (s *Store) view(fn func(txn *badger.Txn) error) error {
 		}
 		s.readMu.Unlock()
 	}()
+	if s.big != nil {
+		defer s.big.endRead(s.big.startRead())
+	}
 	s.waitApplied()
 	// A Badger write that failed after its WAL sync leaves acknowledged writes out of Badger
 	// (and later ones in): a read would silently miss them. Until the next Open replays the WAL,

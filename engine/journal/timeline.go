@@ -73,14 +73,14 @@ const maxTimelineInstances = 10_000
 func (s *Store) Timeline(id string) (*Timeline, error) {
 	var tl *Timeline
 	err := s.view(func(txn *badger.Txn) error {
-		sum, err := getSummary(txn, id)
+		sum, err := s.getSummary(txn, id)
 		if err != nil {
 			return err
 		}
 		tl = &Timeline{ExecutionID: sum.ID, Status: sum.Status, StartedAt: sum.StartedAt, FinishedAt: sum.FinishedAt, Nodes: []*TimelineNode{}}
 		byInst := map[string]*instSpans{}
 		var order []*instSpans
-		err = eachValue(txn, runJournalPrefix(id), 0, func(v []byte) error {
+		err = s.eachValue(txn, runJournalPrefix(id), 0, func(v []byte) error {
 			var e Entry
 			if err := json.Unmarshal(v, &e); err != nil {
 				return fmt.Errorf("execution %s: decode entry: %w", id, err)

@@ -97,7 +97,7 @@ func (s *Store) Tokens() ([]Token, error) {
 		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
 		defer it.Close()
 		for it.Seek(prefix); it.ValidForPrefix(prefix); it.Next() {
-			v, err := itemValueCopy(it.Item())
+			v, err := s.valueCopy(it.Item())
 			if err != nil {
 				return err
 			}
@@ -126,7 +126,7 @@ func (s *Store) TokenByHash(hash string) (Token, bool, error) {
 	found := false
 	err := s.view(func(txn *badger.Txn) error {
 		var err error
-		t, found, err = tokenByHash(txn, hash)
+		t, found, err = s.tokenByHash(txn, hash)
 		return err
 	})
 	if err != nil {
@@ -135,12 +135,12 @@ func (s *Store) TokenByHash(hash string) (Token, bool, error) {
 	return t, found, nil
 }
 
-func tokenByHash(txn *badger.Txn, hash string) (Token, bool, error) {
-	name, ok, err := getValue(txn, tokenHashPrefix+hash)
+func (s *Store) tokenByHash(txn *badger.Txn, hash string) (Token, bool, error) {
+	name, ok, err := s.getValue(txn, tokenHashPrefix+hash)
 	if err != nil || !ok {
 		return Token{}, false, err
 	}
-	rec, ok, err := getValue(txn, tokenNamePrefix+string(name))
+	rec, ok, err := s.getValue(txn, tokenNamePrefix+string(name))
 	if err != nil || !ok {
 		return Token{}, false, err
 	}
@@ -156,7 +156,7 @@ func tokenByHash(txn *badger.Txn, hash string) (Token, bool, error) {
 }
 
 // getValue reads key's value, reporting whether the key exists.
-func getValue(txn *badger.Txn, key string) ([]byte, bool, error) {
+func (s *Store) getValue(txn *badger.Txn, key string) ([]byte, bool, error) {
 	item, err := txn.Get([]byte(key))
 	if errors.Is(err, badger.ErrKeyNotFound) {
 		return nil, false, nil
@@ -164,7 +164,7 @@ func getValue(txn *badger.Txn, key string) ([]byte, bool, error) {
 	if err != nil {
 		return nil, false, err
 	}
-	v, err := itemValueCopy(item)
+	v, err := s.valueCopy(item)
 	return v, err == nil, err
 }
 
@@ -179,7 +179,7 @@ func (s *Store) RevokeToken(name string) error {
 	var t Token
 	found := false
 	err := s.view(func(txn *badger.Txn) error {
-		rec, ok, err := getValue(txn, tokenNamePrefix+name)
+		rec, ok, err := s.getValue(txn, tokenNamePrefix+name)
 		if err != nil || !ok {
 			return err
 		}
@@ -208,7 +208,7 @@ func (s *Store) TouchToken(name, hash string, at time.Time) error {
 	found := false
 	err := s.view(func(txn *badger.Txn) error {
 		var err error
-		t, found, err = tokenByHash(txn, hash)
+		t, found, err = s.tokenByHash(txn, hash)
 		return err
 	})
 	if err != nil {

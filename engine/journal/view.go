@@ -20,12 +20,12 @@ const maxViewItems = 1 << 22
 func (s *Store) Execution(id string) (*Execution, error) {
 	var x *Execution
 	err := s.view(func(txn *badger.Txn) error {
-		sum, err := getSummary(txn, id)
+		sum, err := s.getSummary(txn, id)
 		if err != nil {
 			return err
 		}
 		r := newReplay(sum)
-		err = eachValue(txn, runJournalPrefix(id), 0, func(v []byte) error {
+		err = s.eachValue(txn, runJournalPrefix(id), 0, func(v []byte) error {
 			var e Entry
 			if err := json.Unmarshal(v, &e); err != nil {
 				return fmt.Errorf("execution %s: decode entry: %w", id, err)

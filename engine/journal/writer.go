@@ -697,13 +697,13 @@ func (s *Store) writeOps(txn *badger.Txn, reqs []*request) (*badger.Txn, error) 
 
 // setOp applies o to txn, or to a new transaction after committing txn when it is full.
 func (s *Store) setOp(txn *badger.Txn, o op) (*badger.Txn, error) {
-	err := applyOp(txn, o)
+	err := s.applyOp(txn, o)
 	if errors.Is(err, badger.ErrTxnTooBig) {
 		if err := txn.Commit(); err != nil {
 			return nil, err
 		}
 		txn = s.db.NewTransaction(true)
-		err = applyOp(txn, o)
+		err = s.applyOp(txn, o)
 	}
 	if err != nil {
 		txn.Discard()
@@ -712,7 +712,10 @@ func (s *Store) setOp(txn *badger.Txn, o op) (*badger.Txn, error) {
 	return txn, nil
 }
 
-func applyOp(txn *badger.Txn, o op) error {
+func (s *Store) applyOp(txn *badger.Txn, o op) error {
+	if s.big != nil {
+		return s.big.set(txn, o)
+	}
 	if o.del {
 		return txn.Delete(o.key)
 	}
