@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/fuscia/fuscia/engine/fsctest"
 	"github.com/fuscia/fuscia/engine/plan"
@@ -15,23 +16,32 @@ import (
 	"github.com/fuscia/fuscia/plugin"
 )
 
+// defaultTestTimeout bounds a run block's real time unless -timeout says otherwise: go test's
+// default. A run of builtins and mocks takes milliseconds; one that takes minutes is stuck in a
+// loop or an expression, and CI should hear about it rather than wait for its own limit.
+const defaultTestTimeout = 10 * time.Minute
+
 // runTest is `fuscia test`: it runs the test files (docs/testing.md) with engine/fsctest and
 // renders the report as it comes. Exit 0 when every run passed, 1 when one failed or errored,
 // 2 for bad flags, a test file with errors, or no test file at all.
 func runTest(ctx context.Context, c *cli, args []string) int {
-	fs := newFlagSet(c, "test", "test [PATH…] [-run REGEX] [-json] [-junit FILE] [-v] [-plugin-dir DIR]… [-parallel N]")
+	fs := newFlagSet(c, "test", "test [PATH…] [-run REGEX] [-json] [-junit FILE] [-v] [-plugin-dir DIR]… [-parallel N] [-timeout DURATION]")
 	filter := fs.String("run", "", "run only the run blocks whose name matches `REGEX` (the others are skipped)")
 	asJSON := fs.Bool("json", false, "print the report as NDJSON events")
 	junit := fs.String("junit", "", "also write the report as JUnit XML to `FILE`")
 	verbose := fs.Bool("v", false, "show each run's time and nodes")
 	parallel := fs.Int("parallel", 0, "run at most `N` run blocks at once (default: the number of CPUs)")
+	timeout := fs.Duration("timeout", defaultTestTimeout, "cancel a run block still running after `DURATION` of real time, and report it as errored (0: no limit)")
 	var pluginDirs multiFlag
 	fs.Var(&pluginDirs, "plugin-dir", "also look for plugins in `DIR` (repeatable)")
 	paths, code, ok := fs.parse(args)
 	if !ok {
 		return code
 	}
-	opts := fsctest.Options{Paths: paths, Parallel: *parallel}
+	if *timeout < 0 {
+		return c.fail(*asJSON, "Invalid -timeout", fmt.Sprintf("-timeout must be 0 (no limit) or more; got %s.", *timeout))
+	}
+	opts := fsctest.Options{Paths: paths, Parallel: *parallel, Timeout: *timeout}
 	if *filter != "" {
 		re, err := regexp.Compile(*filter)
 		if err != nil {

@@ -172,7 +172,7 @@ func TestTestNoTestFiles(t *testing.T) {
 	wantCode(t, r, exitInvalid)
 	wantContains(t, "stderr", r.stderr, "missing")
 
-	for _, args := range [][]string{{"test", "-run", "("}, {"test", "-parallel", "-1"}, {"test", "-nope"}} {
+	for _, args := range [][]string{{"test", "-run", "("}, {"test", "-parallel", "-1"}, {"test", "-timeout", "-1s"}, {"test", "-nope"}} {
 		wantCode(t, h.run(args...), exitInvalid)
 	}
 }
@@ -188,6 +188,38 @@ func TestTestRunFilter(t *testing.T) {
 		`  run "greets_ada"... pass (`,
 		"task.greet   succeeded  1 attempt",
 		"Success! 1 passed, 0 failed, 1 skipped.")
+}
+
+// TestTestTimeout: a run block past -timeout (real time) errors as "Timed out", naming the
+// bound, and the next block still runs.
+func TestTestTimeout(t *testing.T) {
+	h := newHarness(t)
+	h.write("spin.fsc.hcl", `
+workflow "spin" {}
+variable "items" {
+  type    = number
+  default = 1000
+}
+loop "spin" {
+  for_each = range(var.items)
+  mode     = "sequential"
+  task "step" {
+    uses   = builtin.transform
+    inputs = { h = sha256(format("%0500000d", each.value)) }
+  }
+}
+`)
+	h.write("spin.fsctest.hcl", `
+run "long" {}
+run "short" {
+  variables = { items = 1 }
+}
+`)
+	r := h.run("test", "-timeout", "200ms", "-parallel", "1")
+	wantCode(t, r, exitFailed)
+	wantContains(t, "stdout", r.stdout,
+		`  run "long"... error`, "Error: Timed out", "-timeout 200ms of real time",
+		`  run "short"... pass`, "Failure! 1 passed, 0 failed, 1 errored.")
 }
 
 // event is one line of `fuscia test -json`.

@@ -48,6 +48,9 @@ type Options struct {
 	Filter *regexp.Regexp
 	// Parallel is how many run blocks run at once; 0 means GOMAXPROCS.
 	Parallel int
+	// Timeout bounds each run block's real time (the virtual clock does not count): a run still
+	// going then is cancelled and its block errors. 0 means no bound.
+	Timeout time.Duration
 	// Schemas looks up the schemas of installed components and plugins, to check mocked
 	// outputs; nil checks none.
 	Schemas SchemaSource

@@ -336,6 +336,55 @@ output "done" { value = "run_${substr("abcdefghijklmnopqrstuvwx", 24 - var.pause
 	}
 }
 
+// TestTimeout: a run block still running after Options.Timeout of real time is cancelled and
+// reported as errored, naming the bound, and the next block runs.
+func TestTimeout(t *testing.T) {
+	dir := write(t, map[string]string{
+		// Each iteration formats and hashes 500 KB: a few milliseconds; 1,000 take seconds.
+		"spin.fsc.hcl": `
+workflow "spin" {}
+variable "items" {
+  type    = number
+  default = 1000
+}
+loop "spin" {
+  for_each = range(var.items)
+  mode     = "sequential"
+  task "step" {
+    uses   = builtin.transform
+    inputs = { h = sha256(format("%0500000d", each.value)) }
+  }
+}
+`,
+		"spin.fsctest.hcl": `
+run "long" {}
+run "short" {
+  variables = { items = 1 }
+}
+`,
+	})
+	rep, err := Test(context.Background(), Options{Paths: []string{filepath.Join(dir, "spin.fsctest.hcl")}, Timeout: 300 * time.Millisecond, Parallel: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := map[string]*RunReport{}
+	for _, r := range rep.Files[0].Runs {
+		runs[r.Name] = r
+	}
+	long := runs["long"]
+	if long == nil || long.Status != Error || len(long.Diags) != 1 || long.Diags[0].Summary != "Timed out" ||
+		!strings.Contains(long.Diags[0].Detail, "-timeout 300ms") {
+		t.Fatalf("the long run: %v", long)
+	}
+	// The 1,000 iterations take seconds; the bound cut them short.
+	if long.Elapsed > 5*time.Second {
+		t.Errorf("the long run took %s to be cut at 300ms", long.Elapsed)
+	}
+	if r := runs["short"]; r == nil || r.Status != Pass {
+		t.Errorf("the short run after it: %v", r)
+	}
+}
+
 // TestLargeOutputs: a task's output over 1 MiB (Badger in memory's largest value) and under
 // max_node_output is journaled, read by the next node and asserted on, as `apply` does, in
 // each of several runs.

@@ -123,6 +123,12 @@ func (t *tester) runBlock(ctx context.Context, f *testfile.File, rb *testfile.Ru
 		}
 	}()
 	var stall *hcl.Diagnostic
+	var timeout <-chan time.Time
+	if t.opts.Timeout > 0 {
+		timer := time.NewTimer(t.opts.Timeout - time.Since(began))
+		defer timer.Stop()
+		timeout = timer.C
+	}
 wait:
 	for {
 		select {
@@ -152,6 +158,15 @@ wait:
 			env.answers.Wait()
 			rep.Status, rep.Diags = Error, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Interrupted",
 				Detail: "The test was interrupted before this run ended.", Subject: rb.DeclRange.Ptr()}}
+			return
+		case <-timeout:
+			run.Cancel()
+			<-run.Done()
+			eng.Wait()
+			env.answers.Wait()
+			rep.Status, rep.Diags = Error, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Timed out",
+				Detail:  fmt.Sprintf("The run did not end within -timeout %s of real time (the virtual clock does not count), and was cancelled. Look for a loop or an expression that does more work than the test needs, or raise -timeout (0 means no limit).", t.opts.Timeout),
+				Subject: rb.DeclRange.Ptr()}}
 			return
 		}
 	}
