@@ -61,10 +61,18 @@ type Coordinator struct {
 	log   *slog.Logger
 	setup *setup
 
-	results   jetstream.Stream
+	results jetstream.Stream
+	workers jetstream.KeyValue
+	objects jetstream.ObjectStore
+
+	// consuming is the subscription to the results stream; the mender (results_mend.go)
+	// replaces it when the stream or its consumer was deleted, until done is closed.
+	consumeMu sync.Mutex
 	consuming jetstream.ConsumeContext
-	workers   jetstream.KeyValue
-	objects   jetstream.ObjectStore
+	mend      chan struct{}
+	done      chan struct{}
+	closeOnce sync.Once
+	menderWG  sync.WaitGroup
 
 	mu       sync.Mutex
 	waiters  map[string]chan resultMsg
@@ -83,7 +91,8 @@ func NewCoordinator(ctx context.Context, conn *Conn, opts CoordinatorOptions) (*
 		log = slog.New(slog.DiscardHandler)
 	}
 	c := &Coordinator{conn: conn, opts: opts, log: log, setup: newSetup(conn),
-		waiters: map[string]chan resultMsg{}, lost: map[string]int{}, uploaded: map[string]bool{}}
+		waiters: map[string]chan resultMsg{}, lost: map[string]int{}, uploaded: map[string]bool{},
+		mend: make(chan struct{}, 1), done: make(chan struct{})}
 	results, cons, err := c.setup.results(ctx)
 	if err != nil {
 		return nil, err
@@ -108,10 +117,11 @@ func NewCoordinator(ctx context.Context, conn *Conn, opts CoordinatorOptions) (*
 			return nil, err
 		}
 	}
-	c.consuming, err = cons.Consume(c.onResult)
-	if err != nil {
-		return nil, fmt.Errorf("consume the results stream: %w", err)
+	if c.consuming, err = c.consume(cons); err != nil {
+		return nil, err
 	}
+	c.menderWG.Add(1)
+	go c.mender()
 	return c, nil
 }
 
@@ -128,6 +138,10 @@ func (c *Coordinator) EnsurePools(ctx context.Context, pools ...string) error {
 
 // Close stops consuming results. Calls still waiting end with their contexts.
 func (c *Coordinator) Close() {
+	c.closeOnce.Do(func() { close(c.done) })
+	c.menderWG.Wait()
+	c.consumeMu.Lock()
+	defer c.consumeMu.Unlock()
 	if c.consuming != nil {
 		c.consuming.Stop()
 	}

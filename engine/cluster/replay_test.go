@@ -214,3 +214,37 @@ func TestDeletedWorkStreamRemade(t *testing.T) {
 		t.Fatalf("the coordinator's log does not say it made the stream again:\n%s", c.log.String())
 	}
 }
+
+// TestDeletedResultsStreamRemade: the results stream deleted while the coordinator runs, and
+// then the coordinator's consumer of it alone, are made again, and the calls after each get
+// their results (before, the coordinator's subscription ended with the consumer and no result
+// reached a call until serve restarted).
+func TestDeletedResultsStreamRemade(t *testing.T) {
+	srv := natstest.Start(t)
+	s := newSite(t)
+	c := newCluster(t, srv.URL(), clusterOptions{})
+	c.startWorker(t, WorkerOptions{})
+	b := c.bindHTTP(t)
+	wantSuccess(t, "the first call", c.call(t, b, httpCall("task.first", s.URL+"/first", "", nil)))
+
+	name := c.conn.names.resultsStream()
+	if err := c.conn.js.DeleteStream(testCtx(t), name); err != nil {
+		t.Fatal(err)
+	}
+	wantSuccess(t, "a call after the stream's deletion", c.call(t, b, httpCall("task.second", s.URL+"/second", "", nil)))
+	if !strings.Contains(c.log.String(), "the results stream was deleted; made it again") {
+		t.Fatalf("the coordinator's log does not say it made the stream again:\n%s", c.log.String())
+	}
+
+	st, err := c.conn.js.Stream(testCtx(t), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.DeleteConsumer(testCtx(t), coordinatorConsumer); err != nil {
+		t.Fatal(err)
+	}
+	wantSuccess(t, "a call after the consumer's deletion", c.call(t, b, httpCall("task.third", s.URL+"/third", "", nil)))
+	if !strings.Contains(c.log.String(), "consumer of the results stream was deleted; made it again") {
+		t.Fatalf("the coordinator's log does not say it made the consumer again:\n%s", c.log.String())
+	}
+}
