@@ -103,15 +103,27 @@ var argLimitsText = fmt.Sprintf("kv-set: values up to %s, keys up to %s; artifac
 // it: in the trap mode, an import of the host interface that argGuards names, of the expected
 // type, has its calls guarded.
 func (m *guardModule) noteImport(module, field []byte, typ uint32) {
-	if m.mode != guardTrap || !isHostImportModule(module) {
+	if m.mode != guardTrap {
 		return
+	}
+	want := ""
+	host, wired := m.flows[importKey{string(module), string(field)}]
+	if wired {
+		want = host // wired to a host function, whatever its names (argflow.go)
+	} else if isHostImportModule(module) {
+		want = string(field)
 	}
 	for i := range argGuards {
 		g := &argGuards[i]
-		if string(field) != g.field {
+		if want != g.field {
 			continue
 		}
-		if bytes.Equal(typeEntry(m.typeSec, typ), g.typ) {
+		same := sameFuncType(typeEntry(m.typeSec, typ), g.typ)
+		if wired && !same {
+			// wasmtime would not link it; it must not run unguarded if it did.
+			m.flowErr = fmt.Errorf("import %q %q receives the host's %s but is not of its type", module, field, host)
+		}
+		if same {
 			if m.guardedImports == nil {
 				m.guardedImports = map[uint32]guardedCall{}
 			}
@@ -146,6 +158,30 @@ func isHostImportModule(module []byte) bool {
 		}
 	}
 	return true
+}
+
+// sameFuncType says whether the function type entries a and b (as typeEntry returns them)
+// are the same type: their counts may be written in LEB128 of different lengths.
+func sameFuncType(a, b []byte) bool {
+	decode := func(e []byte) (params, results []byte, ok bool) {
+		r := &wasmReader{b: e}
+		if r.byte() != 0x60 {
+			return nil, nil, false
+		}
+		var parts [2][]byte
+		for k := range 2 {
+			n := r.u32()
+			start := r.off
+			for j := uint32(0); j < n && r.err == nil; j++ {
+				r.valType()
+			}
+			parts[k] = e[start:min(r.off, len(e))]
+		}
+		return parts[0], parts[1], r.err == nil && !r.more()
+	}
+	ap, ar, okA := decode(a)
+	bp, br, okB := decode(b)
+	return okA && okB && bytes.Equal(ap, bp) && bytes.Equal(ar, br)
 }
 
 // typeEntry returns the bytes of function type idx of the type section body sec, nil when it
@@ -238,4 +274,178 @@ func trappedInArgGuard(msg string) (field string, ok bool) {
 		}
 	}
 	return "", false
+}
+
+// Section ids that redirectSections rewrites, besides the export and global sections.
+const (
+	secTable = 4
+	secElem  = 9
+)
+
+// redirectSections returns, by their position in secs, the export, global, table and element
+// sections with every reference to a guarded import replaced by its guard's (the code's are
+// replaced by rewriteBody): a guarded import must be reachable only through its guard, even
+// from a table another module calls through (wit-component's fixup module fills one with the
+// lowered host functions). A section it cannot read is an error: the module must not run
+// with a way around its guards.
+func (m *guardModule) redirectSections(secs []section) (map[int][]byte, error) {
+	out := map[int][]byte{}
+	for i, s := range secs {
+		var body []byte
+		var err error
+		switch s.id {
+		case secExport:
+			body, err = m.redirectExports(s.body)
+		case secGlobal:
+			body, err = m.redirectGlobals(s.body)
+		case secTable:
+			body, err = m.redirectTables(s.body)
+		case secElem:
+			body, err = m.redirectElems(s.body)
+		default:
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("section %d: %v", s.id, err)
+		}
+		out[i] = body
+	}
+	return out, nil
+}
+
+// redirect is the function index that replaces fn: its guard's when fn is a guarded import.
+func (m *guardModule) redirect(fn uint32) uint32 {
+	if idx, ok := m.callHelperIndex(fn); ok {
+		return idx
+	}
+	return fn
+}
+
+// redirectExports: an export of a guarded import exports its guard.
+func (m *guardModule) redirectExports(body []byte) ([]byte, error) {
+	r := &wasmReader{b: body}
+	n := r.u32()
+	out := appendU32(nil, n)
+	for i := uint32(0); i < n && r.err == nil; i++ {
+		start := r.off
+		r.take(int(r.u32()))
+		kind := r.byte()
+		out = append(out, body[start:r.off]...)
+		idx := r.u32()
+		if kind == 0x00 {
+			idx = m.redirect(idx)
+		}
+		out = appendU32(out, idx)
+	}
+	return out, tail(r)
+}
+
+// redirectGlobals: a global's initializer may hold ref.func.
+func (m *guardModule) redirectGlobals(body []byte) ([]byte, error) {
+	r := &wasmReader{b: body}
+	n := r.u32()
+	out := appendU32(nil, n)
+	for i := uint32(0); i < n && r.err == nil; i++ {
+		start := r.off
+		r.valType()
+		r.byte()
+		out = append(out, body[start:r.off]...)
+		out = m.constExpr(r, out)
+	}
+	return out, tail(r)
+}
+
+// redirectTables: a table of the function-references proposal (0x40 0x00) has an initializer.
+func (m *guardModule) redirectTables(body []byte) ([]byte, error) {
+	r := &wasmReader{b: body}
+	n := r.u32()
+	out := appendU32(nil, n)
+	for i := uint32(0); i < n && r.err == nil; i++ {
+		start := r.off
+		init := r.off < len(r.b) && r.b[r.off] == 0x40
+		if init {
+			r.byte()
+			if r.byte() != 0x00 {
+				r.fail("table of unknown form")
+			}
+		}
+		r.refType()
+		r.limits()
+		out = append(out, body[start:r.off]...)
+		if init {
+			out = m.constExpr(r, out)
+		}
+	}
+	return out, tail(r)
+}
+
+// redirectElems: element segments list functions by index (flags 0-3) or by expressions
+// (flags 4-7).
+func (m *guardModule) redirectElems(body []byte) ([]byte, error) {
+	r := &wasmReader{b: body}
+	n := r.u32()
+	out := appendU32(nil, n)
+	for i := uint32(0); i < n && r.err == nil; i++ {
+		flags := r.u32()
+		if flags > 7 {
+			r.fail("element segment of flags %d", flags)
+			break
+		}
+		out = appendU32(out, flags)
+		if flags&0x02 != 0 && flags&0x01 == 0 { // an explicit table index
+			out = appendU32(out, r.u32())
+		}
+		if flags&0x01 == 0 { // active: the offset
+			out = m.constExpr(r, out)
+		}
+		if flags&0x03 != 0 { // an element kind (0x00) or a reference type
+			start := r.off
+			if flags&0x04 == 0 {
+				r.byte()
+			} else {
+				r.refType()
+			}
+			out = append(out, body[start:r.off]...)
+		}
+		count := r.u32()
+		out = appendU32(out, count)
+		for j := uint32(0); j < count && r.err == nil; j++ {
+			if flags&0x04 == 0 {
+				out = appendU32(out, m.redirect(r.u32()))
+			} else {
+				out = m.constExpr(r, out)
+			}
+		}
+	}
+	return out, tail(r)
+}
+
+// constExpr copies a constant expression from r to out, up to and with its end, replacing the
+// index of each ref.func by its redirect.
+func (m *guardModule) constExpr(r *wasmReader, out []byte) []byte {
+	for r.err == nil {
+		start := r.off
+		op := r.byte()
+		switch op {
+		case 0x0B: // end
+			return append(out, op)
+		case 0xD2: // ref.func
+			out = append(out, op)
+			out = appendU32(out, m.redirect(r.u32()))
+			continue
+		}
+		if err := r.skipInstr(op); err != nil {
+			r.fail("%v", err)
+		}
+		out = append(out, r.b[start:r.off]...)
+	}
+	return out
+}
+
+// tail is r's error, or one for bytes left after what r read.
+func tail(r *wasmReader) error {
+	if r.err == nil && r.more() {
+		return fmt.Errorf("%d bytes after the last entry", len(r.b)-r.off)
+	}
+	return r.err
 }

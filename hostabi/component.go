@@ -143,6 +143,11 @@ func (c *call) componentFailure(stage string, err error, flag stopFlag) *Error {
 		return errorf(Fatal, "component %s: its initial memory is larger than the memory limit of %s (max_memory): %s; raise max_memory",
 			m.Name, schema.FormatSize(c.memoryLimit()), msg)
 	}
+	if stage == "instantiate" && strings.Contains(msg, "memory count too high") {
+		// wasmtime: "resource limit exceeded: memory count too high at 5".
+		return errorf(Fatal, "component %s: it defines more than %d linear memories, the most one attempt may have (each up to max_memory): %s",
+			m.Name, maxMemoriesPerAttempt, msg)
+	}
 	if stage == "call" && (strings.Contains(msg, "type mismatch") || strings.Contains(msg, "argument(s)") || strings.Contains(msg, "result(s)")) {
 		// wasmtime checks values against the component's own types: "type mismatch: expected
 		// u32, found record". Our values are the world's, so the component's types are not.
@@ -154,6 +159,12 @@ func (c *call) componentFailure(stage string, err error, flag stopFlag) *Error {
 			m.Name, World, msg)
 	}
 	if stage == "instantiate" {
+		// wasmtime's first line names what did not link ("component imports instance
+		// `wasi:cli/nope@0.2.0`, but a matching implementation was not found in the linker");
+		// the causes below it say why.
+		if head := firstLine(err.Error()); head != msg && !strings.Contains(head, "wasm backtrace") && !strings.HasPrefix(head, "error while executing") {
+			msg = head + ": " + msg
+		}
 		return errorf(Fatal, "component %s: cannot instantiate it: %s", m.Name, msg)
 	}
 	return errorf(Fatal, "component %s: the guest trapped in %s: %s%s", m.Name, stage, msg, c.stderr.lastLine())

@@ -258,3 +258,55 @@ bool fuscia_func_types_equal(const wasmtime_component_func_type_t *a,
   }
   return same;
 }
+
+// copy_name copies name into out (up to cap bytes) and returns its length.
+static size_t copy_name(const char *name, size_t len, char *out, size_t cap) {
+  memcpy(out, name, len < cap ? len : cap);
+  return len;
+}
+
+// fuscia_import_name copies the name of component's import nth into out (up to cap bytes),
+// sets kind to its item kind, and returns the name's length; SIZE_MAX when there is no such
+// import.
+size_t fuscia_import_name(const wasmtime_component_t *component, const wasm_engine_t *engine,
+                          size_t nth, char *out, size_t cap, int *kind) {
+  wasmtime_component_type_t *ty = wasmtime_component_type(component);
+  size_t n = SIZE_MAX;
+  const char *name;
+  size_t len;
+  wasmtime_component_item_t item;
+  if (wasmtime_component_type_import_nth(ty, engine, nth, &name, &len, &item)) {
+    n = copy_name(name, len, out, cap);
+    *kind = item.kind;
+    wasmtime_component_item_delete(&item);
+  }
+  wasmtime_component_type_delete(ty);
+  return n;
+}
+
+// fuscia_instance_export_name is fuscia_import_name for export nth of the instance component
+// imports as iface; SIZE_MAX when there is no such import, it is not an instance, or it has no
+// export nth.
+size_t fuscia_instance_export_name(const wasmtime_component_t *component,
+                                   const wasm_engine_t *engine, const char *iface,
+                                   size_t iface_len, size_t nth, char *out, size_t cap, int *kind) {
+  wasmtime_component_type_t *ty = wasmtime_component_type(component);
+  size_t n = SIZE_MAX;
+  wasmtime_component_item_t item;
+  if (wasmtime_component_type_import_get(ty, engine, iface, iface_len, &item)) {
+    if (item.kind == WASMTIME_COMPONENT_ITEM_COMPONENT_INSTANCE) {
+      const char *name;
+      size_t len;
+      wasmtime_component_item_t fn;
+      if (wasmtime_component_instance_type_export_nth(item.of.component_instance, engine, nth,
+                                                      &name, &len, &fn)) {
+        n = copy_name(name, len, out, cap);
+        *kind = fn.kind;
+        wasmtime_component_item_delete(&fn);
+      }
+    }
+    wasmtime_component_item_delete(&item);
+  }
+  wasmtime_component_type_delete(ty);
+  return n;
+}

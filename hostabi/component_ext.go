@@ -18,6 +18,8 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/cgo"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 	"unsafe"
@@ -245,9 +247,24 @@ func (l *componentLinker) checkWorld(c *component) error {
 	if l.refErr != nil {
 		return fmt.Errorf("compile the world's reference component: %w", l.refErr)
 	}
-	for _, imp := range worldImports {
-		if !l.sameFunc(c, HostInterface, imp.name) {
-			return fmt.Errorf("it imports %s with another type than world %s declares; rebuild it against hostabi/wit/fuscia.wit", imp.name, World)
+	// Every import the linker would satisfy with the host interface is checked, whatever its
+	// version: wasmtime links fuscia:host/host@1.0.1 (or @1.x) to the 1.0.0 it defines, and
+	// would then lift the values by the component's types.
+	for _, iface := range l.hostImports(c) {
+		for _, fn := range l.instanceFuncs(c, iface) {
+			if fn.kind != C.WASMTIME_COMPONENT_ITEM_COMPONENT_FUNC {
+				continue // a type: its uses in functions are compared with theirs
+			}
+			if !slices.ContainsFunc(worldImports, func(imp hostImport) bool { return imp.name == fn.name }) {
+				return fmt.Errorf("it imports %s from %s, which world %s does not have; rebuild it against hostabi/wit/fuscia.wit", fn.name, iface, World)
+			}
+			if !l.sameFunc(c, iface, fn.name) {
+				what := fn.name
+				if iface != HostInterface {
+					what += " of " + iface
+				}
+				return fmt.Errorf("it imports %s with another type than world %s declares; rebuild it against hostabi/wit/fuscia.wit", what, World)
+			}
 		}
 	}
 	if !l.sameFunc(c, "", "call") {
@@ -256,22 +273,78 @@ func (l *componentLinker) checkWorld(c *component) error {
 	return nil
 }
 
-// sameFunc says whether c's function name (of the imported instance iface, or its export when
-// iface is "") has the reference's type; true when c has no such import.
+// hostImportPrefix begins the name of every import the linker may satisfy with the host
+// interface.
+const hostImportPrefix = "fuscia:host/host@"
+
+// hostImports are the names of c's imports of the host interface, at any version.
+func (l *componentLinker) hostImports(c *component) []string {
+	var out []string
+	buf := make([]byte, 256)
+	for nth := 0; ; nth++ {
+		var kind C.int
+		n := C.fuscia_import_name(c.ptr, enginePtr(l.engine), C.size_t(nth), (*C.char)(unsafe.Pointer(&buf[0])), C.size_t(len(buf)), &kind)
+		if n == C.SIZE_MAX {
+			break
+		}
+		if int(n) > len(buf) {
+			continue // longer than any name of the host interface
+		}
+		if name := string(buf[:n]); strings.HasPrefix(name, hostImportPrefix) {
+			out = append(out, name)
+		}
+	}
+	runtime.KeepAlive(l.engine)
+	return out
+}
+
+// importedFunc is an export of an imported instance: its name and item kind.
+type importedFunc struct {
+	name string
+	kind C.int
+}
+
+// instanceFuncs lists the exports of the instance c imports as iface.
+func (l *componentLinker) instanceFuncs(c *component, iface string) []importedFunc {
+	var out []importedFunc
+	buf := make([]byte, 256)
+	for nth := 0; ; nth++ {
+		var kind C.int
+		n := C.fuscia_instance_export_name(c.ptr, enginePtr(l.engine), stringPtr(iface), C.size_t(len(iface)), C.size_t(nth), (*C.char)(unsafe.Pointer(&buf[0])), C.size_t(len(buf)), &kind)
+		if n == C.SIZE_MAX {
+			break
+		}
+		name := string(buf[:min(int(n), len(buf))])
+		if int(n) > len(buf) {
+			name += "…"
+		}
+		out = append(out, importedFunc{name: name, kind: kind})
+	}
+	runtime.KeepAlive(l.engine)
+	return out
+}
+
+// sameFunc says whether c's function name (of its imported instance iface, or its export when
+// iface is "") has the type of the reference's (of HostInterface, or its export); true when c
+// has no such import.
 func (l *componentLinker) sameFunc(c *component, iface, name string) bool {
-	lookup := func(comp *component) *C.wasmtime_component_func_type_t {
+	lookup := func(comp *component, iface string) *C.wasmtime_component_func_type_t {
 		var ifacePtr *C.char
 		if iface != "" {
 			ifacePtr = stringPtr(iface)
 		}
 		return C.fuscia_func_type(comp.ptr, enginePtr(l.engine), ifacePtr, C.size_t(len(iface)), stringPtr(name), C.size_t(len(name)))
 	}
-	got := lookup(c)
+	got := lookup(c, iface)
 	if got == nil {
 		return iface != "" // a missing `call` is refused when the component is made
 	}
 	defer C.wasmtime_component_func_type_delete(got)
-	want := lookup(l.reference)
+	refIface := ""
+	if iface != "" {
+		refIface = HostInterface
+	}
+	want := lookup(l.reference, refIface)
 	if want == nil {
 		return false
 	}

@@ -243,6 +243,17 @@ extern bool wasmtime_component_instance_type_export_get(const wasmtime_component
                                                         const wasm_engine_t *engine,
                                                         const char *name, size_t name_len,
                                                         wasmtime_component_item_t *ret);
+extern size_t wasmtime_component_type_import_count(const wasmtime_component_type_t *ty,
+                                                   const wasm_engine_t *engine);
+extern bool wasmtime_component_type_import_nth(const wasmtime_component_type_t *ty,
+                                               const wasm_engine_t *engine, size_t nth,
+                                               const char **name_ret, size_t *name_len_ret,
+                                               wasmtime_component_item_t *type_ret);
+extern size_t wasmtime_component_instance_type_export_count(
+    const wasmtime_component_instance_type_t *ty, const wasm_engine_t *engine);
+extern bool wasmtime_component_instance_type_export_nth(
+    const wasmtime_component_instance_type_t *ty, const wasm_engine_t *engine, size_t nth,
+    const char **name_ret, size_t *name_len_ret, wasmtime_component_item_t *type_ret);
 extern void wasmtime_component_item_delete(wasmtime_component_item_t *ptr);
 extern void wasmtime_component_func_type_delete(wasmtime_component_func_type_t *ty);
 extern size_t wasmtime_component_func_type_param_count(const wasmtime_component_func_type_t *ty);
@@ -282,5 +293,10 @@ wasmtime_component_func_type_t *fuscia_func_type(const wasmtime_component_t *com
                                                  size_t name_len);
 bool fuscia_func_types_equal(const wasmtime_component_func_type_t *a,
                              const wasmtime_component_func_type_t *b);
+size_t fuscia_import_name(const wasmtime_component_t *component, const wasm_engine_t *engine,
+                          size_t nth, char *out, size_t cap, int *kind);
+size_t fuscia_instance_export_name(const wasmtime_component_t *component,
+                                   const wasm_engine_t *engine, const char *iface,
+                                   size_t iface_len, size_t nth, char *out, size_t cap, int *kind);
 
 #endif

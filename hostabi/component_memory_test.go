@@ -104,3 +104,22 @@ func TestComponentInitialMemoryTooLarge(t *testing.T) {
 	_, err := h.Invoke(context.Background(), m, &Env{MaxMemory: 64 << 10}, componentTask("echo", `{}`))
 	wantErr(t, err, Fatal, "initial memory is larger than the memory limit of 64 KiB (max_memory)", "raise max_memory")
 }
+
+// TestComponentMemoriesCounted: max_memory caps each linear memory, and an attempt may define
+// at most maxMemoriesPerAttempt of them, so a component of many core instances, each with a
+// memory within the cap, cannot take many times max_memory (or the pool's slots).
+func TestComponentMemoriesCounted(t *testing.T) {
+	h := newTestHost(t, Options{})
+	extra := func(n int) string {
+		s := "(core module $M1 (memory 1))\n"
+		for range n {
+			s += "  (core instance (instantiate $M1))\n"
+		}
+		return s + "  (core instance $host-core"
+	}
+	m := loadWATText(t, h, "memories-ok", minimalWith(t, "(core instance $host-core", extra(maxMemoriesPerAttempt-1)))
+	wantSuccess(t, h, m, nil, "write")
+	m = loadWATText(t, h, "memories", minimalWith(t, "(core instance $host-core", extra(maxMemoriesPerAttempt)))
+	_, err := h.Invoke(context.Background(), m, nil, componentTask("write", `{"text":"x"}`))
+	wantErr(t, err, Fatal, "component test/memories: it defines more than 4 linear memories")
+}

@@ -122,9 +122,20 @@ func guardGrowth(wasm []byte) ([]byte, error) { return guardGrowthMode(wasm, gua
 // guardGrowthTrap returns wasm rewritten in the [guardTrap] mode; a module without a
 // memory.grow or a call that argguard.go guards comes back as it is. The error wraps
 // errGuardUnsupported.
-func guardGrowthTrap(wasm []byte) ([]byte, error) { return guardGrowthMode(wasm, guardTrap) }
+func guardGrowthTrap(wasm []byte) ([]byte, error) { return guardGrowthTrapWith(wasm, nil) }
+
+// guardGrowthTrapWith is guardGrowthTrap that also guards the imports flows names, which
+// receive the host functions it maps them to (argflow.go), and replaces every reference to a
+// guarded import by its guard.
+func guardGrowthTrapWith(wasm []byte, flows map[importKey]string) ([]byte, error) {
+	return guardGrowthModeWith(wasm, guardTrap, flows)
+}
 
 func guardGrowthMode(wasm []byte, mode guardMode) ([]byte, error) {
+	return guardGrowthModeWith(wasm, mode, nil)
+}
+
+func guardGrowthModeWith(wasm []byte, mode guardMode, flows map[importKey]string) ([]byte, error) {
 	if len(wasm) < 8 || string(wasm[:4]) != "\x00asm" || binary.LittleEndian.Uint32(wasm[4:8]) != 1 {
 		return nil, fmt.Errorf("%w: not a core module of binary version 1", errGuardUnsupported)
 	}
@@ -140,9 +151,21 @@ func guardGrowthMode(wasm []byte, mode guardMode) ([]byte, error) {
 		secs = append(secs, section{id, body})
 	}
 
-	m := guardModule{mode: mode}
+	m := guardModule{mode: mode, flows: flows}
 	for _, s := range secs {
 		if err := m.scan(s); err != nil {
+			return nil, fmt.Errorf("%w: %v", errGuardUnsupported, err)
+		}
+	}
+	if m.flowErr != nil {
+		return nil, fmt.Errorf("%w: %v", errGuardUnsupported, m.flowErr)
+	}
+	// The guarded imports' other references (exports, element segments, initializers) are
+	// redirected before the code, so that their guards exist when the code's are appended.
+	var replaced map[int][]byte
+	if len(m.guardedImports) > 0 {
+		var err error
+		if replaced, err = m.redirectSections(secs); err != nil {
 			return nil, fmt.Errorf("%w: %v", errGuardUnsupported, err)
 		}
 	}
@@ -158,12 +181,15 @@ func guardGrowthMode(wasm []byte, mode guardMode) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", errGuardUnsupported, err)
 	}
-	if len(m.helpers) > 0 && (!m.hasType || !m.hasFunction) {
+	if len(m.helpers) > 0 && (!m.hasType || (!m.hasFunction && mode != guardTrap)) {
 		return nil, fmt.Errorf("%w: code without type or function section", errGuardUnsupported)
 	}
 	if mode == guardTrap {
 		if len(m.helpers) == 0 {
 			return wasm, nil
+		}
+		for i, body := range replaced {
+			secs[i].body = body
 		}
 		return m.trapModule(wasm[:8], secs, code), nil
 	}
@@ -213,6 +239,10 @@ type guardModule struct {
 	// guardedImports are the imported functions whose calls argguard.go guards, by index
 	// (the trap mode only).
 	guardedImports map[uint32]guardedCall
+	// flows are the imports that receive a guarded host function whatever their names
+	// (argflow.go), and which one; flowErr says why one of them cannot be guarded.
+	flows   map[importKey]string
+	flowErr error
 
 	// helpers are the grow functions to append, in function index order.
 	helpers []growHelper
@@ -354,8 +384,11 @@ func (m *guardModule) needs(is64 bool) bool {
 // rewriteCode returns the code section with every memory.grow replaced and the helpers'
 // bodies appended.
 func (m *guardModule) rewriteCode() ([]byte, error) {
-	if m.code == nil {
+	if m.code == nil && len(m.guardedImports) == 0 {
 		return nil, nil
+	}
+	if m.code == nil {
+		m.code = []byte{0} // no bodies: the module's guards will be its only functions
 	}
 	r := &wasmReader{b: m.code}
 	n := r.u32()
@@ -427,7 +460,7 @@ func (m *guardModule) rewriteBody(body []byte) ([]byte, error) {
 			last = r.off
 			continue
 		}
-		if (op == 0x10 || op == 0x12) && len(m.guardedImports) > 0 { // call, return_call funcidx
+		if (op == 0x10 || op == 0x12 || op == 0xD2) && len(m.guardedImports) > 0 { // call, return_call, ref.func funcidx
 			fn := r.u32()
 			if r.err != nil {
 				break
@@ -541,7 +574,20 @@ func (m *guardModule) trapModule(header []byte, secs []section, code []byte) []b
 	}
 	out := append(make([]byte, 0, size), header...)
 	named := false
+	// A module with no function or code section of its own (wit-component's fixup module,
+	// whose guards are added by argflow.go) gets them, in their place.
+	functionDone, codeDone := m.hasFunction, m.code == nil || hasSection(secs, secCode)
 	for _, s := range secs {
+		if s.id != secCustom {
+			if !functionDone && sectionRank(s.id) > secFunction {
+				out = appendSection(out, secFunction, m.functionSection(nil))
+				functionDone = true
+			}
+			if !codeDone && sectionRank(s.id) > secCode {
+				out = appendSection(out, secCode, code)
+				codeDone = true
+			}
+		}
 		body := s.body
 		switch s.id {
 		case secType:
@@ -560,12 +606,28 @@ func (m *guardModule) trapModule(header []byte, secs []section, code []byte) []b
 		}
 		out = appendSection(out, s.id, body)
 	}
+	if !functionDone {
+		out = appendSection(out, secFunction, m.functionSection(nil))
+	}
+	if !codeDone {
+		out = appendSection(out, secCode, code)
+	}
 	if !named {
 		// The name section follows every other section.
 		body := appendName(nil, "name")
 		out = appendSection(out, secCustom, m.addFunctionNames(body, nil))
 	}
 	return out
+}
+
+// hasSection says whether secs holds a section id.
+func hasSection(secs []section, id byte) bool {
+	for _, s := range secs {
+		if s.id == id {
+			return true
+		}
+	}
+	return false
 }
 
 // customName is the name of a custom section, "" when it cannot be read.
@@ -695,10 +757,12 @@ func (m *guardModule) typeSection(body []byte) []byte {
 }
 
 func (m *guardModule) functionSection(body []byte) []byte {
-	r := &wasmReader{b: body}
-	r.u32()
 	out := appendU32(nil, m.definedFuncs+uint32(len(m.helpers)))
-	out = append(out, body[r.off:]...)
+	if body != nil {
+		r := &wasmReader{b: body}
+		r.u32()
+		out = append(out, body[r.off:]...)
+	}
 	for _, h := range m.helpers {
 		if h.call != nil {
 			out = appendU32(out, h.call.typeIdx)

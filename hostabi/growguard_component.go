@@ -27,7 +27,7 @@ import (
 // componentGuardVersion is part of a component's cache key: a change to this rewrite, or to
 // the trap mode it applies, recompiles every component (a string: it is spliced into the
 // constant kindComponent).
-const componentGuardVersion = "2"
+const componentGuardVersion = "3"
 
 // Section ids of the component binary format that the rewrite looks into.
 const (
@@ -87,8 +87,17 @@ func guardComponentAt(wasm []byte, depth int, out *pieces) (bool, error) {
 	if depth > maxComponentNesting {
 		return false, fmt.Errorf("%w: components nested deeper than %d", errComponentGuard, maxComponentNesting)
 	}
+	flows, err := hostFlows(wasm, depth == 0)
+	if err != nil {
+		if errors.Is(err, errHostCallsUnguarded) || (depth == 0 && bytes.Contains(wasm, []byte(hostImportPrefix))) {
+			// A component that may call the host's guarded functions must be read whole.
+			return false, fmt.Errorf("%w: %v", errHostCallsUnguarded, err)
+		}
+		flows = nil
+	}
 	out.add(wasm[:len(componentHeader)])
 	changed := false
+	modules := 0
 	r := &wasmReader{b: wasm, off: len(componentHeader)}
 	for r.more() {
 		at := r.off
@@ -99,10 +108,20 @@ func guardComponentAt(wasm []byte, depth int, out *pieces) (bool, error) {
 		}
 		switch id {
 		case compSecCoreModule:
-			// A module the rewrite does not understand runs unguarded, under the same cap.
-			if guarded, err := guardGrowthTrap(body); err == nil && len(guarded) <= math.MaxUint32 {
+			// A module the rewrite does not understand runs unguarded, under the same cap,
+			// unless it receives a host function whose arguments the host checks.
+			wired := flows[modules]
+			modules++
+			guarded, err := guardGrowthTrapWith(body, wired)
+			if err == nil && len(guarded) > math.MaxUint32 {
+				err = fmt.Errorf("a module of %d bytes", len(guarded))
+			}
+			switch {
+			case err == nil:
 				changed = changed || !bytes.Equal(guarded, body)
 				body = guarded
+			case len(wired) > 0:
+				return false, fmt.Errorf("%w: a core module that receives the host's %s cannot be rewritten: %v", errHostCallsUnguarded, firstHost(wired), err)
 			}
 		case compSecComponent:
 			var nested pieces
@@ -128,14 +147,34 @@ func guardComponentAt(wasm []byte, depth int, out *pieces) (bool, error) {
 // compileComponentGuarded compiles wasm with the memory.grow instructions of its core modules
 // guarded. A component the rewrite cannot walk, or whose rewrite wasmtime refuses, is compiled
 // as it is: it still runs under the same cap, but a guest that ignores a refusal gets away
-// with it.
+// with it. One whose calls of the host's guarded functions cannot all be guarded
+// (errHostCallsUnguarded) is refused.
 func compileComponentGuarded(engine *wasmtime.Engine, wasm []byte) (*component, error) {
-	if guarded, err := guardComponent(wasm); err == nil {
-		if comp, err := compileComponent(engine, guarded); err == nil {
+	guarded, err := guardComponent(wasm)
+	if errors.Is(err, errHostCallsUnguarded) {
+		return nil, err
+	}
+	if err == nil {
+		comp, cerr := compileComponent(engine, guarded)
+		if cerr == nil {
 			return comp, nil
+		}
+		if flows, ferr := hostFlows(wasm, true); ferr == nil && len(flows) > 0 {
+			return nil, fmt.Errorf("%w: wasmtime refuses the guarded component: %v", errHostCallsUnguarded, cerr)
 		}
 	}
 	return compileComponent(engine, wasm)
+}
+
+// firstHost names a host function of wired, for a message.
+func firstHost(wired map[importKey]string) string {
+	best := ""
+	for _, h := range wired {
+		if best == "" || h < best {
+			best = h
+		}
+	}
+	return best
 }
 
 // trappedInGrowGuard says whether the wasmtime error msg is a trap in a grow helper of the

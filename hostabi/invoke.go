@@ -102,6 +102,11 @@ type call struct {
 // Invoke runs one request in a fresh instance of m and returns the guest's JSON response. A
 // non-nil error is an *Error: the attempt failed before the guest could answer, or it broke a
 // rule (a sandbox violation) whatever it answered.
+// maxMemoriesPerAttempt is how many linear memories one attempt's instances may define
+// together. Toolchains make one (wit-component's WASI adapter and shims import the main
+// module's); a composition of a few components makes one each.
+const maxMemoriesPerAttempt = 4
+
 func (h *Host) Invoke(ctx context.Context, m *Module, env *Env, request []byte) ([]byte, error) {
 	if env == nil {
 		env = &Env{}
@@ -167,7 +172,9 @@ func (h *Host) Invoke(ctx context.Context, m *Module, env *Env, request []byte) 
 	if maxMem <= 0 {
 		maxMem = DefaultMaxMemory
 	}
-	store.Limiter(maxMem, -1, -1, -1, -1)
+	// max_memory caps each linear memory; the count bounds their sum (a component may hold a
+	// core instance, and a memory, per module it embeds) and the pool's slots one attempt takes.
+	store.Limiter(maxMem, -1, -1, -1, maxMemoriesPerAttempt)
 	if h.fuel {
 		fuel := env.MaxFuel
 		if fuel == 0 {

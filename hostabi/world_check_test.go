@@ -46,6 +46,12 @@ func minimalWith(t *testing.T, old, new string) string {
 func TestComponentTypesMustBeTheWorlds(t *testing.T) {
 	h := newTestHost(t, Options{})
 	cases := []struct{ name, old, new, want string }{
+		// wasmtime links a later patch (or minor) version of the interface to the 1.0.0 the
+		// host defines: its types are checked all the same.
+		{"log-as-bytes-at-a-later-patch",
+			`(import "fuscia:host/host@1.0.0" (instance $host`,
+			`(import "fuscia:host/host@1.0.1" (instance $host`,
+			"it imports log of fuscia:host/host@1.0.1 with another type than world fuscia:host/component@1.0.0 declares"},
 		{"log-as-bytes",
 			`(export "log" (func (param "level" $ll-e) (param "message" string)))`,
 			`(export "log" (func (param "level" $ll-e) (param "message" (list u8))))`,
@@ -61,7 +67,12 @@ func TestComponentTypesMustBeTheWorlds(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			m := loadWATText(t, h, tc.name, minimalWith(t, tc.old, tc.new))
+			text := minimalWith(t, tc.old, tc.new)
+			if strings.HasPrefix(tc.name, "log-as-bytes-at") {
+				text = strings.Replace(text, `(export "log" (func (param "level" $ll-e) (param "message" string)))`,
+					`(export "log" (func (param "level" $ll-e) (param "message" (list u8))))`, 1)
+			}
+			m := loadWATText(t, h, tc.name, text)
 			var logs logRec
 			for range 2 { // the verdict is kept, and holds for the next attempt too
 				_, err := h.Invoke(context.Background(), m, &Env{Log: logs.log}, componentTask("write", `{"text":"x"}`))
@@ -72,6 +83,28 @@ func TestComponentTypesMustBeTheWorlds(t *testing.T) {
 			}
 		})
 	}
+	t.Run("a function the world does not have", func(t *testing.T) {
+		text := minimalWith(t, `(import "fuscia:host/host@1.0.0" (instance $host`, `(import "fuscia:host/host@1.0.2" (instance $host
+    (export "exec" (func (param "cmd" string)))`)
+		m := loadWATText(t, h, "exec", text)
+		_, err := h.Invoke(context.Background(), m, nil, componentTask("write", `{"text":"x"}`))
+		wantErr(t, err, Fatal, "it imports exec from fuscia:host/host@1.0.2, which world fuscia:host/component@1.0.0 does not have")
+	})
+	t.Run("a WASI import of another type", func(t *testing.T) {
+		text := minimalWith(t, `(import "fuscia:host/host@1.0.0" (instance $host`, `(import "wasi:random/random@0.2.0" (instance
+    (export "get-random-u64" (func (result string)))))
+  (import "fuscia:host/host@1.0.0" (instance $host`)
+		m := loadWATText(t, h, "random", text)
+		_, err := h.Invoke(context.Background(), m, nil, componentTask("write", `{"text":"x"}`))
+		// wasmtime's first line names the interface; the cause alone did not.
+		wantErr(t, err, Fatal, "cannot instantiate it: component imports instance `wasi:random/random@0.2.0`", "get-random-u64")
+	})
+	t.Run("a later patch with the world's types", func(t *testing.T) {
+		m := loadWATText(t, h, "patch", minimalWith(t, `(import "fuscia:host/host@1.0.0" (instance $host`, `(import "fuscia:host/host@1.0.3" (instance $host`))
+		if _, err := h.Invoke(context.Background(), m, nil, componentTask("write", `{"text":"x"}`)); err != nil {
+			t.Fatal(err)
+		}
+	})
 	t.Run("the world's own types", func(t *testing.T) {
 		m := loadWAT(t, h, "minimal.wat")
 		if _, err := h.Invoke(context.Background(), m, nil, componentTask("write", `{"text":"x"}`)); err != nil {

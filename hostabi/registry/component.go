@@ -411,24 +411,24 @@ func importProblem(file string, e Extern) error {
 	case pkg == worldPackage && !slices.Contains(worldInterfaces, m[2]):
 		return fmt.Errorf("%s imports %s: package %s has the interfaces host and types only", file, e, worldPackage)
 	case pkg == worldPackage:
-		return versionProblem(file, e, ver, worldHostMinor, "1", fmt.Sprintf("the host provides %s", version.World))
+		return versionProblem(file, e, ver, worldHostMinor, fmt.Sprintf("the host provides %s", version.World))
 	case slices.Contains(worldWASI, pkg):
-		return versionProblem(file, e, ver, worldWASIMinor, worldWASIMinor, "the host provides WASI 0.2")
+		return versionProblem(file, e, ver, worldWASIMinor, "the host provides WASI 0.2")
 	}
 	return fmt.Errorf("%s imports %s, which the world %s does not provide", file, e, version.World)
 }
 
 // versionProblem checks that the instance import e of an allowed package has a release version
-// MAJOR.MINOR.x of minor ("1.0"), or the canonical version canon that stands for them ("1":
-// Binary.md's canonversion, written when a version suffix is left out), and returns nil when
-// it does.
-func versionProblem(file string, e Extern, ver, minor, canon, provides string) error {
+// MAJOR.MINOR.x of minor ("1.0"), and returns nil when it does. A canonical version alone ("1",
+// Binary.md's canonversion) is refused: wasmtime refuses to compile a component importing
+// `fuscia:host/host@1` ("`1` is not a valid semver"), so every attempt of it would fail.
+func versionProblem(file string, e Extern, ver, minor, provides string) error {
 	want := minor + ".x"
 	if ver == "" {
 		return fmt.Errorf("%s imports %s without a version; %s: import version %s", file, e, provides, want)
 	}
 	m := releaseVersion().FindStringSubmatch(ver)
-	if ver != canon && (m == nil || m[1]+"."+m[2] != minor) {
+	if m == nil || m[1]+"."+m[2] != minor {
 		return fmt.Errorf("%s imports %s; %s, so it imports version %s", file, e, provides, want)
 	}
 	if e.Kind != KindInstance {
