@@ -3,8 +3,10 @@ package lang
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"syscall"
 	"unicode/utf8"
 
 	"github.com/hashicorp/hcl/v2"
@@ -29,29 +31,27 @@ func NewParser() *Parser { return &Parser{files: make(map[string]*hcl.File)} }
 // Files returns every file parsed so far, by name.
 func (p *Parser) Files() map[string]*hcl.File { return p.files }
 
-// ParseFile reads filename and parses it.
-func (p *Parser) ParseFile(filename string) (*hcl.File, hcl.Diagnostics) {
-	if f, ok := p.files[filename]; ok {
-		return f, nil
-	}
-	if p.Sources != nil {
-		src, ok := p.Sources[filepath.Clean(filename)]
-		if !ok {
-			return nil, hcl.Diagnostics{{
-				Severity: hcl.DiagError,
-				Summary:  "Cannot read workflow file",
-				Detail:   fmt.Sprintf("The saved sources have no file %s.", filename),
-			}}
-		}
-		return p.ParseSource(filename, src)
-	}
-	info, err := os.Stat(filename)
-	if err != nil {
-		return nil, hcl.Diagnostics{{
+// ReadFile reads a workflow file as the parser does: a regular file of at most MaxFileSize
+// bytes. It opens the file without blocking and checks what it opened, so that a pipe or a
+// device (a FIFO without a writer, a link to /dev/zero) is refused rather than waited on or
+// read forever, even when it replaced the file a moment before; and it reads at most one byte
+// past the limit, whatever the file's size says.
+func ReadFile(filename string) ([]byte, hcl.Diagnostics) {
+	cannot := func(err error) hcl.Diagnostics {
+		return hcl.Diagnostics{{
 			Severity: hcl.DiagError,
 			Summary:  "Cannot read workflow file",
 			Detail:   fmt.Sprintf("The file %s could not be read: %s.", filename, describeFSError(err)),
 		}}
+	}
+	f, err := os.OpenFile(filename, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, cannot(err)
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, cannot(err)
 	}
 	if info.IsDir() || !info.Mode().IsRegular() {
 		what := "a directory; give a .fsc.hcl file"
@@ -67,13 +67,35 @@ func (p *Parser) ParseFile(filename string) (*hcl.File, hcl.Diagnostics) {
 	if info.Size() > MaxFileSize {
 		return nil, fileTooLarge(filename, info.Size())
 	}
-	src, err := os.ReadFile(filename)
+	src, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
 	if err != nil {
-		return nil, hcl.Diagnostics{{
-			Severity: hcl.DiagError,
-			Summary:  "Cannot read workflow file",
-			Detail:   fmt.Sprintf("The file %s could not be read: %s.", filename, describeFSError(err)),
-		}}
+		return nil, cannot(err)
+	}
+	if len(src) > MaxFileSize {
+		return nil, fileTooLarge(filename, int64(len(src)))
+	}
+	return src, nil
+}
+
+// ParseFile reads filename (ReadFile) and parses it.
+func (p *Parser) ParseFile(filename string) (*hcl.File, hcl.Diagnostics) {
+	if f, ok := p.files[filename]; ok {
+		return f, nil
+	}
+	if p.Sources != nil {
+		src, ok := p.Sources[filepath.Clean(filename)]
+		if !ok {
+			return nil, hcl.Diagnostics{{
+				Severity: hcl.DiagError,
+				Summary:  "Cannot read workflow file",
+				Detail:   fmt.Sprintf("The saved sources have no file %s.", filename),
+			}}
+		}
+		return p.ParseSource(filename, src)
+	}
+	src, diags := ReadFile(filename)
+	if diags.HasErrors() {
+		return nil, diags
 	}
 	return p.ParseSource(filename, src)
 }

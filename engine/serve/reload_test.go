@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -401,4 +402,57 @@ func TestStartMissingPath(t *testing.T) {
 	}
 	ts.wantUnavailable(http.MethodPost, "/hooks/x", statusStarting)
 	ts.wantUnavailable(http.MethodGet, "/v1/health", statusStarting)
+}
+
+// TestReloadHostileFiles: a FIFO, a link to /dev/zero and a 5 GB sparse file among the
+// workflow files are refused as the parser refuses them, at start and when they appear,
+// without blocking the start, a reload or the shutdown, or reading them whole (a FIFO held
+// serve in "starting" and in "stopping"; /dev/zero and the large file ran it out of memory);
+// the good files beside them are served.
+func TestReloadHostileFiles(t *testing.T) {
+	dir := t.TempDir()
+	writeWorkflow(t, filepath.Join(dir, "x.fsc.hcl"), hookSource("x", "/hooks/x", "v1"))
+	if err := syscall.Mkfifo(filepath.Join(dir, "fifo.fsc.hcl"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	loads := &countingLoad{}
+	ts := newTestServer(t, dir, loads.load)
+	logs := ts.logTo()
+	ts.startServing()
+	if v := ts.hookVersion("/hooks/x"); v != "v1" {
+		t.Fatalf("served %q, want v1", v)
+	}
+
+	if err := os.Symlink("/dev/zero", filepath.Join(dir, "zero.fsc.hcl")); err != nil {
+		t.Fatal(err)
+	}
+	huge, err := os.Create(filepath.Join(dir, "huge.fsc.hcl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := huge.Truncate(5 << 30); err != nil {
+		t.Fatal(err)
+	}
+	huge.Close()
+	writeWorkflow(t, filepath.Join(dir, "y.fsc.hcl"), hookSource("y", "/hooks/y", "v1"))
+	ts.srv.look()
+	if v := ts.hookVersion("/hooks/y"); v != "v1" {
+		t.Fatalf("the file added beside them served %q, want v1", v)
+	}
+	for _, name := range []string{"fifo.fsc.hcl", "zero.fsc.hcl", "huge.fsc.hcl"} {
+		if n := loads.count(name); n != 0 {
+			t.Errorf("%s was handed to Load %d times", name, n)
+		}
+	}
+	for _, want := range []string{"fifo.fsc.hcl is not a regular file", "zero.fsc.hcl is not a regular file", "huge.fsc.hcl", "Workflow file too large"} {
+		if !strings.Contains(logs.String(), want) {
+			t.Errorf("the log does not say %q:\n%s", want, logs)
+		}
+	}
+	// Not read again at every look.
+	before := strings.Count(logs.String(), "cannot read a workflow file")
+	ts.srv.look()
+	if after := strings.Count(logs.String(), "cannot read a workflow file"); after != before {
+		t.Errorf("the refused files were read again: %d messages, then %d", before, after)
+	}
 }

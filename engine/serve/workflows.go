@@ -101,10 +101,22 @@ func (s *Server) loadFile(ctx context.Context, file string, first bool) {
 		s.noteLoadError(file, err)
 		return
 	}
-	data, err := os.ReadFile(file)
-	if err != nil {
+	// As the parser reads it: a pipe, a device or a file over the size limit is refused, never
+	// waited on or read whole (a FIFO in the directory held serve's start and shutdown; a link
+	// to /dev/zero read until the process died).
+	data, diags := lang.ReadFile(file)
+	if diags.HasErrors() {
+		err := errors.New(diags.Error())
 		s.logger.Error("cannot read a workflow file", "file", file, "error", err)
 		s.noteLoadError(file, err)
+		// Remembered like a broken edit, so that it is not read again every second.
+		s.mu.Lock()
+		if old := s.files[file]; old != nil {
+			old.stat = stamp
+		} else {
+			s.files[file] = &loaded{file: file, stat: stamp}
+		}
+		s.mu.Unlock()
 		return
 	}
 	hash := sha256.Sum256(data)
