@@ -88,7 +88,12 @@ func (a *tokenAuth) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			// Revoked or expired since the login: its sessions end with it.
 			a.sessions.End(session)
 		}
-		a.limiter.fail(client, now)
+		// Only a credential presented counts as a failed guess: a request without one (a web
+		// page's fetch, a CORS preflight) must not let any page the operator opens lock the
+		// operator out.
+		if bearer || hasCookie(r, ui.CookieName) {
+			a.limiter.fail(client, now)
+		}
 		// Never the token presented: a near miss is still a secret.
 		a.logger.Warn("API request refused: missing or invalid token", "remote_addr", r.RemoteAddr, "method", r.Method, "path", r.URL.Path)
 		w.Header().Set("WWW-Authenticate", `Bearer realm="fuscia"`)
@@ -111,6 +116,12 @@ func (a *tokenAuth) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	a.next.ServeHTTP(w, r.WithContext(local.WithCaller(r.Context(), tok.Name)))
+}
+
+// hasCookie says whether r carries a cookie name, whatever its value.
+func hasCookie(r *http.Request, name string) bool {
+	_, err := r.Cookie(name)
+	return err == nil
 }
 
 // bearerToken reads the token of an `Authorization: Bearer TOKEN` header (the scheme is

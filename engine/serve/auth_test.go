@@ -225,7 +225,9 @@ func TestFailureLimiter(t *testing.T) {
 
 func TestClientKey(t *testing.T) {
 	for addr, want := range map[string]string{
-		"127.0.0.1:5555":       "127.0.0.1",
+		"127.0.0.1:5555":       "127.0.0.0/8", // one machine holds the whole of it
+		"127.0.1.7:5555":       "127.0.0.0/8",
+		"[::ffff:127.0.0.9]:1": "127.0.0.0/8",
 		"10.1.2.3:80":          "10.1.2.3",
 		"[::ffff:10.0.0.1]:80": "10.0.0.1",
 		"[2001:db8::1]:80":     "2001:db8::/64",
@@ -500,6 +502,16 @@ func TestTokenAuthOverHTTP(t *testing.T) {
 func TestTokenAuthRateLimit(t *testing.T) {
 	as := newAuthServer(t)
 	good := as.token("good", local.ScopeRead, 0)
+	// Requests without a credential (what any web page can make the browser send) are refused
+	// without counting as guesses: they must not lock the operator out.
+	for range 3 * authFailBurst {
+		if a := as.do("GET", "/v1/executions", "", ""); a.code != http.StatusUnauthorized {
+			t.Fatalf("a request without a token: %d %s, want 401", a.code, a.body)
+		}
+	}
+	if a := as.do("GET", "/v1/executions", good, ""); a.code != http.StatusOK {
+		t.Fatalf("a valid token after requests without one: %d %s, want 200", a.code, a.body)
+	}
 	limited := -1
 	for i := range 20 {
 		a := as.do("GET", "/v1/executions", "fsc_guess"+strconv.Itoa(i), "")

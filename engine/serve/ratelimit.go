@@ -112,13 +112,18 @@ func (l *failureLimiter) len() int {
 
 // clientKey is the address failures are counted against: the IP of remoteAddr (an
 // http.Request's RemoteAddr), its /64 for IPv6, where one host commonly holds the whole
-// prefix. Behind a reverse proxy every client is the proxy.
+// prefix, and all of 127.0.0.0/8 as one, which one machine holds whole (a local client binding
+// 127.0.0.2, .3, … would otherwise guess without limit). Behind a reverse proxy every client
+// is the proxy.
 func clientKey(remoteAddr string) string {
 	ap, err := netip.ParseAddrPort(remoteAddr)
 	if err != nil {
 		return remoteAddr
 	}
 	ip := ap.Addr().Unmap()
+	if ip.Is4() && ip.IsLoopback() {
+		return "127.0.0.0/8"
+	}
 	if ip.Is6() {
 		if p, err := ip.Prefix(64); err == nil {
 			return p.String()
