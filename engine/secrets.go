@@ -58,6 +58,10 @@ func (e *Engine) readSecret(s *lang.Secret) (string, error) {
 			return "", fmt.Errorf("secret %q: cannot read %s: %w", s.Name, s.File, err)
 		}
 		v = strings.TrimSuffix(string(b), "\n")
+		if strings.TrimSpace(v) == "" {
+			// An empty secret is no secret: an HMAC key of nothing lets anyone sign.
+			return "", fmt.Errorf("secret %q: the file %s is empty; put the secret in it, or remove the secret from the workflow", s.Name, s.File)
+		}
 	}
 	e.cfg.Redact.Add(v)
 	return v, nil

@@ -176,6 +176,31 @@ task "a" {
 	}
 }
 
+// TestEmptySecretFile: a secret file that is empty (or one newline) is refused, naming the
+// file: an empty HMAC key would let anyone sign a webhook.
+func TestEmptySecretFile(t *testing.T) {
+	for _, content := range []string{"", "\n", "  \n"} {
+		te := newTestEnv(t)
+		file := te.write("empty.secret", content)
+		prog := te.program(te.write("wf.fsc.hcl", fmt.Sprintf(`
+workflow "s" {}
+secret "key" { file = %q }
+task "a" {
+  uses   = builtin.transform
+  inputs = { s = secret.key }
+}
+`, file)))
+		r, err := te.engine.Start(context.Background(), prog, StartOptions{})
+		if err == nil {
+			te.wait(r)
+			t.Fatalf("Start succeeded with the secret file holding %q", content)
+		}
+		if !strings.Contains(err.Error(), `secret "key": the file `+file+` is empty`) {
+			t.Fatalf("error %q does not name the empty file", err)
+		}
+	}
+}
+
 func TestSecretsNotInSpilledArtifacts(t *testing.T) {
 	te := newTestEnv(t)
 	te.env["TOK"] = secretValue

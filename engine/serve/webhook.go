@@ -148,6 +148,9 @@ func (s *Server) serveWebhook(w http.ResponseWriter, r *http.Request) {
 	}
 	if t.HMAC != nil {
 		secret, err := s.eng.Secret(wf, t.HMAC.Secret)
+		if err == nil && strings.TrimSpace(secret) == "" {
+			err = errors.New("the secret is empty, and a key of nothing would let anyone sign")
+		}
 		if err != nil {
 			s.logger.Error("webhook refused: its HMAC secret cannot be read", "workflow", wf.Name, "trigger", t.Name, "error", err)
 			refuse(http.StatusInternalServerError, map[string]any{"error": "the webhook's secret is not available on the server"})
