@@ -154,8 +154,8 @@ func Guard(cfg GuardConfig, next http.Handler) http.Handler {
 }
 
 func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	api := isAPIPath(r.URL.Path)
-	if !api && !isUIPath(r.URL.Path) {
+	api := requestUnder(r, isAPIPath)
+	if !api && !requestUnder(r, isUIPath) {
 		g.next.ServeHTTP(w, r)
 		return
 	}
@@ -183,6 +183,13 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	g.next.ServeHTTP(w, r)
+}
+
+// requestUnder says whether r's path is one that under says is a prefix's, decoded or as sent:
+// the mux routes by the escaped path, in which "%2F.." is no step up, so
+// "/v1/executions/x%2F..%2F.." is the API's although its decoded path cleans to "/".
+func requestUnder(r *http.Request, under func(string) bool) bool {
+	return under(r.URL.Path) || under(r.URL.EscapedPath())
 }
 
 // isAPIPath reports whether p, cleaned as the mux cleans it, is under /v1.

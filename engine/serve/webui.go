@@ -107,7 +107,7 @@ func (s *Server) TCPHandler(cfg TCPConfig) (http.Handler, error) {
 	mux.Handle("/", front)
 	guarded := Guard(cfg.Guard, mux)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if isUIPath(r.URL.Path) {
+		if requestUnder(r, isUIPath) {
 			ui.SetHeaders(w.Header())
 		}
 		guarded.ServeHTTP(w, r)
