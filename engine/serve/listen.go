@@ -88,6 +88,15 @@ type Listener struct {
 	served chan struct{} // closed when Serve returned
 }
 
+// readTimeoutKey carries a connection's ListenConfig.ReadTimeout in its requests' contexts.
+type readTimeoutKey struct{}
+
+// readTimeoutOf is the read timeout of the listener r came through, 0 when unknown.
+func readTimeoutOf(r *http.Request) time.Duration {
+	d, _ := r.Context().Value(readTimeoutKey{}).(time.Duration)
+	return d
+}
+
 // Listen binds cfg.Addr and serves cfg.Handler on it, in a goroutine that Shutdown and Close
 // end.
 func Listen(cfg ListenConfig) (*Listener, error) {
@@ -112,6 +121,10 @@ func Listen(cfg ListenConfig) (*Listener, error) {
 		IdleTimeout: cfg.IdleTimeout,
 		ConnState:   ln.connState,
 		ErrorLog:    cfg.ErrorLog,
+		// A webhook shortens its body's deadline for a short body, never past this one.
+		ConnContext: func(ctx context.Context, _ net.Conn) context.Context {
+			return context.WithValue(ctx, readTimeoutKey{}, cfg.ReadTimeout)
+		},
 	}
 	l := &Listener{srv: srv, ln: ln, scheme: "http", served: make(chan struct{})}
 	if cfg.TLS != nil {

@@ -83,6 +83,8 @@ type Server struct {
 	missing map[string]bool
 
 	parked *parkedIndex
+	// bodies is how many bytes of webhook bodies are being read (webhook.go, bodyBudget).
+	bodies atomic.Int64
 	// web is what the API's token check and the web UI share: sessions, the failure limiter
 	// (webui.go).
 	web *webAuth

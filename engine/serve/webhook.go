@@ -131,7 +131,24 @@ func (s *Server) serveWebhook(w http.ResponseWriter, r *http.Request) {
 		refuse(http.StatusRequestEntityTooLarge, tooLarge())
 		return
 	}
+	// What the body may cost: its announced length, else the hook's bound. Bodies being read
+	// are held in memory before the signature is checked, so their sum is bounded (a thousand
+	// senders that announce 1 MiB and stall held 1.3 GB), and each must keep coming: past a
+	// few seconds, at no less than bodyMinRate.
+	need := t.MaxBodyBytes
+	if r.ContentLength >= 0 {
+		need = r.ContentLength
+	}
+	if !s.takeBodyBudget(need) {
+		w.Header().Set("Retry-After", "1")
+		refuse(http.StatusServiceUnavailable, map[string]any{"error": "too many webhook bodies are arriving at once; retry in a second", "code": "busy"})
+		return
+	}
+	if limit := readTimeoutOf(r); limit > 0 {
+		_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(min(bodyDeadline(need), limit)))
+	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, t.MaxBodyBytes))
+	s.bodies.Add(-need)
 	if err != nil {
 		var mbe *http.MaxBytesError
 		switch {
@@ -270,6 +287,41 @@ func (s *Server) answerWhenDone(w http.ResponseWriter, r *http.Request, id strin
 		return
 	}
 	writeJSON(w, http.StatusOK, ex)
+}
+
+// The bounds on webhook bodies being read (docs/security.md, "HTTP listener").
+const (
+	// bodyBudget is how many bytes of webhook bodies may be read at once, all hooks together;
+	// a body that would go past it is answered 503 with Retry-After, unless none is being read
+	// (a hook's max_body_bytes may be larger).
+	bodyBudget = 64 << 20
+	// bodyGrace and bodyMinRate bound how long a body may take to arrive: bodyGrace, plus its
+	// length at bodyMinRate bytes a second, at most the listener's read timeout.
+	bodyGrace   = 5 * time.Second
+	bodyMinRate = 64 << 10
+)
+
+// bodyDeadline is how long a body of n bytes may take to arrive (the listener's read timeout
+// bounds it too).
+func bodyDeadline(n int64) time.Duration {
+	if n >= int64(time.Hour/time.Second)*bodyMinRate {
+		return time.Hour
+	}
+	return bodyGrace + time.Duration(n)*time.Second/bodyMinRate
+}
+
+// takeBodyBudget reserves n bytes of bodyBudget for a body about to be read; false when they
+// are not free.
+func (s *Server) takeBodyBudget(n int64) bool {
+	for {
+		cur := s.bodies.Load()
+		if cur > 0 && cur+n > bodyBudget {
+			return false
+		}
+		if s.bodies.CompareAndSwap(cur, cur+n) {
+			return true
+		}
+	}
 }
 
 // validSignature checks an HMAC-SHA256 of body with secret, sent hex encoded with or without

@@ -3,6 +3,7 @@ package serve
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -117,4 +118,84 @@ func manyHeaders(n, size int) http.Header {
 		h.Set("X-H"+strings.Repeat("x", i%5)+string(rune('a'+i%26))+string(rune('a'+i/26)), strings.Repeat("v", size))
 	}
 	return h
+}
+
+// TestWebhookBodyBudget: webhook bodies being read are held in memory before their signature is
+// checked, so their sum is bounded: senders that announce large bodies and stall take the
+// budget, the next request is answered 503 with Retry-After at once, and the budget is free
+// again when they are gone. A short body that stalls is cut after bodyGrace, well before the
+// listener's read timeout.
+func TestWebhookBodyBudget(t *testing.T) {
+	dir := t.TempDir()
+	writeWorkflow(t, filepath.Join(dir, "x.fsc.hcl"), hookSource("x", "/hooks/x", "v1")) // max_body_bytes 1 MiB
+	ts := newTestServer(t, dir, nil)
+	ts.serveAPI()
+	if _, err := ts.srv.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	l := listenTest(t, ListenConfig{Handler: ts.srv.Handler(), ReadTimeout: time.Minute})
+	addr := l.Addr().String()
+	post := func(body string) (*http.Response, string) {
+		t.Helper()
+		resp, err := (&http.Client{Timeout: listenDeadline}).Post("http://"+addr+"/hooks/x", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp, string(b)
+	}
+	waitBodies := func(want int64) {
+		t.Helper()
+		deadline := time.Now().Add(listenDeadline)
+		for ts.srv.bodies.Load() != want {
+			if time.Now().After(deadline) {
+				t.Fatalf("%d bytes of bodies being read, want %d", ts.srv.bodies.Load(), want)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+
+	const mib = 1 << 20
+	var stalled []net.Conn
+	for range bodyBudget / mib {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stalled = append(stalled, c)
+		if _, err := fmt.Fprintf(c, "POST /hooks/x HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n{\"a\":", mib); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitBodies(bodyBudget)
+	resp, b := post("{}")
+	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" || !strings.Contains(b, "too many webhook bodies") {
+		t.Fatalf("with the budget taken: %d %q (Retry-After %q), want 503 with Retry-After", resp.StatusCode, b, resp.Header.Get("Retry-After"))
+	}
+	for _, c := range stalled {
+		c.Close()
+	}
+	waitBodies(0)
+	if resp, b := post("{}"); resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("with the budget free again: %d %s, want 202", resp.StatusCode, b)
+	}
+
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	began := time.Now()
+	if _, err := io.WriteString(c, "POST /hooks/x HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n\r\n{\"partial\": "); err != nil {
+		t.Fatal(err)
+	}
+	_ = c.SetReadDeadline(time.Now().Add(time.Minute))
+	line, _ := bufio.NewReader(c).ReadString('\n')
+	if !strings.HasPrefix(line, "HTTP/1.1 408 ") {
+		t.Errorf("a short body that stalls: %q, want 408", line)
+	}
+	if d := time.Since(began); d < bodyGrace || d > bodyGrace+20*time.Second {
+		t.Errorf("the stalled short body was cut after %s; want after bodyGrace (%s), long before the read timeout (1m)", d, bodyGrace)
+	}
 }
