@@ -419,9 +419,10 @@ func setEnum(v *cval, name string) {
 
 func setBytes(v *cval, b []byte) { C.fuscia_set_bytes(v, bytesPtr(b), C.size_t(len(b))) }
 
-func setU16(v *cval, n uint16) { v.kind = kindU16; *(*uint16)(unsafe.Pointer(&v.of)) = n }
-func setU32(v *cval, n uint32) { v.kind = kindU32; *(*uint32)(unsafe.Pointer(&v.of)) = n }
-func setU64(v *cval, n uint64) { v.kind = kindU64; *(*uint64)(unsafe.Pointer(&v.of)) = n }
+func setU16(v *cval, n uint16)  { v.kind = kindU16; *(*uint16)(unsafe.Pointer(&v.of)) = n }
+func setU32(v *cval, n uint32)  { v.kind = kindU32; *(*uint32)(unsafe.Pointer(&v.of)) = n }
+func setU64(v *cval, n uint64)  { v.kind = kindU64; *(*uint64)(unsafe.Pointer(&v.of)) = n }
+func setF64(v *cval, f float64) { v.kind = kindF64; *(*float64)(unsafe.Pointer(&v.of)) = f }
 
 // setRecord makes v a record with these field names and returns the fields' values to fill.
 func setRecord(v *cval, names ...string) []*cval {

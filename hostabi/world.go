@@ -10,8 +10,10 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"math"
 	"sort"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/fuscia/fuscia/lang/schema"
@@ -316,11 +318,14 @@ func liftResponse(v *cval) (Response, error) {
 			if err != nil {
 				return err
 			}
+			if math.IsNaN(p) || math.IsInf(p, 0) {
+				return fmt.Errorf("continue-result.progress is %v; give a number (0 to 1 says how far the task is)", p)
+			}
 			d, err := getU64(field(f, "delay-ms"), "continue-result.delay-ms")
 			if err != nil {
 				return err
 			}
-			doc["progress"], doc["delay_ms"] = p, d
+			doc["progress"], doc["delay_ms"] = p, clampMillis(d)
 			return nil
 		})
 	case "task.error", "trigger.error":
@@ -345,6 +350,12 @@ func liftResponse(v *cval) (Response, error) {
 		return Response{}, err
 	}
 	return Response{Trigger: side == "trigger", JSON: out}, nil
+}
+
+// clampMillis is a u64 of milliseconds the world allows, within what a Go duration (and the
+// result's int64) holds: about 292 years, which is as good as forever for a delay.
+func clampMillis(ms uint64) uint64 {
+	return min(ms, uint64(math.MaxInt64/int64(time.Millisecond)))
 }
 
 // field is f[name], or an empty value that fails every getter's kind check.
@@ -373,6 +384,10 @@ func liftCallError(v *cval, doc map[string]any) error {
 		if err != nil {
 			return err
 		}
+		if strings.TrimSpace(msg) == "" {
+			// "task.a failed: ." says nothing; this at least says whose silence it is.
+			msg = fmt.Sprintf("the component answered a %s error without a message", kind)
+		}
 		doc["kind"], doc["message"] = kind, msg
 		hint, err := getOption(field(f, "backoff-hint-ms"), "call-error.backoff-hint-ms")
 		if err != nil {
@@ -383,7 +398,7 @@ func liftCallError(v *cval, doc map[string]any) error {
 			if err != nil {
 				return err
 			}
-			doc["backoff_hint_ms"] = ms
+			doc["backoff_hint_ms"] = clampMillis(ms)
 		}
 		partial, err := getOption(field(f, "partial-output"), "call-error.partial-output")
 		if err != nil {

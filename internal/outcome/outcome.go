@@ -204,7 +204,7 @@ func Decide(r Result, p Policy, attempt, iterations int) Decision {
 			return Decision{Verdict: Failed, Err: Errorf(DataLimitExceeded,
 				"the task asked to continue more than %d times (max_iterations)", p.MaxIterations)}
 		}
-		return Decision{Verdict: Again, Delay: time.Duration(r.DelayMs) * time.Millisecond}
+		return Decision{Verdict: Again, Delay: millis(r.DelayMs)}
 	}
 	e := r.Err()
 	if e == nil {
@@ -214,10 +214,19 @@ func Decide(r Result, p Policy, attempt, iterations int) Decision {
 		return Decision{Verdict: Failed, Err: e}
 	}
 	delay := p.Delay(attempt)
-	if hint := time.Duration(r.BackoffHintMs) * time.Millisecond; hint > delay {
+	if hint := millis(r.BackoffHintMs); hint > delay {
 		delay = hint
 	}
 	return Decision{Verdict: Retry, Delay: delay, Err: e}
+}
+
+// millis is ms milliseconds, at most the longest Duration: a delay that overflowed would be
+// negative, and the task would be called again at once.
+func millis(ms int64) time.Duration {
+	if ms > math.MaxInt64/int64(time.Millisecond) {
+		return math.MaxInt64
+	}
+	return time.Duration(ms) * time.Millisecond
 }
 
 // Delay is the wait before attempt+1 (docs/engine.md): initial_delay * 2^(attempt-1) capped at

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -259,6 +260,17 @@ func TestDecideDoneAndContinue(t *testing.T) {
 	p.MaxIterations = 0
 	if d := outcome.Decide(cont, p, 1, 1_000_000); d.Verdict != outcome.Again {
 		t.Errorf("continue without max_iterations: %v, want Again", d.Verdict)
+	}
+	// A delay past what a Duration holds waits the longest Duration: overflowing, it was
+	// negative, and the task was called again at once (1,000 times in 5 s).
+	huge := cont
+	huge.DelayMs = math.MaxInt64 / 1000
+	if d := outcome.Decide(huge, p, 1, 1); d.Verdict != outcome.Again || d.Delay != math.MaxInt64 {
+		t.Errorf("continue after %d ms: %+v, want Again after the longest Duration", huge.DelayMs, d)
+	}
+	hinted := outcome.Result{Type: outcome.Failure, Kind: outcome.Retryable, Message: "later", BackoffHintMs: math.MaxInt64}
+	if d := outcome.Decide(hinted, outcome.Policy{Attempts: 3, InitialDelay: time.Second}, 1, 0); d.Verdict != outcome.Retry || d.Delay != math.MaxInt64 {
+		t.Errorf("a retry hinted %d ms: %+v, want Retry after the longest Duration", hinted.BackoffHintMs, d)
 	}
 	// A continue is not an attempt: it goes on even past the last attempt number.
 	if d := outcome.Decide(cont, p, 99, 1); d.Verdict != outcome.Again {
