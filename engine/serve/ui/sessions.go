@@ -141,13 +141,24 @@ func (ss *Sessions) Get(id string, now time.Time) (*Session, bool) {
 	return s, true
 }
 
-// FromRequest returns the session r's cookie names (Get).
+// maxSessionCookies bounds how many cookies of CookieName a request's are looked up.
+const maxSessionCookies = 4
+
+// FromRequest returns the session r's cookie names (Get). A browser sends every cookie of that
+// name its jar holds for the host, and cookies are not kept apart by port: another service on
+// 127.0.0.1 may have set one first. So each of the first few is tried, not only the first,
+// and a decoy does not log the operator out.
 func (ss *Sessions) FromRequest(r *http.Request, now time.Time) (*Session, bool) {
-	c, err := r.Cookie(CookieName)
-	if err != nil {
-		return nil, false
+	tried := 0
+	for _, c := range r.CookiesNamed(CookieName) {
+		if s, ok := ss.Get(c.Value, now); ok {
+			return s, true
+		}
+		if tried++; tried == maxSessionCookies {
+			break
+		}
 	}
-	return ss.Get(c.Value, now)
+	return nil, false
 }
 
 // End ends s: its id opens nothing from now on. Ending a session already ended does nothing.

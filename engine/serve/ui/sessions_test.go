@@ -47,6 +47,13 @@ func TestSessionsCreateGetEnd(t *testing.T) {
 	if _, ok := ss.FromRequest(httptest.NewRequest("GET", "/", nil), t0); ok {
 		t.Fatal("FromRequest found a session without a cookie")
 	}
+	// Another service on the host set a cookie of the same name first (cookies are not kept
+	// apart by port): the browser sends both, and the decoy does not hide the session.
+	r = httptest.NewRequest("GET", "/v1/executions", nil)
+	r.Header.Set("Cookie", CookieName+"=decoy; "+CookieName+"="+id2)
+	if got, ok := ss.FromRequest(r, t0); !ok || got != s2 {
+		t.Fatal("FromRequest does not find the session behind a decoy cookie")
+	}
 }
 
 // TestSessionsIdleTTL: a session ends once unused for the TTL; each use starts it again.
