@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -79,7 +80,7 @@ func runLogs(ctx context.Context, c *cli, args []string) int {
 			return out.Flush()
 		})
 		if err == nil {
-			err = writeFinished(ctx, b.Execution, enc, id)
+			err = writeFinished(ctx, executionNow(home, b), enc, id)
 		}
 		if ferr := out.Flush(); err == nil {
 			err = ferr
@@ -102,7 +103,7 @@ func runLogs(ctx context.Context, c *cli, args []string) int {
 		return nil
 	})
 	if err == nil && *follow && *asJSON {
-		err = writeFinished(ctx, b.Execution, enc, id)
+		err = writeFinished(ctx, executionNow(home, b), enc, id)
 	}
 	if ferr := out.Flush(); err == nil {
 		err = ferr
@@ -119,6 +120,24 @@ func (c *cli) logsEnd(ctx context.Context, asJSON bool, home, ref string, err er
 		return exitFailed // interrupted: the user stopped following
 	}
 	return c.executionErr(asJSON, home, ref, err, "Cannot read the logs")
+}
+
+// executionNow reads an execution through b, or, when b's process has gone since (an apply
+// that ran the followed run exits once it has finished, taking its socket with it), through
+// whatever owns the store now.
+func executionNow(home string, b local.Backend) func(context.Context, string) (*journal.Execution, error) {
+	return func(ctx context.Context, id string) (*journal.Execution, error) {
+		x, err := b.Execution(ctx, id)
+		if err == nil || errors.Is(err, journal.ErrNotFound) {
+			return x, err
+		}
+		again, oerr := local.OpenBackend(ctx, home, nil)
+		if oerr != nil {
+			return nil, err
+		}
+		defer again.Close()
+		return again.Execution(ctx, id)
+	}
 }
 
 // writeFinished ends a followed JSON stream with the `execution_finished` line, which holds the

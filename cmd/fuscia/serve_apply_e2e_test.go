@@ -242,3 +242,70 @@ func TestServeLogsFollowJSON(t *testing.T) {
 		t.Errorf("the events do not name wait.approve or the run's end:\n%s", stdout)
 	}
 }
+
+// TestLogsFollowJSONOfApply: `logs -follow -json` of a run that a one-shot `apply` runs ends,
+// exit 0, with execution_finished although the apply (and its socket) is gone by then; the node
+// running when it started is reported once, with its duration (before, the command failed
+// dialing the socket, and the node came with a second node_started and a duration of 0).
+func TestLogsFollowJSONOfApply(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.write("nap.fsc.hcl", `
+workflow "nap" {}
+task "first" {
+  uses   = builtin.transform
+  inputs = { a = 1 }
+}
+task "nap" {
+  uses   = builtin.sleep
+  after  = [task.first]
+  inputs = { duration = "1500ms" }
+}
+task "last" {
+  uses   = builtin.transform
+  after  = [task.nap]
+  inputs = { b = 2 }
+}
+`)
+	p := startApply(t, h, "-json", "nap.fsc.hcl")
+	waitOutput(t, p.stdout, `"node":"task.nap"`)
+	var started struct {
+		ExecutionID string `json:"execution_id"`
+	}
+	if err := json.Unmarshal([]byte(strings.SplitN(p.stdout.String(), "\n", 3)[1]), &started); err != nil || started.ExecutionID == "" {
+		t.Fatalf("no execution id in apply's second line: %v\n%s", err, p.stdout)
+	}
+	r := h.run("logs", started.ExecutionID, "-follow", "-json")
+	wantCode(t, r, 0)
+	if code := p.wait(t, serveDeadline); code != 0 {
+		t.Fatalf("apply: exit %d\n%s", code, p.stderr)
+	}
+	types := eventTypes(t, r.stdout)
+	if len(types) == 0 || types[len(types)-1] != "execution_finished" {
+		t.Fatalf("logs -follow -json did not end with execution_finished: %v\n%s", types, r.stdout)
+	}
+	naps, finished := 0, false
+	for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
+		var ev struct {
+			Type     string   `json:"type"`
+			Node     string   `json:"node"`
+			Duration *float64 `json:"duration"`
+		}
+		_ = json.Unmarshal([]byte(line), &ev)
+		if ev.Node != "task.nap" {
+			continue
+		}
+		switch ev.Type {
+		case "node_started":
+			naps++
+		case "node_finished":
+			finished = true
+			if ev.Duration == nil || *ev.Duration < 1 {
+				t.Errorf("task.nap finished with duration %v, want its 1.5 s: %s", ev.Duration, line)
+			}
+		}
+	}
+	if naps != 1 || !finished {
+		t.Errorf("task.nap: %d node_started and finished=%v, want one start and its end\n%s", naps, finished, r.stdout)
+	}
+}

@@ -78,6 +78,31 @@ func (o *ops) eventsCatchUp(id string, cur eventCursor, rp *engine.Replayer, fn 
 	}
 }
 
+// replayerAt returns a replayer of run id that has seen its journal up to entry seq upTo
+// without reporting it: a stream that goes on from a cursor (in another process, or after
+// its owner exited) then reports the durations of the nodes started before, and no second
+// node_started for them.
+func (o *ops) replayerAt(id string, upTo uint64) (*engine.Replayer, error) {
+	rp := engine.NewReplayer(id)
+	for after := uint64(0); after < upTo; {
+		entries, err := o.readEntries(id, after)
+		if err != nil {
+			return nil, err
+		}
+		if len(entries) == 0 {
+			break
+		}
+		for _, e := range entries {
+			if e.Seq > upTo {
+				return rp, nil
+			}
+			rp.Entry(e)
+			after = e.Seq
+		}
+	}
+	return rp, nil
+}
+
 // readEntries reads up to logBatch journal entries of run id after seq after.
 func (o *ops) readEntries(id string, after uint64) ([]journal.Entry, error) {
 	return readBatch(o.st.Entries, id, after)
@@ -96,7 +121,11 @@ func (s *server) eventsHandler(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.streamRun(w, r, func(id string, follow bool, emit func(any) error) error {
-		_, err := s.ops.events(r.Context(), id, cur, follow, engine.NewReplayer(id), func(l eventLine) error { return emit(l) })
+		rp, err := s.ops.replayerAt(id, cur.Entry)
+		if err != nil {
+			return err
+		}
+		_, err = s.ops.events(r.Context(), id, cur, follow, rp, func(l eventLine) error { return emit(l) })
 		return err
 	})
 }
@@ -163,9 +192,12 @@ func followEventsDetached(ctx context.Context, home, ref string, cur eventCursor
 			return err
 		},
 		func(o *ops, id string) (finished bool, err error) {
-			// A new replayer per look: a node started in an earlier look is reported without
-			// its duration; the events themselves are all there.
-			cur, finished, err = o.eventsCatchUp(id, cur, engine.NewReplayer(id), func(l eventLine) error { return fn(l.Event) })
+			// Each look may open the store anew: its replayer first sees what was reported.
+			rp, err := o.replayerAt(id, cur.Entry)
+			if err != nil {
+				return false, err
+			}
+			cur, finished, err = o.eventsCatchUp(id, cur, rp, func(l eventLine) error { return fn(l.Event) })
 			return finished, err
 		})
 }
