@@ -213,8 +213,8 @@ func TestServeBrowserGuard(t *testing.T) {
 }
 
 // TestServeBoundedRequests: a slow header and a stalled body are disconnected, a 300 KiB header
-// is refused with 431, and max_body_bytes bounds the query and headers of a webhook; no
-// refused request starts a run.
+// is refused with 431, and max_body_bytes bounds the body of a webhook, and its query and
+// headers (held to at least 16 KiB); no refused request starts a run.
 func TestServeBoundedRequests(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
@@ -265,15 +265,16 @@ func TestServeBoundedRequests(t *testing.T) {
 		t.Errorf("a 300 KiB header: %q %v, want 431", line, err)
 	}
 
-	// max_body_bytes = 1KiB: the body, and the query and headers together.
+	// max_body_bytes = 1KiB: the body; the query and headers together to 16 KiB, the least they
+	// are held to.
 	plain := http.Header{"Content-Type": {"text/plain"}}
 	for _, c := range []struct {
 		name, path string
 		hdr        http.Header
 		body       string
 	}{
-		{"a 2 KiB query", "/hooks/small?q=" + strings.Repeat("a", 2048), plain, "x"},
-		{"a 2 KiB header", "/hooks/small", withHeaders(plain, http.Header{"X-Big": {strings.Repeat("a", 2048)}}), "x"},
+		{"a 17 KiB query", "/hooks/small?q=" + strings.Repeat("a", 17<<10), plain, "x"},
+		{"a 17 KiB header", "/hooks/small", withHeaders(plain, http.Header{"X-Big": {strings.Repeat("a", 17<<10)}}), "x"},
 		{"a 1,025-byte body", "/hooks/small", plain, strings.Repeat("b", 1025)},
 	} {
 		if a := guardDo(t, sp, "POST", c.path, "", c.hdr, c.body); a.code != http.StatusRequestEntityTooLarge {

@@ -118,10 +118,11 @@ func (s *Server) serveWebhook(w http.ResponseWriter, r *http.Request) {
 		refuse(http.StatusMethodNotAllowed, map[string]any{"error": fmt.Sprintf("%s takes %s requests, not %s", t.Path, t.Method, r.Method)})
 		return
 	}
-	// max_body_bytes bounds what the sender puts into the run's payload: the body, and the
-	// query and headers together (docs/reference/api.md, "Webhooks").
-	if n := queryAndHeaderBytes(r); n > t.MaxBodyBytes {
-		refuse(http.StatusRequestEntityTooLarge, map[string]any{"error": fmt.Sprintf("the query and headers (%d bytes) are over max_body_bytes (%d bytes)", n, t.MaxBodyBytes)})
+	// max_body_bytes bounds the body; the query and headers, which go into the run's payload
+	// too, are held to the same number, but never to less than minHeaderRoom: a hook with a
+	// small body limit still takes ordinary headers (docs/reference/api.md, "Webhooks").
+	if n, most := queryAndHeaderBytes(r), max(t.MaxBodyBytes, minHeaderRoom); n > most {
+		refuse(http.StatusRequestEntityTooLarge, map[string]any{"error": fmt.Sprintf("the query and headers (%d bytes) are over %d bytes (max_body_bytes, and at least %d)", n, most, minHeaderRoom)})
 		return
 	}
 	tooLarge := func() map[string]any {
@@ -288,6 +289,10 @@ func (s *Server) answerWhenDone(w http.ResponseWriter, r *http.Request, id strin
 	}
 	writeJSON(w, http.StatusOK, ex)
 }
+
+// minHeaderRoom is the least a webhook's query and header lines together may hold, whatever
+// its max_body_bytes.
+const minHeaderRoom = 16 << 10
 
 // The bounds on webhook bodies being read (docs/security.md, "HTTP listener").
 const (

@@ -69,9 +69,13 @@ func TestWebhookLimits(t *testing.T) {
 		return len(sums)
 	}
 
-	// A body of exactly max_body_bytes, with the usual few headers, is taken.
+	// A body of exactly max_body_bytes, with the usual few headers, is taken; and with headers
+	// longer than max_body_bytes but ordinary (2 KiB).
 	if code, b := post("", nil, strings.Repeat("x", 1024)); code != http.StatusAccepted {
 		t.Fatalf("a body of exactly max_body_bytes: %d %s, want 202", code, b)
+	}
+	if code, b := post("?q="+strings.Repeat("a", 1024), http.Header{"X-Trace": {strings.Repeat("b", 1024)}}, "{}"); code != http.StatusAccepted {
+		t.Fatalf("2 KiB of query and headers on a 1 KiB hook: %d %s, want 202", code, b)
 	}
 	refused := []struct {
 		name  string
@@ -80,9 +84,10 @@ func TestWebhookLimits(t *testing.T) {
 		body  string
 		want  string
 	}{
-		{name: "2 KiB query", query: "?q=" + strings.Repeat("a", 2048), body: "{}", want: "query and headers"},
-		{name: "2 KiB header", hdr: http.Header{"X-Big": {strings.Repeat("a", 2048)}}, body: "{}", want: "query and headers"},
-		{name: "many small headers", hdr: manyHeaders(40, 30), body: "{}", want: "query and headers"},
+		// A 1 KiB hook still takes ordinary headers: they are held to 16 KiB at least.
+		{name: "17 KiB query", query: "?q=" + strings.Repeat("a", 17<<10), body: "{}", want: "query and headers"},
+		{name: "17 KiB header", hdr: http.Header{"X-Big": {strings.Repeat("a", 17<<10)}}, body: "{}", want: "query and headers"},
+		{name: "many small headers", hdr: manyHeaders(600, 30), body: "{}", want: "query and headers"},
 		{name: "body over", body: strings.Repeat("y", 1025), want: "body is over"},
 	}
 	for _, c := range refused {
@@ -107,8 +112,8 @@ func TestWebhookLimits(t *testing.T) {
 	}
 	closedWithin(t, c, listenDeadline)
 
-	if n := runs(); n != 1 {
-		t.Errorf("%d runs, want 1 (only the accepted request)", n)
+	if n := runs(); n != 2 {
+		t.Errorf("%d runs, want 2 (only the accepted requests)", n)
 	}
 }
 
