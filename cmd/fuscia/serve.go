@@ -145,6 +145,10 @@ func runServe(ctx context.Context, c *cli, args []string) int {
 			_ = s.Close()
 		}
 	}
+	// announce prints where the API listens. An address other machines reach is announced only
+	// once refuseOpenListen has let it be served: a script waiting for the line must not take
+	// a serve about to refuse for a started one.
+	var announce func()
 	listenAPI := func() error {
 		api, err := serve.Listen(serve.ListenConfig{Addr: *listen, Handler: redact.HTTP(tcp, c.secrets),
 			MaxConnections: *maxConns, ErrorLog: httpLog, TLS: tlsConf})
@@ -152,9 +156,16 @@ func runServe(ctx context.Context, c *cli, args []string) int {
 			return err
 		}
 		servers = append(servers, api)
-		fmt.Fprintf(c.stdout, "API and webhooks on %s\n", api.URL())
-		if *webUI {
-			fmt.Fprintf(c.stdout, "Web UI on %s/ui/\n", api.URL())
+		announce = func() {
+			fmt.Fprintf(c.stdout, "API and webhooks on %s\n", api.URL())
+			if *webUI {
+				fmt.Fprintf(c.stdout, "Web UI on %s/ui/\n", api.URL())
+			}
+		}
+		if serve.Loopback(*listen) {
+			// Said at once: until the store is open the listener answers 503 "starting".
+			announce()
+			announce = nil
 		}
 		return nil
 	}
@@ -183,6 +194,9 @@ func runServe(ctx context.Context, c *cli, args []string) int {
 		if err := listenAPI(); err != nil {
 			return c.operationFailed("Cannot listen for the API and webhooks", err)
 		}
+	}
+	if announce != nil {
+		announce()
 	}
 	// Webhooks answer 503 "starting" until Start has loaded the workflows.
 	srv.ServeAPI(h.Owner().Handler())
