@@ -356,6 +356,7 @@ func TestShowHuman(t *testing.T) {
 	wantContains(t, "show", r.stdout,
 		"Execution "+runs.old, "Workflow:  orders", "Status:    succeeded", "Trigger:   manual.start",
 		"Duration:  2.5s", "Nodes:", "Outputs:", "  total = 3\n", `  who = {"name":"ann"}`,
+		"Node outputs:", `  task.fetch = {"items":[1,2,3]}`,
 		"3 items: 2 succeeded, 1 failed", "item 2", "fatal: mailbox full",
 		"2 iterations: 1 succeeded, 1 failed", "iteration 1", "task.send", "3 attempts", "timeout: took longer than 1s")
 	// Nodes in the order they started, pending last.

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/fuscia/fuscia/engine/journal"
 	"github.com/fuscia/fuscia/internal/outcome"
@@ -84,6 +85,13 @@ func writeExecution(w io.Writer, x *journal.Execution, now time.Time) {
 			rows = appendNode(rows, "", addr, x.Nodes[addr])
 		}
 		writeTable(w, "  ", rows)
+	}
+
+	if lines := nodeOutputLines(x.Nodes); len(lines) > 0 {
+		fmt.Fprintln(w, "\nNode outputs:")
+		for _, l := range lines {
+			fmt.Fprintf(w, "  %s\n", l)
+		}
 	}
 
 	if outs := outputLines(x.Outputs); len(outs) > 0 {
@@ -249,6 +257,31 @@ func outputLines(raw json.RawMessage) []string {
 	lines := make([]string, 0, len(names))
 	for _, n := range names {
 		lines = append(lines, n+" = "+compactJSON(outs[n]))
+	}
+	return lines
+}
+
+// maxShownOutput bounds a node's output as show prints it for people; show -json has it whole.
+const maxShownOutput = 200
+
+// nodeOutputLines are "ADDR = JSON" for the nodes that have an output, in nodeOrder, each cut
+// to maxShownOutput bytes (at a character boundary) with "…".
+func nodeOutputLines(nodes map[string]*journal.NodeView) []string {
+	var lines []string
+	for _, addr := range nodeOrder(nodes) {
+		n := nodes[addr]
+		if len(n.Output) == 0 || string(n.Output) == "null" {
+			continue
+		}
+		s := compactJSON(n.Output)
+		if len(s) > maxShownOutput {
+			cut := maxShownOutput
+			for cut > 0 && !utf8.RuneStart(s[cut]) {
+				cut--
+			}
+			s = s[:cut] + "…"
+		}
+		lines = append(lines, addr+" = "+s)
 	}
 	return lines
 }
