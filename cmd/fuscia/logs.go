@@ -151,13 +151,9 @@ func writeFinished(ctx context.Context, get func(context.Context, string) (*jour
 	if x.FinishedAt != nil {
 		ts = *x.FinishedAt
 	}
-	return enc.Encode(struct {
-		Type        string             `json:"type"`
-		Timestamp   string             `json:"@timestamp"`
-		ExecutionID string             `json:"execution_id"`
-		Status      string             `json:"status"`
-		Execution   *journal.Execution `json:"execution"`
-	}{"execution_finished", ts.Format(time.RFC3339Nano), x.ID, x.Status, x})
+	// The line apply -json ends with (engine/run.go), field for field.
+	return enc.Encode(engine.Event{Type: engine.EventExecutionFinished, Timestamp: ts, ExecutionID: x.ID,
+		Workflow: x.Workflow, Status: x.Status, Error: x.Error, Execution: x})
 }
 
 // instanceLabel names the instance of node at index in text output (logs, and the progress of

@@ -284,6 +284,10 @@ task "last" {
 	if len(types) == 0 || types[len(types)-1] != "execution_finished" {
 		t.Fatalf("logs -follow -json did not end with execution_finished: %v\n%s", types, r.stdout)
 	}
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	if last := lines[len(lines)-1]; !strings.Contains(last, `"workflow":"nap"`) || !strings.Contains(last, `"status":"succeeded"`) {
+		t.Errorf("execution_finished is not apply -json's (workflow, status): %s", last)
+	}
 	naps, finished := 0, false
 	for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
 		var ev struct {
