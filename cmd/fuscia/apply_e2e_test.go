@@ -318,6 +318,15 @@ task "a" {
 	wantCode(t, r, 0)
 	wantContains(t, "stderr", r.stderr, `"run traced"`, `"attempt task.a"`, "fuscia.execution_id", "fuscia.node", "fuscia.attempt", "fuscia.outcome")
 	finishedExecution(t, r.stdout)
+
+	// An exporter Fuscia does not know is the setting's fault, exit 2, not the state store's.
+	h.env = append(h.env, "OTEL_TRACES_EXPORTER=bogus")
+	r = h.run("apply", "w.fsc.hcl")
+	wantCode(t, r, 2)
+	wantContains(t, "stderr", r.stderr, "Error: Invalid telemetry setting", "OTEL_TRACES_EXPORTER=bogus is not supported")
+	if strings.Contains(r.stderr, "state store") {
+		t.Errorf("a bad exporter is reported as the state store's:\n%s", r.stderr)
+	}
 }
 
 // TestStalePlan: a saved plan whose locked plugin binary changed since planning is refused with

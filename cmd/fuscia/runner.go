@@ -13,6 +13,7 @@ import (
 	"github.com/fuscia/fuscia/engine/host"
 	"github.com/fuscia/fuscia/engine/journal"
 	"github.com/fuscia/fuscia/engine/local"
+	"github.com/fuscia/fuscia/engine/telemetry"
 	"github.com/fuscia/fuscia/plugin"
 )
 
@@ -126,6 +127,11 @@ func isNotFound(err error) bool { return errors.Is(err, journal.ErrNotFound) }
 // damaged file the error names with its own advice may still be a damaged store, so say what is
 // safe to do: not to move the store aside first, which would lose every run in it.
 func (c *cli) storeFailed(summary, home string, err error) int {
+	if errors.Is(err, telemetry.ErrConfig) {
+		// Not the store's: a setting in the environment (OTEL_*) to fix.
+		fmt.Fprintf(c.stderr, "Error: Invalid telemetry setting\n\n%s\n", sentenceOf(err))
+		return exitInvalid
+	}
 	fmt.Fprintf(c.stderr, "Error: %s\n\n%s\n", summary, sentenceOf(err))
 	if !errors.Is(err, journal.ErrLocked) && !errors.Is(err, local.ErrBusy) && !errors.Is(err, local.ErrOwned) && !errors.Is(err, journal.ErrFormat) && !errors.Is(err, journal.ErrCorrupt) && !errors.Is(err, errTestStore) && !errors.Is(err, errTestCrash) {
 		fmt.Fprintf(c.stderr, "\nNothing in the state store was changed. If it is damaged, stop the fuscia processes using %s and keep a copy of it as it is before anything else; "+

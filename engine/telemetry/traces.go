@@ -2,6 +2,7 @@ package telemetry
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -33,7 +34,7 @@ func newTracerProvider(ctx context.Context, cfg Config) (trace.TracerProvider, f
 	case "otlp":
 		exp, err = newOTLPExporter(ctx, cfg.Getenv)
 	default:
-		return nil, nil, fmt.Errorf("OTEL_TRACES_EXPORTER=%s is not supported; use otlp, console or none", name)
+		return nil, nil, configError{fmt.Errorf("OTEL_TRACES_EXPORTER=%s is not supported; use otlp, console or none", name)}
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("telemetry: %s span exporter: %w", name, err)
@@ -89,3 +90,15 @@ func newResource(cfg Config) (*resource.Resource, error) {
 	}
 	return res, nil
 }
+
+// ErrConfig is what Setup's error is when an environment variable names something it does not
+// support: the user's setting to fix, not a failure of the store or the exporter.
+var ErrConfig = errors.New("telemetry configuration")
+
+// configError is an error of the telemetry settings: its text is the cause's, and it is
+// ErrConfig.
+type configError struct{ err error }
+
+func (e configError) Error() string        { return e.err.Error() }
+func (e configError) Unwrap() error        { return e.err }
+func (e configError) Is(target error) bool { return target == ErrConfig }
