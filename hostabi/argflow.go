@@ -72,13 +72,10 @@ func hostFlows(wasm []byte, top bool) (moduleGuards, error) {
 	f := &flowState{top: top, guards: moduleGuards{}}
 	r := &wasmReader{b: wasm, off: len(componentHeader)}
 	for r.more() {
-		at := r.off
-		id := r.byte()
-		body := r.take(int(r.u32()))
-		if r.err != nil {
-			return nil, fmt.Errorf("%w: section at offset %d: %v", errComponentGuard, at, r.err)
+		at, id, body, err := r.componentSection()
+		if err != nil {
+			return nil, err
 		}
-		var err error
 		switch id {
 		case 0: // custom
 		case compSecCoreModule:
@@ -111,6 +108,17 @@ func hostFlows(wasm []byte, top bool) (moduleGuards, error) {
 		}
 	}
 	return f.guards, nil
+}
+
+// componentSection reads the next section of a component: its offset, id and body.
+func (r *wasmReader) componentSection() (at int, id byte, body []byte, err error) {
+	at = r.off
+	id = r.byte()
+	body = r.take(int(r.u32()))
+	if r.err != nil {
+		return at, 0, nil, fmt.Errorf("%w: section at offset %d: %v", errComponentGuard, at, r.err)
+	}
+	return at, id, body, nil
 }
 
 func (f *flowState) compFunc(i uint32) string {

@@ -100,11 +100,9 @@ func guardComponentAt(wasm []byte, depth int, out *pieces) (bool, error) {
 	modules := 0
 	r := &wasmReader{b: wasm, off: len(componentHeader)}
 	for r.more() {
-		at := r.off
-		id := r.byte()
-		body := r.take(int(r.u32()))
-		if r.err != nil {
-			return false, fmt.Errorf("%w: section at offset %d: %v", errComponentGuard, at, r.err)
+		_, id, body, err := r.componentSection()
+		if err != nil {
+			return false, err
 		}
 		switch id {
 		case compSecCoreModule:
