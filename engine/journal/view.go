@@ -227,6 +227,8 @@ func (r *replay) update(t *target, e *Entry) {
 		*t.status = StatusPending
 	case NodeWaiting:
 		*t.status = StatusWaiting
+		// A wait journals no start of its own: it began when it first waited.
+		setStarted(t, e.Time)
 		if t.deadline != nil {
 			*t.deadline = nil
 			if !e.Deadline.IsZero() {

@@ -119,6 +119,19 @@ func TestExecutionReplay(t *testing.T) {
 					"call.child":{"status":"running","started_at":":09","child_execution_id":"01CHILD"}}}`,
 		},
 		{
+			// The engine journals no start of a wait: it began when it first waited.
+			name: "a wait that journals only its waiting",
+			entries: []Entry{
+				started("wf", "", "wait.approve"),
+				{Type: NodeWaiting, Node: "wait.approve", WaitKind: "approval"},
+				{Type: NodeWaiting, Node: "wait.approve", WaitKind: "approval"}, // resumed: journaled again
+			},
+			want: `{"execution_id":"ID","workflow":"wf","status":"running",
+				"trigger":{"type":"manual","name":"cli","payload":{}},"started_at":":01",
+				"finished_at":null,"parent_execution_id":null,"outputs":{},
+				"nodes":{"wait.approve":{"status":"waiting","started_at":":02"}}}`,
+		},
+		{
 			name: "run failed, unknown entry ignored",
 			entries: []Entry{
 				childRun,
