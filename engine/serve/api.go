@@ -33,7 +33,7 @@ func (s *Server) RegisterAPI(mux *http.ServeMux) {
 // health is 200 "ok" once Start has loaded the workflows and resumed the runs; before, and
 // from the start of a shutdown, 503 "starting" or "stopping" with Retry-After, as the
 // webhooks answer then (readiness.go).
-func (s *Server) health(w http.ResponseWriter, _ *http.Request) {
+func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	n := len(s.workflows)
 	unready := s.readinessLocked()
@@ -43,10 +43,17 @@ func (s *Server) health(w http.ResponseWriter, _ *http.Request) {
 		status, code = unready, http.StatusServiceUnavailable
 		w.Header().Set("Retry-After", retryAfter)
 	}
-	writeJSON(w, code, map[string]any{
+	body := map[string]any{
 		"status": status, "version": version.Fuscia, "workflows": n,
-		"active_runs": s.eng.ActiveCount(), "parked_runs": s.parked.len(), "webhooks": s.sortedPaths(),
-	})
+		"active_runs": s.eng.ActiveCount(), "parked_runs": s.parked.len(),
+	}
+	// The webhook paths are a map of what starts runs (an unsigned hook's path is all it
+	// takes): given on the socket and to a caller with a valid token, not to anyone who
+	// reaches the listener.
+	if !anonymousOnListen(r) {
+		body["webhooks"] = s.sortedPaths()
+	}
+	writeJSON(w, code, body)
 }
 
 type workflowInfo struct {

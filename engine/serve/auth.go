@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -61,7 +62,26 @@ func (s *Server) requireToken(api http.Handler) http.Handler {
 func (a *tokenAuth) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	need := a.scopes.need(r)
 	if need == public {
-		a.next.ServeHTTP(w, r)
+		// Open to anyone on the listener; what a public answer holds may still depend on
+		// whether the caller showed a valid token (health's webhook paths). A wrong one is
+		// neither refused nor counted here.
+		presented, bearer := bearerToken(r.Header.Get("Authorization"))
+		if !bearer {
+			if sess, ok := a.sessions.FromRequest(r, a.now()); ok {
+				presented = sess.Token()
+			}
+		}
+		caller := "" // anonymous
+		if presented != "" {
+			if tok, err := a.check(presented, a.now()); err == nil {
+				caller = tok.Name
+			}
+		}
+		ctx := context.WithValue(r.Context(), viaListenKey{}, caller)
+		if caller != "" {
+			ctx = local.WithCaller(ctx, caller)
+		}
+		a.next.ServeHTTP(w, r.WithContext(ctx))
 		return
 	}
 	now := a.now()
@@ -116,6 +136,17 @@ func (a *tokenAuth) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	a.next.ServeHTTP(w, r.WithContext(local.WithCaller(r.Context(), tok.Name)))
+}
+
+// viaListenKey marks a public request that came through serve's TCP listener (requireToken),
+// as opposed to the owner's unix socket, whose peers are the owner's own user; its value is
+// the name of the valid token it showed, "" for none.
+type viaListenKey struct{}
+
+// anonymousOnListen says whether r came through the TCP listener without a valid token.
+func anonymousOnListen(r *http.Request) bool {
+	caller, via := r.Context().Value(viaListenKey{}).(string)
+	return via && caller == ""
 }
 
 // hasCookie says whether r carries a cookie name, whatever its value.

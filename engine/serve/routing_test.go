@@ -199,8 +199,18 @@ func TestAPIRouting(t *testing.T) {
 	if h.code != http.StatusOK || h.body["status"] != "ok" || h.body["workflows"] != float64(2) {
 		t.Fatalf("health: %d %s, want 200 ok with 2 workflows", h.code, h.raw)
 	}
+	// Without a token it does not list the webhook paths: an unsigned hook's path is all it
+	// takes to start a run. With one, it does.
+	if _, listed := h.body["webhooks"]; listed {
+		t.Errorf("health without a token lists the webhooks: %s", h.raw)
+	}
+	h = ts.api(http.MethodGet, "/v1/health", "")
 	if got := fmt.Sprint(h.body["webhooks"]); got != "[/hooks/get /hooks/post /hooks/put /hooks/signed]" {
-		t.Errorf("health webhooks = %s, want the four paths sorted", got)
+		t.Errorf("health webhooks with a token = %s, want the four paths sorted", got)
+	}
+	h = ts.send(http.MethodGet, "/v1/health", "", map[string]string{"Authorization": "Bearer fsc_wrong"})
+	if _, listed := h.body["webhooks"]; listed || h.code != http.StatusOK {
+		t.Errorf("health with a wrong token: %d %s, want 200 without the webhooks", h.code, h.raw)
 	}
 
 	wl := ts.api(http.MethodGet, "/v1/workflows", "")
