@@ -65,15 +65,11 @@ func (a *tokenAuth) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// Open to anyone on the listener; what a public answer holds may still depend on
 		// whether the caller showed a valid token (health's webhook paths). A wrong one is
 		// neither refused nor counted here.
-		presented, bearer := bearerToken(r.Header.Get("Authorization"))
-		if !bearer {
-			if sess, ok := a.sessions.FromRequest(r, a.now()); ok {
-				presented = sess.Token()
-			}
-		}
+		now := a.now()
+		presented, _, _ := a.credential(r, now)
 		caller := "" // anonymous
 		if presented != "" {
-			if tok, err := a.check(presented, a.now()); err == nil {
+			if tok, err := a.check(presented, now); err == nil {
 				caller = tok.Name
 			}
 		}
@@ -93,14 +89,7 @@ func (a *tokenAuth) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			"error": fmt.Sprintf("too many failed authentications from this address: retry in %d s", secs), "code": "rate_limited"})
 		return
 	}
-	presented, bearer := bearerToken(r.Header.Get("Authorization"))
-	// Without a Bearer token, the UI's session cookie: its token is checked as if presented.
-	var session *ui.Session
-	if !bearer {
-		if sess, ok := a.sessions.FromRequest(r, now); ok {
-			session, presented = sess, sess.Token()
-		}
-	}
+	presented, bearer, session := a.credential(r, now)
 	tok, err := a.check(presented, now)
 	switch {
 	case errors.Is(err, local.ErrUnauthenticated):
@@ -136,6 +125,18 @@ func (a *tokenAuth) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	a.next.ServeHTTP(w, r.WithContext(local.WithCaller(r.Context(), tok.Name)))
+}
+
+// credential is the token r presents: its Bearer token, else the token of the UI session its
+// cookie names (session then set), else "".
+func (a *tokenAuth) credential(r *http.Request, now time.Time) (presented string, bearer bool, session *ui.Session) {
+	presented, bearer = bearerToken(r.Header.Get("Authorization"))
+	if !bearer {
+		if sess, ok := a.sessions.FromRequest(r, now); ok {
+			session, presented = sess, sess.Token()
+		}
+	}
+	return presented, bearer, session
 }
 
 // viaListenKey marks a public request that came through serve's TCP listener (requireToken),
