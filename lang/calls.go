@@ -50,8 +50,9 @@ func collectCalls(exprs []hcl.Expression) (names []string, opaque bool) {
 			return nil, true
 		}
 		_ = hclsyntax.VisitAll(syn, func(node hclsyntax.Node) hcl.Diagnostics {
-			// IterationsName wraps every for expression's collection (guard): syntax, not a call.
-			if call, isCall := node.(*hclsyntax.FunctionCallExpr); isCall && call.Name != funcs.IterationsName && !slices.Contains(names, call.Name) {
+			// IterationsName and ElementName wrap every for expression's collection and
+			// elements (guard): syntax, not calls.
+			if call, isCall := node.(*hclsyntax.FunctionCallExpr); isCall && call.Name != funcs.IterationsName && call.Name != funcs.ElementName && !slices.Contains(names, call.Name) {
 				names = append(names, call.Name)
 			}
 			return nil

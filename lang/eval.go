@@ -89,7 +89,7 @@ func newEvalContext(trs []hcl.Traversal, s Scope, iterates bool) *hcl.EvalContex
 			it = new(funcs.Iterations)
 		}
 		ctx = ctx.NewChild()
-		ctx.Functions = map[string]function.Function{funcs.IterationsName: it.Func()}
+		ctx.Functions = map[string]function.Function{funcs.IterationsName: it.Func(), funcs.ElementName: it.ElementFunc()}
 	}
 	ctx.Variables = make(map[string]cty.Value, 2)
 	// The node roots referred to (task, switch, …), a few at most: a slice on the stack rather
@@ -163,7 +163,9 @@ func check(w *Workflow, f *faults) hcl.Diagnostics {
 		"name":    cty.UnknownVal(cty.String),
 		"type":    cty.UnknownVal(cty.String),
 	}
-	if len(w.Triggers) == 1 {
+	// Known when every run comes through one trigger: the workflow's only one, and that one
+	// manual, since apply and the API start any workflow as a manual run (engine, Start).
+	if len(w.Triggers) == 1 && w.Triggers[0].Type == TriggerManual {
 		trigger["name"] = cty.StringVal(w.Triggers[0].Name)
 		trigger["type"] = cty.StringVal(w.Triggers[0].Type)
 	}

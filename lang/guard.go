@@ -23,7 +23,8 @@ import (
 //     times is as large as the literal);
 //   - the collection of every `for` expression passes through funcs.IterationsName, which counts
 //     its elements against funcs.MaxIterations (three nested `for`s over range(1000) are a
-//     billion elements).
+//     billion elements), and its element and key through funcs.ElementName, which counts their
+//     bytes against funcs.MaxElementBytes (a short element can repeat a long string).
 //
 // The rewritten expressions read the same variables and have the same ranges, so references,
 // diagnostics and the language server see the file as written. iterating is nil when the file
@@ -117,18 +118,41 @@ func (g *guardWalk) Enter(node hclsyntax.Node) hcl.Diagnostics {
 		if call, ok := e.CollExpr.(*hclsyntax.FunctionCallExpr); ok && call.Name == funcs.IterationsName {
 			break // guarded already (a file given twice)
 		}
-		rng := e.CollExpr.Range()
-		start, end := rng, rng
-		start.End, end.Start = rng.Start, rng.End
-		e.CollExpr = &hclsyntax.FunctionCallExpr{
-			Name:            funcs.IterationsName,
-			Args:            []hclsyntax.Expression{e.CollExpr},
-			NameRange:       start,
-			OpenParenRange:  start,
-			CloseParenRange: end,
+		e.CollExpr = wrapCall(funcs.IterationsName, e.CollExpr)
+		if !partOfElement(e, e.ValExpr) {
+			e.ValExpr = wrapCall(funcs.ElementName, e.ValExpr)
+		}
+		if e.KeyExpr != nil && !partOfElement(e, e.KeyExpr) {
+			e.KeyExpr = wrapCall(funcs.ElementName, e.KeyExpr)
 		}
 	}
 	return nil
+}
+
+// partOfElement says whether expr is only a reference into the element the for expression e
+// iterates over (`x`, `x.name`, `k`): what it makes is already in the collection, so it need
+// not be charged (a call to funcs.ElementName costs about 2 µs).
+func partOfElement(e *hclsyntax.ForExpr, expr hclsyntax.Expression) bool {
+	ref, ok := expr.(*hclsyntax.ScopeTraversalExpr)
+	if !ok {
+		return false
+	}
+	root := ref.Traversal.RootName()
+	return root == e.ValVar || (e.KeyVar != "" && root == e.KeyVar)
+}
+
+// wrapCall is the call of the function name with expr as its argument, at expr's range.
+func wrapCall(name string, expr hclsyntax.Expression) *hclsyntax.FunctionCallExpr {
+	rng := expr.Range()
+	start, end := rng, rng
+	start.End, end.Start = rng.Start, rng.End
+	return &hclsyntax.FunctionCallExpr{
+		Name:            name,
+		Args:            []hclsyntax.Expression{expr},
+		NameRange:       start,
+		OpenParenRange:  start,
+		CloseParenRange: end,
+	}
 }
 
 func (g *guardWalk) Exit(node hclsyntax.Node) hcl.Diagnostics {

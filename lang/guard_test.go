@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
@@ -104,6 +105,41 @@ func TestForIterationsBounded(t *testing.T) {
 	}
 	if got := in.GetAttr("m").Index(cty.NumberIntVal(2)).Index(cty.NumberIntVal(1)); !got.RawEquals(cty.NumberIntVal(2)) {
 		t.Errorf("m[2][1] = %#v", got)
+	}
+}
+
+// TestForElementBytesBounded: the elements and keys for expressions make count their bytes
+// against funcs.MaxElementBytes (64 MiB), a value counted each time an element holds it; past
+// it the evaluation fails with one error per for expression, where a few short elements
+// repeating a long string made gigabytes. Within it, values are what they were.
+func TestForElementBytesBounded(t *testing.T) {
+	for _, inputs := range []string{
+		`x = length([for i in range(100) : format("%01000000d", i)])`,
+		`x = length({for i in range(100) : format("%01000000d", i) => i})`,
+		`x = length([for s in [format("%01000000d", 1)] : [for i in range(70) : s]])`,
+		`x = length([for s in [format("%01000000d", 1)] : [for i in range(70) : {v = [s]}]])`,
+	} {
+		_, diags := loadInputs(t, inputs)
+		if len(diags) == 0 || len(diags) > 2 {
+			t.Errorf("%s: %d diagnostics: %.500s", inputs, len(diags), diags.Error())
+		}
+		for _, d := range diags {
+			if !strings.Contains(d.Detail, "made more than 64 MiB of elements in this evaluation") {
+				t.Errorf("%s: %s: %s", inputs, d.Summary, d.Detail)
+			}
+		}
+	}
+	w, diags := loadInputs(t, `x = length([for i in range(60) : format("%01000000d", i)])
+    y = {for i in range(2) : "k${i}" => [i]}`)
+	if diags.HasErrors() {
+		t.Fatal(diags.Error())
+	}
+	in := w.Values[mustParseAddr("task.t")].Inputs
+	want := cty.ObjectVal(map[string]cty.Value{
+		"k0": cty.TupleVal([]cty.Value{cty.NumberIntVal(0)}), "k1": cty.TupleVal([]cty.Value{cty.NumberIntVal(1)}),
+	})
+	if !in.GetAttr("x").RawEquals(cty.NumberIntVal(60)) || !in.GetAttr("y").RawEquals(want) {
+		t.Errorf("within the bound: x = %#v, y = %#v", in.GetAttr("x"), in.GetAttr("y"))
 	}
 }
 
@@ -345,5 +381,90 @@ func TestCallMustNameWorkflowFile(t *testing.T) {
 	_, diags := p.Load("w.fsc.hcl", Options{})
 	if !diags.HasErrors() || !strings.Contains(diags.Error(), "is not one") || strings.Contains(diags.Error(), "PATH=") {
 		t.Fatalf("a call of /proc/self/environ: %v; want it refused without its content", diags)
+	}
+}
+
+// BenchmarkForElements: what a for expression costs an element, with its collection counted
+// and each element's size charged (funcs.IterationsName, funcs.ElementName).
+func BenchmarkForElements(b *testing.B) {
+	src := "workflow \"w\" {}\ntask \"t\" {\n  uses   = builtin.transform\n  inputs = { x = [for i in range(1000) : \"item-${i}\"] }\n}\n"
+	p := NewParser()
+	p.Sources = map[string][]byte{"b.fsc.hcl": []byte(src)}
+	w, diags := p.Load("b.fsc.hcl", Options{})
+	if diags.HasErrors() {
+		b.Fatal(diags.Error())
+	}
+	expr := w.Node(mustParseAddr("task.t")).Task.Inputs
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, diags := expr.Value(w.EvalContext(expr, Scope{Functions: funcs.Shared()})); diags.HasErrors() {
+			b.Fatal(diags.Error())
+		}
+	}
+}
+
+// TestTriggerKnownAtPlan: trigger.type and trigger.name are known at plan only when every run
+// comes through one manual trigger (declared or implicit): apply and the API start a workflow
+// whose only trigger is a schedule as a manual run, so plan showed "schedule" and a `when`
+// true for a run that apply then skipped.
+func TestTriggerKnownAtPlan(t *testing.T) {
+	for _, tc := range []struct {
+		triggers string
+		want     cty.Value
+	}{
+		{``, cty.StringVal("manual")},
+		{`trigger "manual" "start" {}`, cty.StringVal("manual")},
+		{`trigger "schedule" "nightly" { cron = "@daily" }`, cty.UnknownVal(cty.String)},
+		{`trigger "webhook" "in" { path = "/in" }`, cty.UnknownVal(cty.String)},
+	} {
+		src := "workflow \"w\" {}\n" + tc.triggers + "\ntask \"t\" {\n  uses   = builtin.transform\n  inputs = { ty = trigger.type }\n}\n"
+		p := NewParser()
+		p.Sources = map[string][]byte{"t.fsc.hcl": []byte(src)}
+		w, diags := p.Load("t.fsc.hcl", Options{})
+		if diags.HasErrors() {
+			t.Fatal(diags.Error())
+		}
+		got := w.Values[mustParseAddr("task.t")].Inputs.GetAttr("ty")
+		if !got.RawEquals(tc.want) && !(got.IsKnown() == tc.want.IsKnown() && !got.IsKnown()) {
+			t.Errorf("%q: trigger.type at plan = %#v, want %#v", tc.triggers, got, tc.want)
+		}
+	}
+}
+
+// TestLongListVariable: a list(number) variable given a list of 100,000 numbers (the for_each
+// bound) converts in well under a second, where go-cty's conversion of the tuple compared its
+// elements' types pair by pair (20,000 took 7 s); elements that do not convert still fail
+// with go-cty's error, and list(any) keeps its meaning.
+func TestLongListVariable(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("[")
+	for i := range 100_000 {
+		fmt.Fprintf(&b, "%d,", i)
+	}
+	b.WriteString("]")
+	src := []byte("workflow \"w\" {}\nvariable \"n\" {\n  type = list(number)\n}\nvariable \"s\" {\n  type = set(string)\n}\nvariable \"a\" {\n  type = list(any)\n}\n")
+	p := NewParser()
+	p.Sources = map[string][]byte{"w.fsc.hcl": src}
+	start := time.Now()
+	w, diags := p.Load("w.fsc.hcl", Options{Planning: true, Vars: VarInputs{Flags: []string{"n=" + b.String(), `s=["b", "a", "b"]`, `a=[1, "x"]`}}})
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("loading with a list of 100,000 numbers took %s", took)
+	}
+	if diags.HasErrors() {
+		t.Fatal(diags.Error())
+	}
+	vals := w.VarValues()
+	if n := vals.GetAttr("n"); !n.Type().Equals(cty.List(cty.Number)) || n.LengthInt() != 100_000 || !n.Index(cty.NumberIntVal(99_999)).RawEquals(cty.NumberIntVal(99_999)) {
+		t.Errorf("n = %s of %d", n.Type().FriendlyName(), n.LengthInt())
+	}
+	if s := vals.GetAttr("s"); !s.RawEquals(cty.SetVal([]cty.Value{cty.StringVal("a"), cty.StringVal("b")})) {
+		t.Errorf("s = %#v", s)
+	}
+	if a := vals.GetAttr("a"); !a.Type().Equals(cty.List(cty.String)) {
+		t.Errorf("a = %#v; want go-cty's list of strings", a)
+	}
+	_, diags = p.Load("w.fsc.hcl", Options{Planning: true, Vars: VarInputs{Flags: []string{`n=[1, "x"]`, `s=[]`, `a=[]`}}})
+	if !diags.HasErrors() || !strings.Contains(diags.Error(), "a number is required") {
+		t.Errorf("n = [1, \"x\"]: %v; want go-cty's conversion error", diags)
 	}
 }

@@ -171,8 +171,13 @@ func (l *linker) ref(n *Node, tr hcl.Traversal, eachOK bool) {
 		if !ok {
 			l.add(errorf(rng, "Invalid reference", "A variable is read as var.NAME."))
 		} else if l.w.Variable(name) == nil {
-			l.add(errorf(rng, "Reference to undeclared variable",
-				"No variable named %q is declared. Declare it with a `variable %q { type = string }` block.", name, name))
+			if near := l.suggestVariable(name); near != "" {
+				l.add(errorf(rng, "Reference to undeclared variable",
+					"No variable named %q is declared. Did you mean var.%s?", name, near))
+			} else {
+				l.add(errorf(rng, "Reference to undeclared variable",
+					"No variable named %q is declared. Declare it with a `variable %q { type = string }` block.", name, name))
+			}
 		}
 	case "secret":
 		name, ok := attr(1)
@@ -285,6 +290,17 @@ func (l *linker) suggest(name string) string {
 		return ""
 	}
 	return " Did you mean " + l.byName[best].Addr.Local() + "?"
+}
+
+// suggestVariable is the declared variable nearest name (fewer than 3 edits), "" when none is.
+func (l *linker) suggestVariable(name string) string {
+	best, bestDist := "", 3
+	for _, v := range l.w.Variables {
+		if d := levenshtein(name, v.Name); d < bestDist || (d == bestDist && best != "" && v.Name < best) {
+			best, bestDist = v.Name, d
+		}
+	}
+	return best
 }
 
 func (l *linker) afterRef(n *Node, a *AfterRef) {

@@ -148,8 +148,9 @@ var tables = sync.OnceValues(func() (adapted, defined map[string]function.Functi
 		"can": tryfunc.CanFunc.WithNewDescriptions("Returns whether the expression evaluates without an error.", []string{"The expression to try."}),
 		"try": tryfunc.TryFunc.WithNewDescriptions("Returns the value of the first of its expressions that evaluates without an error.", nil),
 
-		// Not callable from HCL (see IterationsName), not in Names or Docs.
+		// Not callable from HCL (see IterationsName, ElementName), not in Names or Docs.
 		IterationsName: iterationsFunc(nil),
+		ElementName:    elementFunc(nil),
 	}
 	checks := map[string]func(args []cty.Value) error{
 		"format":     checkFormat,
@@ -186,7 +187,7 @@ var tables = sync.OnceValues(func() (adapted, defined map[string]function.Functi
 
 var names = sync.OnceValue(func() []string {
 	names := slices.Sorted(maps.Keys(table()))
-	return slices.DeleteFunc(names, func(n string) bool { return n == IterationsName })
+	return slices.DeleteFunc(names, func(n string) bool { return n == IterationsName || n == ElementName })
 })
 
 // refineNotNull lets callers compare an unknown result with null and get a

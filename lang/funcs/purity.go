@@ -51,8 +51,10 @@ var purity = map[string]bool{
 	// Error handling: as pure as the expressions they are given.
 	"can": true, "try": true,
 
-	// The identity every for expression's collection passes through (IterationsName).
+	// The identities every for expression's collection and elements pass through
+	// (IterationsName, ElementName).
 	IterationsName: true,
+	ElementName:    true,
 
 	// Impure, not in Table: the clock, a random source, the filesystem.
 	"timestamp": false, "plantimestamp": false, "uuid": false, "bcrypt": false,

@@ -119,7 +119,7 @@ func (p *subprocess) wait() (int, error) {
 		return 0, err
 	case <-time.After(waitFor):
 		_ = p.cmd.Process.Kill()
-		<-p.done
+		p.done <- <-p.done // for the next wait (the test's cleanup waits too)
 		return -1, fmt.Errorf("fuscia lsp did not end within %s; killed", waitFor)
 	}
 }
@@ -403,7 +403,9 @@ func TestE2EWorkspacePluginNotRun(t *testing.T) {
 // would take hours does not keep shutdown from being answered, nor exit from ending the server.
 func TestE2EHostileExpressions(t *testing.T) {
 	dir, home := t.TempDir(), t.TempDir()
-	big := "workflow \"w\" {}\ntask \"t\" {\n  uses = builtin.transform\n  inputs = {\n    x = length([for a in range(1024) : \"${join(\"\", [for i in range(4) : format(\"%01000000d\", a)])}\"])\n  }\n}\n"
+	// A list of 2,000 strings of 1 MB: each within format's bound, and no for expression (whose
+	// elements have a bound of their own).
+	big := "workflow \"w\" {}\ntask \"t\" {\n  uses = builtin.transform\n  inputs = {\n    x = length([" + strings.Repeat(`format("%01000000d", 1), `, 2000) + "])\n  }\n}\n"
 	path := writeFile(t, filepath.Join(dir, "big.fsc.hcl"), big)
 	p := startLSPWith(t, home, []string{"FUSCIA_MAX_CHECK_HEAP=64MiB"})
 	p.initialize()
