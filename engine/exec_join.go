@@ -58,10 +58,12 @@ func (r *Run) branchOK(ns, up *nodeState) bool {
 	return true
 }
 
-// branchSkipped says whether a branch did not run for the join: it was skipped, or its branch
-// edge was not selected.
+// branchSkipped says whether a branch did not run for the join: it was skipped, it was
+// cancelled (by an m_of_n join that had its m: docs/reference/language.md says that does not
+// make the run fail, so another join over it does not fail for it either), or its branch edge
+// was not selected.
 func (r *Run) branchSkipped(ns, up *nodeState) bool {
-	if up.status == journal.StatusSkipped {
+	if up.status == journal.StatusSkipped || up.status == journal.StatusCancelled {
 		return true
 	}
 	return (up.status == journal.StatusSucceeded || up.status == journal.StatusCompletedWithErrors) && !r.branchOK(ns, up)

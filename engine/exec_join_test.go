@@ -239,6 +239,39 @@ task "next" {
 			t.Fatalf("run error %v", ex.Error)
 		}
 	})
+	t.Run("a branch it cancelled counts as skipped for other joins", func(t *testing.T) {
+		// docs/reference/language.md: the cancelled branches do not make the run fail. A
+		// second join over the same branches failed ("branch task.slow did not succeed"), and
+		// with it the run.
+		te := newTestEnv(t)
+		ex := te.apply(`
+workflow "j" {}
+task "fast" {
+  uses = builtin.transform
+}
+task "slow" {
+  uses   = builtin.sleep
+  inputs = { duration = "5s" }
+}
+join "first" {
+  after    = [task.fast, task.slow]
+  strategy = "m_of_n"
+  m        = 1
+}
+join "both" {
+  after = [task.fast, task.slow]
+}
+join "either" {
+  after    = [task.fast, task.slow]
+  strategy = "any"
+}
+`, StartOptions{})
+		wantRun(t, ex, "succeeded")
+		wantNode(t, ex, "task.slow", "cancelled")
+		wantNode(t, ex, "join.first", "succeeded")
+		wantNode(t, ex, "join.both", "succeeded")
+		wantNode(t, ex, "join.either", "succeeded")
+	})
 	t.Run("fails as soon as m is out of reach", func(t *testing.T) {
 		te := newTestEnv(t)
 		start := time.Now()

@@ -100,7 +100,7 @@ func (m *Manager) HandleTrigger(ctx context.Context, t Target, req TriggerReques
 // known yet.
 func (m *Manager) Configure(ctx context.Context, t Target, config []byte, unknown []string) ([]*pluginv1.Diagnostic, error) {
 	var resp *pluginv1.ConfigureResponse
-	err := m.call(ctx, t, "Configure", nil, func(ctx context.Context, p *process, _ string, _ int64) error {
+	err := m.checkCall(ctx, t, "Configure", func(ctx context.Context, p *process, _ string, _ int64) error {
 		var err error
 		resp, err = p.provider.Configure(ctx, &pluginv1.ConfigureRequest{Config: config, UnknownPaths: unknown})
 		return err
@@ -114,7 +114,7 @@ func (m *Manager) Configure(ctx context.Context, t Target, config []byte, unknow
 // ValidateInput checks a task's input at plan time.
 func (m *Manager) ValidateInput(ctx context.Context, t Target, task string, input, config []byte, unknown []string) ([]*pluginv1.Diagnostic, error) {
 	var resp *pluginv1.ValidateInputResponse
-	err := m.call(ctx, t, "ValidateInput", nil, func(ctx context.Context, p *process, _ string, _ int64) error {
+	err := m.checkCall(ctx, t, "ValidateInput", func(ctx context.Context, p *process, _ string, _ int64) error {
 		var err error
 		resp, err = p.provider.ValidateInput(ctx, &pluginv1.ValidateInputRequest{Task: task, Input: input, Config: config, UnknownPaths: unknown})
 		return err
@@ -123,6 +123,20 @@ func (m *Manager) ValidateInput(ctx context.Context, t Target, task string, inpu
 		return nil, err
 	}
 	return resp.Diagnostics, nil
+}
+
+// checkCall is call for a plan-time RPC, within Options.CheckTimeout: past it the error says
+// the plugin did not answer in time (and the process is killed after the grace period, as
+// after any deadline).
+func (m *Manager) checkCall(ctx context.Context, t Target, what string, rpc func(ctx context.Context, p *process, id string, deadline int64) error) error {
+	bounded, cancel := context.WithTimeout(ctx, m.opts.CheckTimeout)
+	defer cancel()
+	err := m.call(bounded, t, what, nil, rpc)
+	var pe *Error
+	if err != nil && ctx.Err() == nil && errors.As(err, &pe) && pe.Kind == Timeout {
+		return &Error{Kind: Timeout, Message: fmt.Sprintf("%s did not answer %s within %s: a plugin answers its schema and plan-time checks promptly; fix or replace it", t, what, m.opts.CheckTimeout)}
+	}
+	return err
 }
 
 // call runs one RPC on t's process and classifies what went wrong: a dead process is Crashed

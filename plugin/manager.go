@@ -29,6 +29,8 @@ import (
 const (
 	DefaultStartTimeout = 10 * time.Second
 	DefaultGracePeriod  = 5 * time.Second
+	// DefaultCheckTimeout bounds a plan-time call: GetSchema, Configure, ValidateInput.
+	DefaultCheckTimeout = 30 * time.Second
 )
 
 // Options configure a Manager.
@@ -40,6 +42,10 @@ type Options struct {
 	// GracePeriod is how long a plugin may take to return after a call's deadline or
 	// cancellation before it is killed; zero means DefaultGracePeriod.
 	GracePeriod time.Duration
+	// CheckTimeout bounds each plan-time call (GetSchema, Configure, ValidateInput), which
+	// has no task timeout of its own; zero means DefaultCheckTimeout. A plugin blocked in one
+	// held validate, plan and apply for good.
+	CheckTimeout time.Duration
 	// CacheDir keeps GetSchema answers by binary digest ($FUSCIA_HOME/cache); empty keeps them
 	// in memory only.
 	CacheDir string
@@ -101,6 +107,9 @@ func NewManager(opts Options) *Manager {
 	}
 	if opts.StartTimeout <= 0 {
 		opts.StartTimeout = DefaultStartTimeout
+	}
+	if opts.CheckTimeout <= 0 {
+		opts.CheckTimeout = DefaultCheckTimeout
 	}
 	if opts.GracePeriod <= 0 {
 		opts.GracePeriod = DefaultGracePeriod

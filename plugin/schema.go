@@ -93,7 +93,7 @@ func (m *Manager) Describe(ctx context.Context, t Target) (*Schema, error) {
 		return s, nil
 	}
 	var s *Schema
-	err := m.call(ctx, t, "GetSchema", nil, func(ctx context.Context, p *process, _ string, _ int64) error {
+	err := m.checkCall(ctx, t, "GetSchema", func(ctx context.Context, p *process, _ string, _ int64) error {
 		// A process started for this call fetched the schema already (learnStreams).
 		if s = m.known(t.Digest); s != nil {
 			return nil

@@ -930,3 +930,31 @@ func TestPluginList(t *testing.T) {
 		"greeter 0.1.0 count, crash, fail, greet, hang tick "+digest+" "+abs,
 		"Warning: notplugin: ")
 }
+
+// TestPluginOutputRefsChecked: validate and plan check a reference into a plugin task's output
+// against the task's output_schema, as they check a component's (docs/plugins.md): a typo in
+// `task.hello.output.mesage` is an error at its line before anything runs, where the run used
+// to call greet and fail the next node.
+func TestPluginOutputRefsChecked(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	installGreeter(t, filepath.Join(h.dir, "plugins"))
+	src := "workflow \"typo\" {}\n\n" + greeterBlock + `
+task "hello" {
+  uses   = plugin.greeter.greet
+  inputs = { name = "Ada" }
+}
+
+task "again" {
+  uses   = plugin.greeter.greet
+  inputs = { name = task.hello.output.mesage }
+}
+`
+	f := h.write("typo.fsc.hcl", src)
+	for _, cmd := range []string{"validate", "plan"} {
+		r := h.run(cmd, f)
+		wantCode(t, r, 2) // an invalid workflow
+		wantContains(t, cmd, oneLine(r.stderr), "Unsupported attribute", `has no attribute "mesage"`, "message",
+			fmt.Sprintf("typo.fsc.hcl line %d", lineOf(t, src, "mesage")))
+	}
+}

@@ -13,6 +13,26 @@ import (
 // checkOutputRefs reports references to output attributes that a component task's
 // output_schema says do not exist: `task.x.output.emial` when the schema lists "email".
 func checkOutputRefs(w *lang.Workflow, res *Resolution) hcl.Diagnostics {
+	return CheckOutputRefs(w, func(n *lang.Node) ([]byte, string) {
+		if n.Task.Uses.Kind != lang.UsesComponent {
+			return nil, ""
+		}
+		lock := res.Components[n.Task.Uses.Local]
+		if lock == nil || lock.manifest == nil {
+			return nil, ""
+		}
+		task, ok := lock.manifest.Tasks[n.Task.Uses.Name]
+		if !ok {
+			return nil, ""
+		}
+		return task.OutputSchema, fmt.Sprintf("the output_schema of %s@%s task %q", lock.Source, lock.Version, n.Task.Uses.Name)
+	})
+}
+
+// CheckOutputRefs reports references to the output attributes of task nodes that their task's
+// output schema says do not exist. schemaOf gives a task node's output schema (JSON Schema;
+// nil when none is known) and names it for the message.
+func CheckOutputRefs(w *lang.Workflow, schemaOf func(n *lang.Node) (schema []byte, what string)) hcl.Diagnostics {
 	type target struct {
 		schema map[string]any
 		what   string
@@ -20,23 +40,18 @@ func checkOutputRefs(w *lang.Workflow, res *Resolution) hcl.Diagnostics {
 	}
 	targets := map[string]*target{}
 	for _, n := range w.Nodes {
-		if n.Task == nil || n.Task.Uses.Kind != lang.UsesComponent || n.Addr.Kind != lang.KindTask {
+		if n.Task == nil || n.Addr.Kind != lang.KindTask {
 			continue
 		}
-		lock := res.Components[n.Task.Uses.Local]
-		if lock == nil || lock.manifest == nil {
-			continue
-		}
-		task, ok := lock.manifest.Tasks[n.Task.Uses.Name]
-		if !ok || len(task.OutputSchema) == 0 {
+		raw, what := schemaOf(n)
+		if len(raw) == 0 {
 			continue
 		}
 		var s map[string]any
-		if json.Unmarshal(task.OutputSchema, &s) != nil {
+		if json.Unmarshal(raw, &s) != nil {
 			continue
 		}
-		targets[n.Addr.Name] = &target{schema: s, each: n.Task.ForEach != nil,
-			what: fmt.Sprintf("the output_schema of %s@%s task %q", lock.Source, lock.Version, n.Task.Uses.Name)}
+		targets[n.Addr.Name] = &target{schema: s, each: n.Task.ForEach != nil, what: what}
 	}
 	if len(targets) == 0 {
 		return nil

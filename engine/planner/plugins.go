@@ -149,6 +149,18 @@ func CheckPlugins(ctx context.Context, w *lang.Workflow, res *plan.Resolution, m
 		diags = append(diags, a.diagnostics()...)
 	}
 
+	// References into a plugin task's output, against its output_schema, as a component's
+	// are checked (plan.CheckOutputRefs): `task.greet.output.mesage` is an error at plan, not
+	// after greet has run.
+	diags = append(diags, plan.CheckOutputRefs(w, func(n *lang.Node) ([]byte, string) {
+		u := n.Task.Uses
+		s := schemas[u.Local]
+		if u.Kind != lang.UsesPlugin || s == nil {
+			return nil, ""
+		}
+		return s.Tasks[u.Name].Output, fmt.Sprintf("the output_schema of plugin %s@%s task %q", s.Name, s.Version, u.Name)
+	})...)
+
 	for _, t := range w.Triggers {
 		if t.Uses == nil || t.Uses.Kind != lang.UsesPlugin {
 			continue

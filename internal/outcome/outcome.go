@@ -151,7 +151,9 @@ func (r Result) Check() error {
 	default:
 		return fmt.Errorf(`result type %q is not one of success, skip, branch, continue, error`, r.Type)
 	}
-	if r.Progress < 0 || r.Progress > 1 {
+	// NaN passes both compares, and then no journal entry could hold the result (JSON has no
+	// NaN): the run stopped at every resume.
+	if r.Progress < 0 || r.Progress > 1 || math.IsNaN(r.Progress) {
 		return fmt.Errorf(`"progress" must be between 0 and 1; got %g`, r.Progress)
 	}
 	if r.DelayMs < 0 || r.BackoffHintMs < 0 {

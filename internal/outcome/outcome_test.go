@@ -437,6 +437,11 @@ func TestParseRejects(t *testing.T) {
 			t.Errorf("Parse(%s) = %v, want an error containing %q", c.wire, err, c.want)
 		}
 	}
+	// NaN, which no JSON holds, can come from a plugin's protobuf answer: refused, or no journal
+	// entry could record the result and the run stopped at every resume.
+	if err := (outcome.Result{Type: outcome.Continue, Progress: math.NaN()}).Check(); err == nil || !strings.Contains(err.Error(), `"progress" must be between 0 and 1; got NaN`) {
+		t.Errorf("Check of a NaN progress = %v", err)
+	}
 	// The kinds a task may return all pass.
 	for _, k := range []outcome.Kind{outcome.Retryable, outcome.Fatal, outcome.Validation} {
 		if _, err := outcome.Parse([]byte(fmt.Sprintf(`{"type":"error","kind":%q,"message":"m"}`, k))); err != nil {

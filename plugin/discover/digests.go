@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
-	"os"
 	"sync"
 	"time"
 )
@@ -49,9 +48,9 @@ func (d *Digests) Digest(path string) (string, error) {
 	if d == nil {
 		return Digest(path)
 	}
-	f, err := os.Open(path)
+	f, err := openPlugin(path)
 	if err != nil {
-		return "", fmt.Errorf("digest plugin %s: %w", path, err)
+		return "", err
 	}
 	defer f.Close()
 	before, ok := identify(f)

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/hashicorp/go-version"
 )
@@ -112,9 +113,9 @@ func Find(dirs []string, name, constraint string) (Binary, error) {
 
 // Digest returns "sha256:<hex>" of the file at path: the lock file's digest of a plugin binary.
 func Digest(path string) (string, error) {
-	f, err := os.Open(path)
+	f, err := openPlugin(path)
 	if err != nil {
-		return "", fmt.Errorf("digest plugin %s: %w", path, err)
+		return "", err
 	}
 	defer f.Close()
 	digest, err := digestOf(f)
@@ -122,4 +123,23 @@ func Digest(path string) (string, error) {
 		return "", fmt.Errorf("digest plugin %s: %w", path, err)
 	}
 	return digest, nil
+}
+
+// openPlugin opens a plugin binary to read it, without blocking, and makes sure it is a regular
+// file: a FIFO named like a plugin held every command that listed the directory in its open,
+// past SIGTERM, and a device would be read forever.
+func openPlugin(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, fmt.Errorf("digest plugin %s: %w", path, err)
+	}
+	info, err := f.Stat()
+	if err == nil && !info.Mode().IsRegular() {
+		err = fmt.Errorf("it is not a regular file (%s); a plugin is an executable file: remove or rename it", info.Mode().Type())
+	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("digest plugin %s: %w", path, err)
+	}
+	return f, nil
 }

@@ -4,7 +4,10 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 func touch(t *testing.T, dir, name, content string) string {
@@ -64,5 +67,32 @@ func TestDigest(t *testing.T) {
 	}
 	if _, err := Digest(p + ".missing"); err == nil {
 		t.Error("Digest of a missing file succeeded")
+	}
+}
+
+// TestDigestRefusesFIFO: a FIFO named like a plugin is refused at once, by the package's Digest
+// and the cache's, not waited on in its open (a command listing the directory hung there past
+// SIGTERM).
+func TestDigestRefusesFIFO(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "fuscia-plugin-fifo")
+	if err := syscall.Mkfifo(p, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 2)
+	go func() {
+		_, err := Digest(p)
+		done <- err
+		_, err = NewDigests().Digest(p)
+		done <- err
+	}()
+	for range 2 {
+		select {
+		case err := <-done:
+			if err == nil || !strings.Contains(err.Error(), "not a regular file") {
+				t.Errorf("Digest of a FIFO: %v; want not a regular file", err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("Digest of a FIFO blocked")
+		}
 	}
 }
