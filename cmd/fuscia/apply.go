@@ -32,15 +32,18 @@ func runApply(ctx context.Context, c *cli, args []string) int {
 	if !ok {
 		return code
 	}
+	if code, ok := fs.checkLogFormat(*logFormat); !ok {
+		return code
+	}
 	defer c.relaxGCAtStart()()
 	if *payload != "" {
 		var v any
 		if err := json.Unmarshal([]byte(*payload), &v); err != nil {
-			return c.fail(*asJSON, "Invalid -payload", fmt.Sprintf("The -payload value is not valid JSON (%v). Give a JSON value, for example -payload '{\"order_id\": 42}'.", err))
+			return fs.invalid(*asJSON, "Invalid -payload", fmt.Sprintf("The -payload value is not valid JSON (%v). Give a JSON value, for example -payload '{\"order_id\": 42}'.", err))
 		}
 	}
 	if *parallelism < 0 {
-		return c.fail(*asJSON, "Invalid -parallelism", fmt.Sprintf("-parallelism must be 1 or more; got %d.", *parallelism))
+		return fs.invalid(*asJSON, "Invalid -parallelism", fmt.Sprintf("-parallelism must be 1 or more; got %d.", *parallelism))
 	}
 	file, err := singleWorkflow(paths)
 	if err != nil {
@@ -52,6 +55,11 @@ func runApply(ctx context.Context, c *cli, args []string) int {
 	env := plan.Env{Home: fs.homeDir(), PluginDirs: pluginDirs, Digests: plugins.Digests()}
 	var made *planner.Result
 	var diags hcl.Diagnostics
+	// Planning evaluates the file's expressions, as validate and plan do, under their heap
+	// limit (memory.go): one that builds gigabytes ends apply with an error, not the runtime's
+	// out-of-memory stacks. The run that follows is not watched.
+	stopGuard := c.guardMemory()
+	defer stopGuard() // a second stop is a no-op
 	if plan.IsPlanFile(file) {
 		if len(vars) > 0 || len(varFiles) > 0 {
 			_ = plugins.Close()
@@ -74,6 +82,7 @@ func runApply(ctx context.Context, c *cli, args []string) int {
 			Vars: lang.VarInputs{Env: c.environ(), Files: varFiles, Flags: vars},
 		})
 	}
+	stopGuard()
 	if code, stop := c.reportDiags(*asJSON, made.Files, diags); stop {
 		_ = plugins.Close()
 		return code

@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"runtime"
@@ -34,6 +35,7 @@ const compileChildTimeout = 10 * time.Minute
 func internalCommands() map[string]command {
 	return map[string]command{
 		internalCompileCommand: {"Compile a Wasm component into the disk cache (serve's child process)", runInternalCompile, false},
+		internalCheckCommand:   {"Evaluate a workflow file's expressions under the heap limit (serve's child process)", runInternalCheck, true},
 	}
 }
 
@@ -93,24 +95,12 @@ func childCompiler(ctx context.Context, exe string, timeout time.Duration) func(
 				}
 			}()
 		}
-		cmd := exec.CommandContext(ctx, exe, compileArgs(job)...)
-		stderr := &headBuffer{max: 8 << 10}
-		cmd.Stderr = stderr // stdin and stdout are the null device
-		// A grandchild that kept the pipe open cannot hold the wait past the kill.
-		cmd.WaitDelay = 5 * time.Second
-		// The child dies with this process, SIGKILLed included: nothing may go on writing into
-		// a home whose daemon has stopped. The kernel sends the signal when the thread that
-		// started the child ends, not the process, so this goroutine keeps its thread until
-		// the child is reaped: a thread Go ends (one a locked goroutine left) is never it.
-		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-		runtime.LockOSThread()
-		err := cmd.Run()
-		runtime.UnlockOSThread()
+		stderr, err := runChild(ctx, exe, compileArgs(job), nil, nil)
 		if err == nil {
 			return nil
 		}
 		what := fmt.Sprintf("compile %s in a child process (%s %s)", job.Name, exe, internalCompileCommand)
-		out := strings.Join(strings.Fields(stderr.String()), " ")
+		out := strings.Join(strings.Fields(stderr), " ")
 		switch {
 		case errors.Is(ctx.Err(), context.DeadlineExceeded):
 			return fmt.Errorf("%s: it did not finish within %s and was killed", what, timeout)
@@ -121,6 +111,27 @@ func childCompiler(ctx context.Context, exe string, timeout time.Duration) func(
 		}
 		return fmt.Errorf("%s: %w", what, err)
 	}
+}
+
+// runChild runs exe with args until it exits or ctx ends (it is then killed), with stdin (nil:
+// the null device) and env (nil: this process's), and returns the first 8 KiB of its stderr.
+// The child is reaped before it returns.
+func runChild(ctx context.Context, exe string, args []string, stdin io.Reader, env []string) (stderr string, err error) {
+	cmd := exec.CommandContext(ctx, exe, args...)
+	cmd.Stdin, cmd.Env = stdin, env
+	errOut := &headBuffer{max: 8 << 10}
+	cmd.Stderr = errOut // stdout is the null device
+	// A grandchild that kept the pipe open cannot hold the wait past the kill.
+	cmd.WaitDelay = 5 * time.Second
+	// The child dies with this process, SIGKILLed included: nothing may go on writing into a
+	// home whose daemon has stopped. The kernel sends the signal when the thread that started
+	// the child ends, not the process, so this goroutine keeps its thread until the child is
+	// reaped: a thread Go ends (one a locked goroutine left) is never it.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	runtime.LockOSThread()
+	err = cmd.Run()
+	runtime.UnlockOSThread()
+	return errOut.String(), err
 }
 
 // daemonCompiler is the childCompiler of serve and worker: this very binary, for as long as

@@ -15,10 +15,10 @@ import (
 const defaultMaxCheckHeap = 2 << 30
 
 // checksWorkflows says whether the command evaluates workflow files' expressions without
-// running anything: those exit at once on a signal.
+// running anything: those exit at once on a signal. internal-check is serve's child doing it.
 func checksWorkflows(command string) bool {
 	switch command {
-	case "validate", "plan", "graph", "fmt":
+	case "validate", "plan", "graph", "fmt", internalCheckCommand:
 		return true
 	}
 	return false
@@ -61,7 +61,7 @@ func (c *cli) guardMemory() (stop func()) {
 		}
 	}
 	return memguard.Watch(limit, 20*time.Millisecond, func(heap uint64) {
-		fmt.Fprintf(c.stderr, "Error: Workflow expressions use too much memory\n\nEvaluating the workflow's expressions took %d MiB of memory, more than the limit of %d MiB: an expression builds more than a workflow should (a for expression making many long strings, say). Make it build less, or raise the limit with FUSCIA_MAX_CHECK_HEAP.\n",
+		fmt.Fprintf(c.stderr, "Error: Workflow expressions use too much memory\n\nEvaluating the workflow's expressions took %d MiB of memory, more than the limit of %d MiB: an expression builds more than a workflow should (a list of many long strings, say). Make it build less, or raise the limit with FUSCIA_MAX_CHECK_HEAP.\n",
 			heap>>20, limit>>20)
 		c.exit(exitFailed)
 	})

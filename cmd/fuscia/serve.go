@@ -46,6 +46,9 @@ func runServe(ctx context.Context, c *cli, args []string) int {
 	if !ok {
 		return code
 	}
+	if code, ok := fs.checkLogFormat(*logFormat); !ok {
+		return code
+	}
 	if c.getenv("GOMAXPROCS") == "" {
 		// Badger's compactors each keep a P busy for up to hundreds of milliseconds at a time,
 		// and Go preempts a goroutine only after 10 ms: with one P per CPU, while both
@@ -65,16 +68,16 @@ func runServe(ctx context.Context, c *cli, args []string) int {
 		}
 	}
 	if *grace < 0 || *webhookWait <= 0 {
-		return c.fail(false, "Invalid duration", "-shutdown-grace must be 0 or more and -webhook-wait more than 0.")
+		return fs.invalid(false, "Invalid duration", "-shutdown-grace must be 0 or more and -webhook-wait more than 0.")
 	}
 	if *maxConns < 1 {
-		return c.fail(false, "Invalid -max-connections", fmt.Sprintf("-max-connections must be 1 or more, not %d.", *maxConns))
+		return fs.invalid(false, "Invalid -max-connections", fmt.Sprintf("-max-connections must be 1 or more, not %d.", *maxConns))
 	}
 	guard := serve.GuardConfig{ListenAddr: *listen}
 	for _, v := range allowedHosts {
 		ah, err := serve.ParseAllowedHost(v)
 		if err != nil {
-			return c.fail(false, "Invalid -allowed-host", sentenceOf(err))
+			return fs.invalid(false, "Invalid -allowed-host", sentenceOf(err))
 		}
 		guard.AllowedHosts = append(guard.AllowedHosts, ah)
 	}
@@ -85,7 +88,7 @@ func runServe(ctx context.Context, c *cli, args []string) int {
 	var retain time.Duration
 	if *retainText != "" {
 		if retain, ok = parseAge(*retainText); !ok {
-			return c.fail(false, "Invalid -retain", fmt.Sprintf("%q is not a duration: use one such as 720h or 30d, or 0 to keep every run.", *retainText))
+			return fs.invalid(false, "Invalid -retain", fmt.Sprintf("%q is not a duration: use one such as 720h or 30d, or 0 to keep every run.", *retainText))
 		}
 	}
 	clusterCfg, clustered, err := nf.config(c)
@@ -107,6 +110,7 @@ func runServe(ctx context.Context, c *cli, args []string) int {
 		CompileElsewhere: daemonCompiler(),
 		Serve: &host.ServeOptions{
 			Paths: paths, Vars: lang.VarInputs{Env: c.environ()}, Now: now, WebhookWait: *webhookWait, Retain: retain,
+			CheckElsewhere: daemonChecker(c.environ()),
 			// The diagnostics go to stderr as validate shows them; the log gets their summary.
 			OnInvalid: func(_ string, files map[string]*hcl.File, diags hcl.Diagnostics) {
 				var b bytes.Buffer

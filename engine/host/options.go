@@ -1,6 +1,7 @@
 package host
 
 import (
+	"context"
 	"io"
 	"log/slog"
 	"time"
@@ -101,6 +102,11 @@ type ServeOptions struct {
 	WebhookWait time.Duration
 	// Retain, above 0, prunes the runs that finished longer ago (serve.Config.Retain).
 	Retain time.Duration
+	// CheckElsewhere, when set, evaluates a file's content in another process (planner.Rehearse
+	// under a heap limit) before the host loads it: a *serve.LoadError refuses the file as its
+	// diagnostics would; another error (the process could not run) is logged, and the host
+	// evaluates the file itself.
+	CheckElsewhere func(ctx context.Context, file string, src []byte) error
 	// OnInvalid is told about a served file that does not make a plan, with its diagnostics
 	// and the sources they point into, for the caller to show; the server logs their summary
 	// and keeps the file's last good version, if any. Called from the server's goroutines,

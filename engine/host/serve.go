@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/fuscia/fuscia/engine"
@@ -14,15 +15,32 @@ import (
 // The serve.Server's calls back into the host (serve.Config.Load and Prune). The server makes
 // them only once Start ran, after Open: the plugin manager, the runtimes and the owner exist.
 
-// loadServed makes the plan of a served workflow file as `fuscia apply PATH` does
+// loadServed makes the plan of a served workflow file (its content src) as `fuscia apply PATH` does
 // (planner.ForRun) and, as apply does, compiles its components and starts its plugins before
 // the triggers and runs of this version start: serve is ready (and a reload swaps routes)
 // only after it. A file that does not make a plan goes to ServeOptions.OnInvalid; the error
 // is a serve.LoadError with its diagnostics: the server logs the first, and GET /v1/workflows
 // shows them all.
-func (h *Host) loadServed(ctx context.Context, file string) (*engine.Program, error) {
+func (h *Host) loadServed(ctx context.Context, file string, src []byte) (*engine.Program, error) {
 	s := h.opts.Serve
-	res, diags := planner.Make(ctx, planner.Request{File: file, Purpose: planner.ForRun, Vars: s.Vars, Env: h.env, Plugins: h.manager})
+	if s.CheckElsewhere != nil {
+		// In a child first (ServeOptions.CheckElsewhere): what its expressions build is
+		// bounded there, and the same bytes are loaded here only if the child got through.
+		if err := s.CheckElsewhere(ctx, file, src); err != nil {
+			var le *serve.LoadError
+			switch {
+			case errors.As(err, &le):
+				if s.OnInvalid != nil {
+					s.OnInvalid(file, nil, le.Diagnostics)
+				}
+				return nil, err
+			case ctx.Err() != nil:
+				return nil, err
+			}
+			h.tel.Logger.Warn("evaluating a workflow file in a child process failed; evaluating it in this process", "file", file, "error", err)
+		}
+	}
+	res, diags := planner.Make(ctx, planner.Request{File: file, Source: src, Purpose: planner.ForRun, Vars: s.Vars, Env: h.env, Plugins: h.manager})
 	if !diags.HasErrors() {
 		if cp := h.cluster; cp != nil {
 			// The workflow's pools exist before its first attempt: their workers bind now.

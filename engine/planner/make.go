@@ -53,6 +53,10 @@ type Request struct {
 	// Parser loads the file; nil means a new one. `validate` gives one parser to the requests
 	// of all its files, so that its diagnostics render with the source of every file.
 	Parser *lang.Parser
+	// Source, when not nil, is the workflow file's content, which the caller has read: the
+	// file is not read again. serve reads a file once, has a child process evaluate that
+	// content (Rehearse) and then loads the same bytes, never an edit made in between.
+	Source []byte
 }
 
 // Result is what Make made of a workflow file, as far as it got.
@@ -83,12 +87,21 @@ func Make(ctx context.Context, req Request) (*Result, hcl.Diagnostics) {
 	}
 	var res *Result
 	var diags hcl.Diagnostics
+	if req.Source != nil {
+		// Parsed here, the file is the parser's from now on: Load finds it, without its
+		// diagnostics, which are reported from this parse instead.
+		if _, diags = parser.ParseSource(req.File, req.Source); diags.HasErrors() {
+			return &Result{Files: parser.Files()}, diags
+		}
+	}
+	var more hcl.Diagnostics
 	switch req.Purpose {
 	case ForValidate, ForPlan:
-		res, diags = checkAll(ctx, parser, req)
+		res, more = checkAll(ctx, parser, req)
 	default:
-		res, diags = checkStaged(ctx, parser, req)
+		res, more = checkStaged(ctx, parser, req)
 	}
+	diags = append(diags, more...)
 	res.Files = parser.Files()
 	if diags.HasErrors() {
 		return res, diags

@@ -334,3 +334,24 @@ func keys[V any](m map[string]V) []string {
 	slices.Sort(out)
 	return out
 }
+
+// TestMakeFromSource: with Request.Source the file is not read again: what is planned is the
+// content given (serve had it evaluated in a child), its parse errors included, never an edit
+// made on disk since.
+func TestMakeFromSource(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "w.fsc.hcl")
+	must(t, os.WriteFile(file, []byte("workflow \"on-disk\" {}\n"), 0o644))
+	src := []byte("workflow \"given\" {}\n\ntask \"t\" {\n  uses = builtin.transform\n}\n")
+	res, diags := Make(context.Background(), Request{File: file, Source: src, Purpose: ForRun})
+	if diags.HasErrors() {
+		t.Fatalf("Make: %v", diags)
+	}
+	if res.Workflow.Name != "given" || len(res.Workflow.Nodes) != 1 || !bytes.Equal(res.Files[file].Bytes, src) {
+		t.Errorf("planned workflow %q with %d nodes, want the given source's", res.Workflow.Name, len(res.Workflow.Nodes))
+	}
+	res, diags = Make(context.Background(), Request{File: file, Source: []byte("workflow \"w\" {\n"), Purpose: ForRun})
+	if !diags.HasErrors() || res.Workflow != nil || diags[0].Subject == nil || diags[0].Subject.Filename != file {
+		t.Errorf("a given source that does not parse: workflow %v, diagnostics %v; want a parse error in %s", res.Workflow, diags, file)
+	}
+}

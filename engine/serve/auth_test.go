@@ -318,7 +318,7 @@ func newAuthServerWith(t *testing.T, files map[string]string, handler func(*Serv
 	logs := &syncbuf.Buffer{}
 	logger := slog.New(slog.NewJSONHandler(logs, nil))
 	srv := New(Config{Paths: []string{dir}, ReloadInterval: time.Hour,
-		Load: func(_ context.Context, file string) (*engine.Program, error) { return loadProgram(file) }})
+		Load: func(_ context.Context, file string, _ []byte) (*engine.Program, error) { return loadProgram(file) }})
 	runner := builtin.New(builtin.Options{})
 	owner, err := local.Own(context.Background(), local.OwnerConfig{
 		Home: home, Extend: srv.RegisterAPI, Signaled: srv.Signaled,

@@ -44,10 +44,10 @@ type testServer struct {
 
 // newTestServer serves the workflow files in dir, loaded by load (nil: loadProgram). Its
 // watcher never looks by itself (the tests call look).
-func newTestServer(t testing.TB, dir string, load func(ctx context.Context, file string) (*engine.Program, error)) *testServer {
+func newTestServer(t testing.TB, dir string, load func(ctx context.Context, file string, src []byte) (*engine.Program, error)) *testServer {
 	t.Helper()
 	if load == nil {
-		load = func(_ context.Context, file string) (*engine.Program, error) { return loadProgram(file) }
+		load = func(_ context.Context, file string, _ []byte) (*engine.Program, error) { return loadProgram(file) }
 	}
 	home := t.TempDir()
 	st, err := journal.Open(filepath.Join(home, "state"), journal.Options{})
@@ -219,7 +219,7 @@ func TestReadinessGate(t *testing.T) {
 	writeWorkflow(t, filepath.Join(dir, "b.fsc.hcl"), "workflow \"b\" {}\n\ntrigger \"manual\" \"go\" {}\n\ntask \"x\" {\n  uses   = builtin.transform\n  inputs = { x = 1 }\n}\n")
 	writeWorkflow(t, filepath.Join(dir, "c.fsc.hcl"), hookSource("c", "/hooks/c", "v1"))
 	loading, release := make(chan struct{}), make(chan struct{})
-	ts := newTestServer(t, dir, func(_ context.Context, file string) (*engine.Program, error) {
+	ts := newTestServer(t, dir, func(_ context.Context, file string, _ []byte) (*engine.Program, error) {
 		if filepath.Base(file) == "b.fsc.hcl" {
 			close(loading)
 			<-release

@@ -23,7 +23,7 @@ type countingLoad struct {
 	calls map[string]int
 }
 
-func (c *countingLoad) load(_ context.Context, file string) (*engine.Program, error) {
+func (c *countingLoad) load(_ context.Context, file string, _ []byte) (*engine.Program, error) {
 	c.mu.Lock()
 	if c.calls == nil {
 		c.calls = map[string]int{}

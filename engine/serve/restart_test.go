@@ -30,7 +30,7 @@ func (ts *testServer) restart() *testServer {
 	ts.srv.eng.Wait()
 
 	srv := New(Config{Paths: []string{ts.dir}, ReloadInterval: time.Hour,
-		Load: func(_ context.Context, file string) (*engine.Program, error) { return loadProgram(file) }})
+		Load: func(_ context.Context, file string, _ []byte) (*engine.Program, error) { return loadProgram(file) }})
 	runner := builtin.New(builtin.Options{})
 	eng := engine.New(engine.Config{
 		Store: ts.st, Tasks: task.ByKind{lang.UsesBuiltin: builtins.New(runner)},

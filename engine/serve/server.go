@@ -25,8 +25,9 @@ import (
 
 // Config is what a Server needs. Load is required.
 type Config struct {
-	// Load loads, checks and plans a workflow file; the error carries its diagnostics as text.
-	Load func(ctx context.Context, file string) (*engine.Program, error)
+	// Load loads, checks and plans a workflow file whose content src the server has read; the
+	// error carries its diagnostics as text.
+	Load func(ctx context.Context, file string, src []byte) (*engine.Program, error)
 	// Paths are the files and directories given to serve.
 	Paths   []string
 	Logger  *slog.Logger

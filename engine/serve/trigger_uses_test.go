@@ -75,7 +75,7 @@ func completed(payload string) task.TriggerResult {
 
 // loadUninstalled is serve's Load for workflows whose plugin is not installed: a missing plugin
 // is a warning, and the plan locks nothing for it.
-func loadUninstalled(_ context.Context, file string) (*engine.Program, error) {
+func loadUninstalled(_ context.Context, file string, _ []byte) (*engine.Program, error) {
 	return snapshot(file, hcl.DiagWarning)
 }
 

@@ -378,7 +378,7 @@ func TestIsUIPath(t *testing.T) {
 // TestUIBeforeStart: until the store is open (ServeAPI), the UI's pages are served but a login
 // answers 503 with Retry-After, and / answers 503 as every webhook path does, not a redirect.
 func TestUIBeforeStart(t *testing.T) {
-	srv := New(Config{Load: func(_ context.Context, file string) (*engine.Program, error) { return loadProgram(file) }})
+	srv := New(Config{Load: func(_ context.Context, file string, _ []byte) (*engine.Program, error) { return loadProgram(file) }})
 	h, err := srv.TCPHandler(TCPConfig{UI: true})
 	if err != nil {
 		t.Fatal(err)

@@ -127,7 +127,7 @@ func (s *Server) loadFile(ctx context.Context, file string, first bool) {
 		old.stat = stamp
 		return
 	}
-	prog, err := s.cfg.Load(ctx, file)
+	prog, err := s.cfg.Load(ctx, file, data)
 	if err != nil {
 		if old != nil {
 			s.logger.Error("the changed workflow has errors; the previous version keeps running", "file", file, "diagnostics", err.Error())

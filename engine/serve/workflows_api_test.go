@@ -17,7 +17,7 @@ import (
 
 // loadWithDiagnostics loads like loadProgram, but a file with errors comes back as a LoadError
 // with its diagnostics, as the host's Load returns it.
-func loadWithDiagnostics(_ context.Context, file string) (*engine.Program, error) {
+func loadWithDiagnostics(_ context.Context, file string, _ []byte) (*engine.Program, error) {
 	if _, diags := lang.NewParser().Load(file, lang.Options{Planning: true}); diags.HasErrors() {
 		return nil, &LoadError{Diagnostics: diags}
 	}
@@ -167,7 +167,7 @@ func TestDiagnosticsOf(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "w.fsc.hcl")
 	writeWorkflow(t, file, "workflow \"w\" {}\n\ntask \"x\" {\n  uses = builtin.transform\n  inputs = { a = nosuch.thing }\n}\n")
-	_, err := loadWithDiagnostics(context.Background(), file)
+	_, err := loadWithDiagnostics(context.Background(), file, nil)
 	got := diagnosticsOf(file, err)
 	if len(got) == 0 || got[0].Line != 5 || got[0].Filename != file || got[0].Severity != "error" || got[0].Detail == "" {
 		t.Errorf("diagnostics %+v, want an error with detail at line 5", got)

@@ -2,9 +2,9 @@
 // Go runtime's fatal "out of memory" and its stacks, or the kernel's kill and no word at all.
 //
 // validate, plan, graph and fmt evaluate the expressions of a workflow file they do not
-// control. Every function that builds a value is bounded on its own (lang/funcs), but a short
-// expression can still make many of them: `[for i in range(1024) : format("%016000000d", i)]`
-// is 16 GB of distinct strings. The watch is what bounds the total.
+// control. Every function that builds a value is bounded on its own (lang/funcs), and so are
+// the elements of for expressions, but a file can still make many values: a list of ten thousand
+// `format("%01000000d", 1)` is 10 GB of strings. The watch is what bounds the total.
 package memguard
 
 import (
