@@ -3,7 +3,7 @@
 # trigger-scoped KV and answers `completed` on every other poll, which starts a run with its
 # payload. The manual trigger lets `apply` run it by hand.
 #
-#   fuscia serve examples/ticker.fsc.hcl      # polls (fuscia serve arrives with issue 6)
+#   fuscia serve examples/ticker.fsc.hcl      # polls
 #   fuscia apply examples/ticker.fsc.hcl -payload '{"n": 7}'
 
 workflow "ticker" {

@@ -127,6 +127,10 @@ task "a" {
 }
 output "msg" { value = task.a.output.msg }`)
 	wantCode(t, h.run("plan", "w.fsc.hcl", "-var", "who=ada", "-out", "w.fsplan"), 0)
+	// It holds the variables' values: its owner's only.
+	if st, err := os.Stat(filepath.Join(h.dir, "w.fsplan")); err != nil || st.Mode().Perm() != 0o600 {
+		t.Errorf("the saved plan's mode: %v, %v; want 0600", st.Mode(), err)
+	}
 	// The saved plan runs what was planned, not the file on disk.
 	h.write("w.fsc.hcl", `workflow "w" {}
 task "z" {

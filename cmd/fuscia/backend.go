@@ -25,7 +25,7 @@ func (c *cli) executionErr(asJSON bool, home, ref string, err error, summary str
 	switch {
 	case errors.Is(err, journal.ErrNotFound):
 		return c.fail(asJSON, "Unknown execution",
-			fmt.Sprintf("There is no execution %q in %s.\nList executions with: fuscia executions list", ref, home))
+			fmt.Sprintf("There is no execution %q in %s.%s\nList executions with: fuscia executions list", ref, home, shortPrefixHint(ref)))
 	case errors.Is(err, journal.ErrAmbiguous):
 		return c.fail(asJSON, "Ambiguous execution id",
 			fmt.Sprintf("Several executions have ids starting with %q; give more of the id.\nList executions with: fuscia executions list", ref))
@@ -44,4 +44,13 @@ func (c *cli) oneExecution(fs *flagSet, args []string, asJSON bool) (string, int
 		return "", code, false
 	}
 	return args[0], 0, true
+}
+
+// shortPrefixHint says why an id shorter than a prefix may be matched no execution: a prefix
+// has at least 6 characters (docs/reference/cli.md). "" for a longer one.
+func shortPrefixHint(ref string) string {
+	if len(ref) >= 6 || len(ref) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" An execution id may be shortened to a prefix of at least 6 characters; %q has %d.", ref, len(ref))
 }

@@ -72,12 +72,12 @@ func runExecutionsList(ctx context.Context, c *cli, args []string) int {
 	}
 	f := journal.Filter{Workflow: *workflow, Status: *status}
 	if f.Status != "" && !slices.Contains(runStatuses, f.Status) {
-		return c.fail(*asJSON, "Invalid -status", fmt.Sprintf("%q is not an execution status; use one of %s.", f.Status, strings.Join(runStatuses, ", ")))
+		return fs.invalid(*asJSON, "Invalid -status", fmt.Sprintf("%q is not an execution status; use one of %s.", f.Status, strings.Join(runStatuses, ", ")))
 	}
 	if *before != "" {
 		t, err := parseDate(*before, time.Now())
 		if err != nil {
-			return c.fail(*asJSON, "Invalid -completed-before", sentenceOf(err))
+			return fs.invalid(*asJSON, "Invalid -completed-before", sentenceOf(err))
 		}
 		f.CompletedBefore = t
 	}
@@ -136,7 +136,7 @@ func runExecutionsPrune(ctx context.Context, c *cli, args []string) int {
 	}
 	t, err := parseDate(*before, time.Now())
 	if err != nil {
-		return c.fail(false, "Invalid -completed-before", sentenceOf(err))
+		return fs.invalid(false, "Invalid -completed-before", sentenceOf(err))
 	}
 	b, code, ok := c.openBackend(ctx, fs.homeDir())
 	if !ok {

@@ -426,8 +426,12 @@ func TestShowUnknownExecution(t *testing.T) {
 			exSeed(t, h.home)
 		}
 	}
+	// A prefix shorter than 6 characters matches nothing, and the error says why.
+	r := h.run("logs", "01E2E")
+	wantCode(t, r, 2)
+	wantContains(t, "stderr", r.stderr, "Error: Unknown execution", "a prefix of at least 6 characters")
 	// A prefix several runs share is refused as ambiguous.
-	r := h.run("show", "01E2E00000")
+	r = h.run("show", "01E2E00000")
 	wantCode(t, r, 2)
 	wantContains(t, "stderr", r.stderr, "Error: Ambiguous execution id")
 }

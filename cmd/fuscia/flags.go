@@ -101,3 +101,22 @@ type multiFlag []string
 
 func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
 func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
+
+// invalid reports a bad flag value as parse reports a bad flag (docs/reference/cli.md): the
+// error, then the command's usage on stderr, exit 2. With asJSON the error goes to stdout as
+// JSON, as c.fail writes it.
+func (fs *flagSet) invalid(asJSON bool, summary, detail string) int {
+	code := fs.c.fail(asJSON, summary, detail)
+	fs.printUsage(fs.c.stderr)
+	return code
+}
+
+// checkLogFormat refuses a -log-format other than text and json (an empty one is the default)
+// as a bad flag value, before anything is opened: the logger is set up later, with the store.
+func (fs *flagSet) checkLogFormat(format string) (code int, ok bool) {
+	switch format {
+	case "", "text", "json":
+		return 0, true
+	}
+	return fs.invalid(false, "Invalid -log-format", fmt.Sprintf("The log format is text or json; got %q.", format)), false
+}

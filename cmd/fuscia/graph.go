@@ -14,7 +14,7 @@ func runGraph(ctx context.Context, c *cli, args []string) int {
 		return code
 	}
 	if *format != "dot" && *format != "mermaid" {
-		return c.fail(false, "Invalid -format", "The graph format is \"dot\" or \"mermaid\"; got \""+*format+"\".")
+		return fs.invalid(false, "Invalid -format", "The graph format is \"dot\" or \"mermaid\"; got \""+*format+"\".")
 	}
 	file, err := singleWorkflow(paths)
 	if err != nil {

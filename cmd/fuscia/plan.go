@@ -23,7 +23,7 @@ func runPlan(ctx context.Context, c *cli, args []string) int {
 		return code
 	}
 	if *lockfile != "" && *lockfile != "readonly" {
-		return c.fail(*asJSON, "Invalid -lockfile", fmt.Sprintf("The only -lockfile mode is \"readonly\"; got %q.", *lockfile))
+		return fs.invalid(*asJSON, "Invalid -lockfile", fmt.Sprintf("The only -lockfile mode is \"readonly\"; got %q.", *lockfile))
 	}
 	file, err := singleWorkflow(paths)
 	if err != nil {

@@ -23,6 +23,9 @@ func runResume(ctx context.Context, c *cli, args []string) int {
 	if !ok {
 		return code
 	}
+	if code, ok := fs.checkLogFormat(*logFormat); !ok {
+		return code
+	}
 	if len(ids) != 1 {
 		return c.fail(*asJSON, "Missing execution id", "Give the id of the execution to resume: fuscia resume EXECUTION. List them with fuscia executions list.")
 	}
@@ -69,7 +72,7 @@ func runResume(ctx context.Context, c *cli, args []string) int {
 func (c *cli) resumeFailed(asJSON bool, ref string, err error) int {
 	switch {
 	case isNotFound(err):
-		return c.fail(asJSON, "Unknown execution", fmt.Sprintf("There is no execution %q. List executions with: fuscia executions list.", ref))
+		return c.fail(asJSON, "Unknown execution", fmt.Sprintf("There is no execution %q.%s List executions with: fuscia executions list.", ref, shortPrefixHint(ref)))
 	case errors.Is(err, engine.ErrFinished), errors.Is(err, local.ErrFinished):
 		return c.fail(asJSON, "Execution already ended", sentenceOf(err)+" Only an interrupted or waiting run can be resumed.")
 	}

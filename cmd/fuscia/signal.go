@@ -25,7 +25,7 @@ func runSignal(ctx context.Context, c *cli, args []string) int {
 	var raw json.RawMessage
 	if *data != "" {
 		if !json.Valid([]byte(*data)) {
-			return c.fail(false, "Invalid -data", fmt.Sprintf("The -data value is not valid JSON. Give a JSON value, for example -data '{\"approved_by\": \"ana\"}'."))
+			return fs.invalid(false, "Invalid -data", fmt.Sprintf("The -data value is not valid JSON. Give a JSON value, for example -data '{\"approved_by\": \"ana\"}'."))
 		}
 		raw = json.RawMessage(*data)
 	}

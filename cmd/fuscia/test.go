@@ -39,27 +39,27 @@ func runTest(ctx context.Context, c *cli, args []string) int {
 		return code
 	}
 	if *timeout < 0 {
-		return c.fail(*asJSON, "Invalid -timeout", fmt.Sprintf("-timeout must be 0 (no limit) or more; got %s.", *timeout))
+		return fs.invalid(*asJSON, "Invalid -timeout", fmt.Sprintf("-timeout must be 0 (no limit) or more; got %s.", *timeout))
 	}
 	opts := fsctest.Options{Paths: paths, Parallel: *parallel, Timeout: *timeout}
 	if *filter != "" {
 		re, err := regexp.Compile(*filter)
 		if err != nil {
-			return c.fail(*asJSON, "Invalid -run", fmt.Sprintf("-run %q is not a regular expression: %s.", *filter, err))
+			return fs.invalid(*asJSON, "Invalid -run", fmt.Sprintf("-run %q is not a regular expression: %s.", *filter, err))
 		}
 		opts.Filter = re
 	}
 	if *parallel < 0 {
-		return c.fail(*asJSON, "Invalid -parallel", fmt.Sprintf("-parallel must be 0 (one per CPU) or more; got %d.", *parallel))
+		return fs.invalid(*asJSON, "Invalid -parallel", fmt.Sprintf("-parallel must be 0 (one per CPU) or more; got %d.", *parallel))
 	}
 	var junitFile *os.File
 	if *junit != "" {
 		if strings.HasSuffix(*junit, ".hcl") {
 			// `-junit a.fsctest.hcl` forgot the report's name and took the test file for it.
-			return c.fail(*asJSON, "Invalid -junit", fmt.Sprintf("-junit names the JUnit report to write, and %s is an HCL file (a test file or a workflow, say), which it would replace. Give the report a name of its own, such as report.xml, before the test files.", *junit))
+			return fs.invalid(*asJSON, "Invalid -junit", fmt.Sprintf("-junit names the JUnit report to write, and %s is an HCL file (a test file or a workflow, say), which it would replace. Give the report a name of its own, such as report.xml, before the test files.", *junit))
 		}
 		if st, err := os.Stat(*junit); err == nil && !st.Mode().IsRegular() {
-			return c.fail(*asJSON, "Invalid -junit", fmt.Sprintf("-junit %s is not a regular file; give the path of the report to write, such as report.xml.", *junit))
+			return fs.invalid(*asJSON, "Invalid -junit", fmt.Sprintf("-junit %s is not a regular file; give the path of the report to write, such as report.xml.", *junit))
 		}
 		// Written beside the report and renamed over it at the end, so that a path that cannot
 		// be written fails fast and an existing report is replaced only by a whole new one.

@@ -70,12 +70,12 @@ func runTokenCreate(ctx context.Context, c *cli, args []string) int {
 	}
 	scope, err := local.ParseScope(*scopeText)
 	if err != nil {
-		return c.fail(*asJSON, "Invalid -scope", fmt.Sprintf("%q is not a scope: use read, operate or admin.", *scopeText))
+		return fs.invalid(*asJSON, "Invalid -scope", fmt.Sprintf("%q is not a scope: use read, operate or admin.", *scopeText))
 	}
 	var ttl time.Duration
 	if *expires != "" {
 		if ttl, ok = parseAge(*expires); !ok || ttl == 0 {
-			return c.fail(*asJSON, "Invalid -expires", fmt.Sprintf("%q is not a lifetime: use a duration such as 720h or 30d, or leave -expires out for a token that lasts until revoked.", *expires))
+			return fs.invalid(*asJSON, "Invalid -expires", fmt.Sprintf("%q is not a lifetime: use a duration such as 720h or 30d, or leave -expires out for a token that lasts until revoked.", *expires))
 		}
 	}
 	home := fs.homeDir()

@@ -26,6 +26,9 @@ func runWorker(ctx context.Context, c *cli, args []string) int {
 	if !ok {
 		return code
 	}
+	if code, ok := fs.checkLogFormat(*logFormat); !ok {
+		return code
+	}
 	if len(rest) > 0 {
 		return c.fail(false, "Unexpected argument", fmt.Sprintf("worker takes no arguments, not %q: it takes the attempts of its pools from NATS.", rest[0]))
 	}
@@ -38,11 +41,11 @@ func runWorker(ctx context.Context, c *cli, args []string) int {
 	}
 	for _, p := range pools {
 		if err := lang.CheckPoolName(p); err != nil {
-			return c.fail(false, "Invalid -pool", sentenceOf(fmt.Errorf("-pool %q: %w", p, err)))
+			return fs.invalid(false, "Invalid -pool", sentenceOf(fmt.Errorf("-pool %q: %w", p, err)))
 		}
 	}
 	if *concurrency < 0 {
-		return c.fail(false, "Invalid -concurrency", fmt.Sprintf("-concurrency must be 1 or more (0: the number of CPUs), not %d.", *concurrency))
+		return fs.invalid(false, "Invalid -concurrency", fmt.Sprintf("-concurrency must be 1 or more (0: the number of CPUs), not %d.", *concurrency))
 	}
 	home := fs.homeDir()
 	level := slog.LevelInfo

@@ -87,8 +87,11 @@ func WriteFile(path string, p *Plan, w *lang.Workflow, sources map[string][]byte
 		return err
 	}
 	// Write then rename, so an interrupted plan never leaves half a file under the real name.
+	// Owner only: it holds the variables' values, sensitive ones included (docs/reference/cli.md,
+	// "Saved plans"); a leftover temporary file would keep its own mode, so it goes first.
 	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+	_ = os.Remove(tmp)
+	if err := os.WriteFile(tmp, data, 0o600); err != nil {
 		return fmt.Errorf("save plan to %s: %w", path, err)
 	}
 	if err := os.Rename(tmp, path); err != nil {
