@@ -5,7 +5,6 @@ import (
 	"github.com/hashicorp/hcl/v2/ext/typeexpr"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
-	"github.com/zclconf/go-cty/cty/convert"
 	"github.com/zclconf/go-cty/cty/function"
 
 	"github.com/fuscia/fuscia/lang/funcs"
@@ -290,9 +289,9 @@ func (d *decoder) decodeVariable(b *hcl.Block, names *nameSet) *Variable {
 	}
 	if attr := a["default"]; attr != nil {
 		val, vdiags := attr.Expr.Value(nil)
-		d.add(vdiags...)
+		d.add(literalOnly(vdiags, "A variable's default")...)
 		if !vdiags.HasErrors() {
-			cv, err := convert.Convert(val, v.Type)
+			cv, err := convertValue(val, v.Type)
 			if err != nil {
 				d.add(errorf(attr.Expr.Range(), "Invalid default value for variable",
 					"The default of variable %q does not match its type %s: %s.", v.Name, typeexpr.TypeString(v.Type), err))

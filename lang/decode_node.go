@@ -286,7 +286,7 @@ func (d *decoder) decodeLoop(n *Node, b *hcl.Block, content *hcl.BodyContent) {
 		switch bb.Type {
 		case "loop":
 			d.add(errorf(bb.DefRange, "Nested loop",
-				"Loops do not nest: loop %q is inside loop %q. Move the inner iteration into its own workflow file and use a `call` block in the loop body's place, or a task with for_each.",
+				"Loops do not nest: loop %q is inside loop %q. Iterate over both levels in one loop (for_each = setproduct(A, B)), or move the iteration into a sub-workflow and `call` it from outside the loop (a loop body holds no call).",
 				bb.Labels[0], n.Addr.Name))
 		case "wait", "call":
 			d.add(errorf(bb.DefRange, "Unsupported block in loop body",
@@ -300,7 +300,10 @@ func (d *decoder) decodeLoop(n *Node, b *hcl.Block, content *hcl.BodyContent) {
 		}
 	}
 	bodyBlocks := len(content.Blocks.OfType("task")) + len(content.Blocks.OfType("switch")) + len(content.Blocks.OfType("join"))
-	if bodyBlocks == 0 {
+	// A body whose only blocks were refused above has had its error; "empty" would be a
+	// second report of the same mistake.
+	refused := len(content.Blocks.OfType("loop")) + len(content.Blocks.OfType("wait")) + len(content.Blocks.OfType("call"))
+	if bodyBlocks == 0 && refused == 0 {
 		d.add(errorf(b.DefRange, "Empty loop body",
 			"Loop %q needs at least one task, switch or join block in its body.", n.Addr.Name))
 	}

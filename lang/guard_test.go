@@ -468,3 +468,20 @@ func TestLongListVariable(t *testing.T) {
 		t.Errorf("n = [1, \"x\"]: %v; want go-cty's conversion error", diags)
 	}
 }
+
+// TestVariableFileLiteralOnly: a variable file's value that calls a function or reads a
+// variable is refused with what to write instead (hcl's own detail says only what is wrong).
+func TestVariableFileLiteralOnly(t *testing.T) {
+	varFile := filepath.Join(t.TempDir(), "v.fsvars.hcl")
+	if err := os.WriteFile(varFile, nil, 0o600); err != nil { // the stat before the read
+		t.Fatal(err)
+	}
+	for _, line := range []string{`x = upper("a")`, `x = var.y`} {
+		p := NewParser()
+		p.Sources = map[string][]byte{"w.fsc.hcl": []byte("workflow \"w\" {}\nvariable \"x\" {\n  type = string\n}\n"), varFile: []byte(line + "\n")}
+		_, diags := p.Load("w.fsc.hcl", Options{Planning: true, Vars: VarInputs{Files: []string{varFile}}})
+		if !diags.HasErrors() || !strings.Contains(diags.Error(), "A value in a variable file is a literal value") {
+			t.Errorf("%s: %v; want the literal-value advice", line, diags)
+		}
+	}
+}

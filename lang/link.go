@@ -118,7 +118,7 @@ func (l *linker) linkNode(n *Node) {
 		l.checkUses(n.Task.Uses)
 		if n.Task.ForEach != nil && n.Addr.Loop != "" {
 			l.add(errorf(n.Task.ForEach.Range(), "for_each inside a loop body",
-				"Task %q is in the body of loop %q and cannot have its own for_each: loops do not nest. Iterate with `call` to a sub-workflow instead.",
+				"Task %q is in the body of loop %q and cannot have its own for_each: loops do not nest. Iterate over both levels in the loop (for_each = setproduct(A, B)), or move the iteration into a sub-workflow and `call` it from outside the loop (a loop body holds no call).",
 				n.Addr.Name, n.Addr.Loop))
 		}
 	}

@@ -78,7 +78,7 @@ func resolveVars(p *Parser, decls []*Variable, in VarInputs, planning bool) (map
 			}
 			attempted[v.Name] = true
 			val, vdiags := attr.Expr.Value(nil)
-			diags = append(diags, vdiags...)
+			diags = append(diags, literalOnly(vdiags, "A value in a variable file")...)
 			if vdiags.HasErrors() {
 				continue
 			}
@@ -227,4 +227,17 @@ func convertValue(val cty.Value, ty cty.Type) (cty.Value, error) {
 		return cty.SetVal(out), nil
 	}
 	return cty.ListVal(out), nil
+}
+
+// literalOnly adds what to do to hcl's diagnostics about a value that must be literal (a
+// variable's default, a line of a variable file), whose details ("Functions may not be called
+// here.") say only what is wrong. what names the value, capitalized.
+func literalOnly(diags hcl.Diagnostics, what string) hcl.Diagnostics {
+	for _, d := range diags {
+		switch d.Summary {
+		case "Function calls not allowed", "Variables not allowed":
+			d.Detail = strings.TrimSpace(d.Detail) + " " + what + " is a literal value: a string, a number, a bool, or a list or object of them, without references or function calls. Compute it in a builtin.transform task instead."
+		}
+	}
+	return diags
 }
