@@ -44,8 +44,13 @@ func (e *Engine) readSecrets(w *lang.Workflow) (cty.Value, error) {
 
 // readSecret reads one secret and adds it to the engine's redact set before anything can use
 // it.
-func (e *Engine) readSecret(s *lang.Secret) (string, error) {
-	var v string
+func (e *Engine) readSecret(s *lang.Secret) (v string, err error) {
+	defer func() {
+		// Said where the block is: the run's start is far from the file.
+		if err != nil && s.DeclRange.Filename != "" {
+			err = fmt.Errorf("%w (the secret block: %s line %d)", err, s.DeclRange.Filename, s.DeclRange.Start.Line)
+		}
+	}()
 	switch {
 	case s.Env != "":
 		v = e.cfg.Getenv(s.Env)

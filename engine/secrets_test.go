@@ -195,8 +195,8 @@ task "a" {
 			te.wait(r)
 			t.Fatalf("Start succeeded with the secret file holding %q", content)
 		}
-		if !strings.Contains(err.Error(), `secret "key": the file `+file+` is empty`) {
-			t.Fatalf("error %q does not name the empty file", err)
+		if !strings.Contains(err.Error(), `secret "key": the file `+file+` is empty`) || !strings.Contains(err.Error(), "(the secret block: ") || !strings.Contains(err.Error(), "wf.fsc.hcl line 3)") {
+			t.Fatalf("error %q does not name the empty file and where the secret block is", err)
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 
@@ -164,6 +165,9 @@ type stderrTail struct {
 	mu    sync.Mutex
 	lines []string
 	part  []byte
+	// cause is the last line that starts a Go panic or fatal error: the lines that follow it
+	// are goroutine frames, which push it out of the last few.
+	cause string
 }
 
 const (
@@ -188,6 +192,9 @@ func (t *stderrTail) Write(p []byte) (int, error) {
 		}
 		// go-plugin's own JSON log lines (hclog) are not what went wrong; Fuscia's log has them.
 		if line := strings.TrimSpace(string(t.part)); line != "" && !strings.HasPrefix(line, `{"@level"`) {
+			if strings.HasPrefix(line, "panic: ") || strings.HasPrefix(line, "fatal error: ") {
+				t.cause = line
+			}
 			t.lines = append(t.lines, line)
 			if len(t.lines) > tailLines {
 				t.lines = t.lines[len(t.lines)-tailLines:]
@@ -206,6 +213,9 @@ func (t *stderrTail) String() string {
 	lines := t.lines
 	if len(t.part) > 0 {
 		lines = append(append([]string(nil), lines...), string(t.part))
+	}
+	if t.cause != "" && !slices.Contains(lines, t.cause) {
+		lines = append([]string{t.cause, "…"}, lines...)
 	}
 	return strings.Join(lines, " | ")
 }

@@ -488,13 +488,17 @@ func TestLogs(t *testing.T) {
 	for _, tc := range []struct {
 		node string
 		want int
-	}{{"fetch", 1}, {"task.send_all", 1}, {"task.send", 1}, {"loop.notify", 1}, {"send", 1}, {"other", 0}} {
+	}{{"fetch", 1}, {"task.send_all", 1}, {"task.send", 1}, {"loop.notify", 1}, {"send", 1}} {
 		r := h.run("logs", runs.old, "-node", tc.node)
 		wantCode(t, r, 0)
 		if got := strings.Count(r.stdout, "\n"); got != tc.want {
 			t.Errorf("logs -node %s: %d lines, want %d:\n%s", tc.node, got, tc.want, r.stdout)
 		}
 	}
+	// A node the run does not have is an error, not an empty log.
+	r = h.run("logs", runs.old, "-node", "other")
+	wantCode(t, r, 2)
+	wantContains(t, "logs -node other", oneLine(r.stderr), "Error: Unknown node", `has no node "other"`)
 
 	r = h.run("logs", runs.old, "-json")
 	wantCode(t, r, 0)

@@ -36,3 +36,17 @@ func TestBadFlagValues(t *testing.T) {
 		}
 	}
 }
+
+// TestPluginListEscapesControlCharacters: a plugin binary whose name holds an ANSI escape is
+// listed with the escape written out, not sent to the terminal (it could rewrite what the
+// user sees); -json escapes it as JSON does.
+func TestPluginListEscapesControlCharacters(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	name := "fuscia-plugin-x\x1b[2J"
+	h.write("plugins/"+name, "#!/bin/sh\nexit 1\n")
+	r := h.run("plugin", "list", "-plugin-dir", "plugins")
+	if strings.ContainsRune(r.stdout, '\x1b') || !strings.Contains(r.stdout, `x\x1b[2J`) {
+		t.Errorf("plugin list printed the escape raw, or not at all:\n%q", r.stdout)
+	}
+}

@@ -49,12 +49,16 @@ func runLogs(ctx context.Context, c *cli, args []string) int {
 
 	// The JSON lines carry the full execution id, which a prefix given as EXECUTION is not.
 	id := ref
-	if *asJSON {
+	if *asJSON || *node != "" {
 		x, err := b.Execution(ctx, ref)
 		if err != nil {
-			return c.executionErr(true, home, ref, err, "Cannot read the logs")
+			return c.executionErr(*asJSON, home, ref, err, "Cannot read the logs")
 		}
 		id = x.ID
+		// A -node no node of the run answers to printed nothing, as if it had logged nothing.
+		if known, sure := nodeKnown(x, *node); !known && sure {
+			return c.fail(*asJSON, "Unknown node", fmt.Sprintf("Execution %s has no node %q. Give a node's address (task.fetch, loop.notify/task.send) or its name, as `fuscia show %s` lists them.", x.ID, *node, x.ID))
+		}
 	}
 
 	out := bufio.NewWriter(c.stdout)
@@ -166,4 +170,29 @@ func instanceLabel(node string, index []int) string {
 		return node
 	}
 	return inst.String()
+}
+
+// nodeKnown says whether filter (logs -node) matches a node of x (local.MatchNode); sure is
+// false when x has a loop without iterations yet, whose body nodes it cannot list.
+func nodeKnown(x *journal.Execution, filter string) (known, sure bool) {
+	if filter == "" {
+		return true, true
+	}
+	sure = true
+	for addr, n := range x.Nodes {
+		if local.MatchNode(filter, addr) {
+			return true, true
+		}
+		if strings.HasPrefix(addr, "loop.") && len(n.Iterations) == 0 {
+			sure = false
+		}
+		for _, it := range n.Iterations {
+			for body := range it.Nodes {
+				if local.MatchNode(filter, addr+"/"+body) {
+					return true, true
+				}
+			}
+		}
+	}
+	return false, sure
 }

@@ -116,7 +116,7 @@ func runPluginList(ctx context.Context, c *cli, args []string) int {
 	writeTable(&buf, "", rows)
 	for _, e := range out {
 		if e.Error != "" {
-			fmt.Fprintf(&buf, "\nWarning: %s: %s\n", e.Name, e.Error)
+			fmt.Fprintf(&buf, "\nWarning: %s: %s\n", terminalText(e.Name), terminalText(e.Error))
 		}
 	}
 	if _, err := c.stdout.Write(buf.Bytes()); err != nil {

@@ -8,8 +8,10 @@ import (
 	"io"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/fuscia/fuscia/engine/journal"
@@ -358,6 +360,7 @@ func fmtDuration(d time.Duration) string {
 // writeTable writes rows with their columns aligned, each line after indent, without trailing
 // blanks.
 func writeTable(w io.Writer, indent string, rows [][]string) {
+	rows = escapedRows(rows)
 	var widths []int
 	for _, r := range rows {
 		for i, cell := range r {
@@ -382,4 +385,36 @@ func writeTable(w io.Writer, indent string, rows [][]string) {
 		}
 		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
 	}
+}
+
+// escapedRows is rows with each cell's control characters escaped (terminalText): a cell comes
+// from a file name, a plugin's answer or a run's error, and must neither move the cursor nor
+// break the table.
+func escapedRows(rows [][]string) [][]string {
+	out := make([][]string, len(rows))
+	for i, r := range rows {
+		out[i] = make([]string, len(r))
+		for j, cell := range r {
+			out[i][j] = terminalText(cell)
+		}
+	}
+	return out
+}
+
+// terminalText is s with every rune that is not printable (ANSI escapes, newlines, other
+// control characters) written as a Go escape, as `\x1b`; s itself when it has none.
+func terminalText(s string) string {
+	if !strings.ContainsFunc(s, func(r rune) bool { return !unicode.IsPrint(r) }) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if unicode.IsPrint(r) {
+			b.WriteRune(r)
+			continue
+		}
+		q := strconv.QuoteRune(r)
+		b.WriteString(q[1 : len(q)-1])
+	}
+	return b.String()
 }

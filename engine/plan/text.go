@@ -68,8 +68,15 @@ func (p *Plan) writeNode(b *strings.Builder, addr, indent string) {
 	if len(n.DependsOn) > 0 {
 		fmt.Fprintf(b, "%s%-9s %s\n", in, "after", strings.Join(n.DependsOn, ", "))
 	}
-	fmt.Fprintf(b, "%s%-9s %s\n", in, "timeout", n.Timeout)
-	fmt.Fprintf(b, "%s%-9s %s\n", in, "retry", describeRetry(n.Retry))
+	// A task's attempt and a wait use a timeout, only a task a retry; the other kinds accept
+	// the settings and ignore them (docs/reference/language.md): shown there, they said what
+	// does not happen.
+	if n.Kind == string(lang.KindTask) || n.Kind == string(lang.KindWait) {
+		fmt.Fprintf(b, "%s%-9s %s\n", in, "timeout", n.Timeout)
+	}
+	if n.Kind == string(lang.KindTask) {
+		fmt.Fprintf(b, "%s%-9s %s\n", in, "retry", describeRetry(n.Retry))
+	}
 	// Only a pool other than the default is shown, so that a plan without pools reads as before.
 	if n.Pool != "" && n.Pool != lang.DefaultPool {
 		fmt.Fprintf(b, "%s%-9s %s\n", in, "pool", n.Pool)

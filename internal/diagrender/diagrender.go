@@ -10,7 +10,9 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/hashicorp/hcl/v2"
@@ -76,6 +78,12 @@ func Snippet(b *strings.Builder, file *hcl.File, subject hcl.Range) {
 		}
 		shown++
 		text := sc.Bytes()
+		if !isText(text) {
+			// A binary file given as a workflow: its bytes would reach the terminal raw (and a
+			// line without a newline could be megabytes). Shown escaped and cut, without carets.
+			fmt.Fprintf(b, "%4d: %s (not text; the first bytes, escaped)\n", line.Start.Line, strconv.Quote(string(text[:min(len(text), 60)])))
+			continue
+		}
 		fmt.Fprintf(b, "%4d: %s\n", line.Start.Line, text)
 		before, hl, _ := line.PartitionAround(highlight)
 		if hl.Empty() {
@@ -92,4 +100,18 @@ func Snippet(b *strings.Builder, file *hcl.File, subject hcl.Range) {
 		fmt.Fprintf(b, "      %s%s\n", pad, strings.Repeat("^", max(width, 1)))
 	}
 	b.WriteString("\n")
+}
+
+// isText says whether a source line can be shown as it is: valid UTF-8 without control
+// characters other than tab.
+func isText(line []byte) bool {
+	if !utf8.Valid(line) {
+		return false
+	}
+	for _, r := range string(line) {
+		if r != '\t' && unicode.IsControl(r) {
+			return false
+		}
+	}
+	return true
 }

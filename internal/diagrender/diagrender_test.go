@@ -52,3 +52,15 @@ func BenchmarkSnippetEachLine(b *testing.B) {
 		}
 	}
 }
+
+// TestSnippetOfBinary: a line that is not text (a binary file given as a workflow) is shown
+// escaped and cut to its first bytes, without carets, never raw.
+func TestSnippetOfBinary(t *testing.T) {
+	src := append([]byte("PK\x03\x04\x1b[2J\xff\xfe"), []byte(strings.Repeat("x", 10_000))...)
+	var b strings.Builder
+	Snippet(&b, &hcl.File{Bytes: src}, hcl.Range{Filename: "plan.bin", Start: hcl.Pos{Line: 1, Column: 1, Byte: 0}, End: hcl.Pos{Line: 1, Column: 2, Byte: 1}})
+	got := b.String()
+	if strings.ContainsAny(got, "\x1b\x03") || !strings.Contains(got, `"PK\x03\x04\x1b[2J\xff\xfe`) || !strings.Contains(got, "(not text") || len(got) > 300 || strings.Contains(got, "^") {
+		t.Errorf("snippet of a binary line:\n%s", got)
+	}
+}
