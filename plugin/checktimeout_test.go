@@ -3,10 +3,12 @@ package plugin_test
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/fuscia/fuscia/internal/syncbuf"
 	"github.com/fuscia/fuscia/plugin"
 	"github.com/fuscia/fuscia/plugin/plugintest"
 )
@@ -44,5 +46,31 @@ func TestCheckCallsBounded(t *testing.T) {
 		if took := time.Since(start); took > 20*time.Second {
 			t.Errorf("%s gave up after %s", c.what, took)
 		}
+	}
+}
+
+// TestStdoutFloodDoesNotBlock: a task that writes 1 MiB without a newline to its process's
+// stdout (fd 1) finishes: the host keeps reading the pipe after a line too long for go-plugin's
+// scanner, which stopped reading it (the task blocked until its timeout).
+func TestStdoutFloodDoesNotBlock(t *testing.T) {
+	bin := plugintest.Build(t, "plugin/testdata/stdoutflood", "stdoutflood")
+	tg := target(t, plugintest.Install(t, bin, t.TempDir(), "fuscia-plugin-stdoutflood"), "stdoutflood", "")
+	var logs syncbuf.Buffer
+	m := newManager(t, plugin.Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for i := range 2 { // the second call writes after the pipe's reader met the long line
+		resp, err := execute(t, ctx, m, tg, "flood", "{}", nil)
+		if err != nil || string(resp.GetOutput()) != `{"flooded":true}` {
+			t.Fatalf("call %d: %v, %v; want the task's output", i+1, resp, err)
+		}
+	}
+	// The short line before the flood is logged as a warning (docs/reference/plugin-protocol.md).
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(logs.String(), `level=WARN msg="plugin wrote to stdout after the handshake"`) || !strings.Contains(logs.String(), `line="hello from fd 1"`) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no warning with the line written to stdout:\n%s", logs.String())
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

@@ -835,6 +835,10 @@ func (c *Client) Start() (addr net.Addr, err error) {
 		}
 		if scanner.Err() != nil {
 			c.logger.Error("error encountered while scanning stdout", "error", scanner.Err())
+			// Fuscia: a line over the scanner's 64 KiB stopped it, and nothing read the pipe
+			// again: the plugin's next writes to its stdout blocked it for good. The rest is
+			// read and dropped (after the handshake, stdout carries nothing for the host).
+			_, _ = io.Copy(io.Discard, runner.Stdout())
 		}
 	}()
 
@@ -846,7 +850,14 @@ func (c *Client) Start() (addr net.Addr, err error) {
 	defer func() {
 		go func() {
 			defer c.clientWaitGroup.Done()
-			for range linesCh {
+			// Fuscia: logged, not dropped without a word (docs/reference/plugin-protocol.md:
+			// anything written to stdout after the handshake is logged as a warning), each
+			// line cut to 1 KiB.
+			for line := range linesCh {
+				if len(line) > 1024 {
+					line = line[:1024] + "…"
+				}
+				c.logger.Warn("plugin wrote to stdout after the handshake", "line", line)
 			}
 		}()
 	}()
