@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"math/big"
 	"math/rand/v2"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/zclconf/go-cty/cty"
 
@@ -104,5 +106,36 @@ func TestAppendJSONMatches(t *testing.T) {
 	}
 	if took < 10000 {
 		t.Errorf("appendJSON took %d of 20,000 random values itself; the generator makes mostly usual ones", took)
+	}
+}
+
+// TestValueJSONBounded: a value that repeats one string many times (small in memory) is refused
+// before it is written out past MaxValueJSON, by wireJSON (a task's input) and journalJSON, in
+// about the time of the bound: one webhook's setproduct over its payload took serve to 4 GB and
+// out of memory.
+func TestValueJSONBounded(t *testing.T) {
+	s := cty.StringVal(strings.Repeat("A", 100_000))
+	row := make([]cty.Value, 2_000)
+	for i := range row {
+		row[i] = s
+	}
+	big := cty.TupleVal(row) // 200 MB written out
+	huge := cty.TupleVal([]cty.Value{big, big, big, big, big, big, big, big, big, big})
+	// A fraction first sends the value the long way (appendJSON takes whole numbers only).
+	long := cty.TupleVal([]cty.Value{cty.NumberFloatVal(1.5), huge})
+	for name, v := range map[string]cty.Value{"200 MB": big, "2 GB": huge, "2 GB the long way": long} {
+		start := time.Now()
+		if _, err := wireJSON(v); err == nil || !strings.Contains(err.Error(), "more than 128 MiB written out as JSON") {
+			t.Errorf("wireJSON of %s: %v", name, err)
+		}
+		if _, _, err := journalJSON(v); err == nil {
+			t.Errorf("journalJSON of %s: no error", name)
+		}
+		if took := time.Since(start); took > 10*time.Second {
+			t.Errorf("refusing %s took %s", name, took)
+		}
+	}
+	if b, err := wireJSON(cty.TupleVal(row[:100])); err != nil || len(b) < 10_000_000 {
+		t.Errorf("wireJSON of 10 MB: %d bytes, %v", len(b), err)
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/fuscia/fuscia/internal/jsonenc"
 	"github.com/fuscia/fuscia/lang"
+	"github.com/fuscia/fuscia/lang/funcs"
 	"github.com/fuscia/fuscia/lang/schema"
 )
 
@@ -22,8 +23,15 @@ var redactedJSON = json.RawMessage(`{"sensitive":true}`)
 // place where sensitive values are deliberately unmarked, because the task must receive them.
 func wireJSON(v cty.Value) (json.RawMessage, error) {
 	uv, _ := v.UnmarkDeep()
-	if b, _, ok := appendJSON(nil, uv); ok {
+	b, _, ok := appendJSON(nil, uv)
+	if len(b) > MaxValueJSON {
+		return nil, errValueTooLarge
+	}
+	if ok {
 		return b, nil
+	}
+	if err := checkJSONSize(uv); err != nil {
+		return nil, err
 	}
 	x, err := schema.ToJSON(uv)
 	if err != nil {
@@ -31,6 +39,25 @@ func wireJSON(v cty.Value) (json.RawMessage, error) {
 	}
 	return json.Marshal(x)
 }
+
+// errValueTooLarge is the error of a value past MaxValueJSON.
+var errValueTooLarge = fmt.Errorf("the value is more than %d MiB written out as JSON; make it smaller, or pass large data as an artifact", MaxValueJSON>>20)
+
+// checkJSONSize refuses a value past MaxValueJSON written out, measured within the bound, before
+// the long way (any, then encoding/json) writes it: a value small in memory can be gigabytes
+// written out (a setproduct over a payload's string repeats it 100,000 times), and one webhook
+// took serve out of memory encoding it. appendJSON, the usual way, stops at the bound itself.
+func checkJSONSize(v cty.Value) error {
+	if funcs.JSONSize(v, MaxValueJSON) > MaxValueJSON {
+		return errValueTooLarge
+	}
+	return nil
+}
+
+// MaxValueJSON bounds a task's input written out as JSON (docs/reference/language.md,
+// "Limits"): far more than an input needs (a node's output is 10 MiB by default), far less
+// than a machine has.
+const MaxValueJSON = 128 << 20
 
 // maxJournaledInput bounds the input an attempt_started entry holds (docs/state.md): a
 // larger one is journaled as {"truncated": true, "bytes": n}. The input is there to be shown
@@ -63,14 +90,21 @@ func journalJSON(v cty.Value) (out json.RawMessage, redacted bool, err error) {
 	if v == cty.NilVal {
 		return json.RawMessage("null"), false, nil
 	}
-	if b, redacted, ok := appendJSON(nil, v); ok {
+	b, redacted, ok := appendJSON(nil, v)
+	if len(b) > MaxValueJSON {
+		return nil, false, errValueTooLarge
+	}
+	if ok {
 		return b, redacted, nil
+	}
+	if err := checkJSONSize(v); err != nil {
+		return nil, false, err
 	}
 	x, redacted, err := redactToJSON(v)
 	if err != nil {
 		return nil, false, err
 	}
-	b, err := json.Marshal(x)
+	b, err = json.Marshal(x)
 	return b, redacted, err
 }
 
@@ -113,6 +147,11 @@ func appendJSON(b []byte, v cty.Value) (out []byte, redacted, ok bool) {
 		b = append(b, open)
 		first := true
 		for it := v.ElementIterator(); it.Next(); {
+			if len(b) > MaxValueJSON {
+				// Past the bound: the callers refuse the value (errValueTooLarge) without
+				// writing the rest, which can be gigabytes of references to one string.
+				return b, redacted, true
+			}
 			k, ev := it.Element()
 			if !first {
 				b = append(b, ',')

@@ -95,3 +95,15 @@ func peakMemory(t *testing.T, pid int) int64 {
 	t.Fatal("no VmHWM in /proc/PID/status")
 	return 0
 }
+
+// TestServeWarnsOfABadCheckHeap: serve warns of a FUSCIA_MAX_CHECK_HEAP that is not a size, as
+// validate does; the warning of its check child never reached anyone.
+func TestServeWarnsOfABadCheckHeap(t *testing.T) {
+	h := newHarness(t)
+	h.write("good.fsc.hcl", goodWorkflow)
+	sp := startServe(t, h, []string{"FUSCIA_MAX_CHECK_HEAP=abc"})
+	if !strings.Contains(sp.stderr.String(), `Warning: FUSCIA_MAX_CHECK_HEAP="abc" is not a size`) {
+		t.Errorf("serve did not warn of FUSCIA_MAX_CHECK_HEAP=abc:\n%s", sp)
+	}
+	sp.stopOK()
+}

@@ -51,6 +51,17 @@ func (c *cli) guardMemory() (stop func()) {
 	if c.exit == nil {
 		return func() {}
 	}
+	limit := c.maxCheckHeap()
+	return memguard.Watch(limit, 20*time.Millisecond, func(heap uint64) {
+		fmt.Fprintf(c.stderr, "Error: Workflow expressions use too much memory\n\nEvaluating the workflow's expressions took %d MiB of memory, more than the limit of %d MiB: an expression builds more than a workflow should (a list of many long strings, say). Make it build less, or raise the limit with FUSCIA_MAX_CHECK_HEAP.\n",
+			heap>>20, limit>>20)
+		c.exit(exitFailed)
+	})
+}
+
+// maxCheckHeap is FUSCIA_MAX_CHECK_HEAP, or the default with a warning on stderr when it is not
+// a size. serve reads it too, for the warning: its check child's stderr is not shown.
+func (c *cli) maxCheckHeap() uint64 {
 	limit := uint64(defaultMaxCheckHeap)
 	if v := c.getenv("FUSCIA_MAX_CHECK_HEAP"); v != "" {
 		n, err := schema.ParseSize(v)
@@ -60,9 +71,5 @@ func (c *cli) guardMemory() (stop func()) {
 			limit = uint64(n)
 		}
 	}
-	return memguard.Watch(limit, 20*time.Millisecond, func(heap uint64) {
-		fmt.Fprintf(c.stderr, "Error: Workflow expressions use too much memory\n\nEvaluating the workflow's expressions took %d MiB of memory, more than the limit of %d MiB: an expression builds more than a workflow should (a list of many long strings, say). Make it build less, or raise the limit with FUSCIA_MAX_CHECK_HEAP.\n",
-			heap>>20, limit>>20)
-		c.exit(exitFailed)
-	})
+	return limit
 }

@@ -104,6 +104,7 @@ func runServe(ctx context.Context, c *cli, args []string) int {
 	if c.getenv("FUSCIA_LOG_LEVEL") != "" {
 		level = c.logLevel()
 	}
+	_ = c.maxCheckHeap() // warns of a FUSCIA_MAX_CHECK_HEAP that is not a size: the check child's warning is not shown
 	var diagMu sync.Mutex
 	opts, err := c.hostOptions(host.Options{
 		Home: home, Command: fs.invocation(paths), LogFormat: *logFormat, LogLevel: level, PluginDirs: pluginDirs,

@@ -472,3 +472,35 @@ func checkGoldenText(t *testing.T, a *assembly, dir, test string) string {
 	}
 	return got
 }
+
+// TestHugeInputsNotShown: known inputs that are small in memory but huge written out (5,000
+// references to one 200 KB string: 1 GB of JSON) are not shown by the plan, which stays small
+// to encode; serve encodes every plan it loads, and such a file ran it out of memory.
+func TestHugeInputsNotShown(t *testing.T) {
+	refs := strings.TrimSuffix(strings.Repeat("var.s, ", 5000), ", ")
+	src := "workflow \"vb\" {}\nvariable \"s\" {\n  type    = string\n  default = \"" + strings.Repeat("B", 200_000) + "\"\n}\n" +
+		"task \"big\" {\n  uses   = builtin.transform\n  inputs = { x = [" + refs + "] }\n}\n" +
+		"task \"small\" {\n  uses   = builtin.transform\n  inputs = { x = 1 }\n}\n"
+	p := lang.NewParser()
+	p.Sources = map[string][]byte{"vb.fsc.hcl": []byte(src)}
+	w, diags := p.Load("vb.fsc.hcl", lang.Options{Planning: true})
+	if diags.HasErrors() {
+		t.Fatal(diags.Error())
+	}
+	res, diags := Resolve(w, Env{Home: t.TempDir()}, hcl.DiagError)
+	if diags.HasErrors() {
+		t.Fatal(diags.Error())
+	}
+	pl := Build(w, res)
+	data, err := Encode(pl, w, map[string][]byte{"vb.fsc.hcl": []byte(src)}, nil)
+	must(t, err)
+	if len(data) > 2<<20 {
+		t.Errorf("the saved plan is %d bytes; the huge inputs were written out", len(data))
+	}
+	if in, _ := pl.Nodes["task.big"].Inputs.(map[string]any); in["not_shown"] != true {
+		t.Errorf("task.big's inputs = %.200v, want not_shown", pl.Nodes["task.big"].Inputs)
+	}
+	if in, _ := pl.Nodes["task.small"].Inputs.(map[string]any); in == nil || in["x"] == nil {
+		t.Errorf("task.small's inputs = %v, want them shown", pl.Nodes["task.small"].Inputs)
+	}
+}

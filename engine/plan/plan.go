@@ -11,6 +11,7 @@ import (
 	"github.com/fuscia/fuscia/hostabi/registry"
 	"github.com/fuscia/fuscia/internal/version"
 	"github.com/fuscia/fuscia/lang"
+	"github.com/fuscia/fuscia/lang/funcs"
 )
 
 // Plan is what `fuscia plan` shows and saves. Its JSON form is docs/reference/cli.md's `plan -json`.
@@ -125,6 +126,13 @@ func (p *Plan) add(w *lang.Workflow, res *Resolution, n *lang.Node, stage int) {
 		if vals.Inputs != cty.NilVal {
 			pn.inputs = vals.Inputs
 			pn.Inputs = ValueJSON(vals.Inputs)
+			// Shown, not run: a value that is small in memory can be huge written out (a
+			// list of 5,000 references to one 200 KB string is 1 GB of JSON), and the plan
+			// is encoded in serve's own process.
+			if size := funcs.JSONSize(vals.Inputs, MaxShownInputs); size > MaxShownInputs {
+				pn.inputs = cty.StringVal(fmt.Sprintf("(more than %d MiB written out; not shown)", MaxShownInputs>>20))
+				pn.Inputs = map[string]any{"not_shown": true, "bytes_over": MaxShownInputs}
+			}
 		}
 		if vals.ForEach != cty.NilVal {
 			pn.forEach = vals.ForEach
@@ -178,6 +186,11 @@ func (p *Plan) add(w *lang.Workflow, res *Resolution, n *lang.Node, stage int) {
 	p.Nodes[addr] = pn
 	p.Order = append(p.Order, addr)
 }
+
+// MaxShownInputs bounds the known inputs a plan shows of one node, written out as JSON; larger
+// ones are shown as {"not_shown": true, "bytes_over": MaxShownInputs}. The run evaluates them
+// again, under the engine's own bound.
+const MaxShownInputs = 1 << 20
 
 func waitDetail(wt *lang.WaitSpec) string {
 	switch wt.Kind {

@@ -334,3 +334,32 @@ func checkRegexCost(args []cty.Value) error {
 	}
 	return nil
 }
+
+// JSONSize is about the bytes v takes written out as JSON, at least that many: strings with
+// their quotes (escapes not counted), numbers in their digits, keys, and a byte of punctuation
+// per element. Marked parts are measured as they are. It stops counting soon after the total
+// passes limit, so that a value that repeats one long string many times (a list of references
+// to it, a setproduct over it) is measured in the time of limit bytes, not of its length.
+func JSONSize(v cty.Value, limit int) int {
+	v, _ = v.Unmark()
+	switch {
+	case !v.IsKnown() || v.IsNull():
+		return 4
+	case v.Type() == cty.String:
+		return len(v.AsString()) + 2
+	case v.Type() == cty.Number:
+		return len(v.AsBigFloat().Text('g', -1))
+	case !v.CanIterateElements():
+		return 5
+	}
+	size := 2
+	object := v.Type().IsMapType() || v.Type().IsObjectType()
+	for it := v.ElementIterator(); it.Next() && size <= limit; {
+		k, e := it.Element()
+		if object {
+			size += len(k.AsString()) + 3
+		}
+		size += 1 + JSONSize(e, limit-size)
+	}
+	return size
+}
