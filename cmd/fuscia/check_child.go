@@ -3,8 +3,8 @@ package main
 // serve evaluates a workflow file's expressions in a short-lived child process before it loads
 // the file itself: the same binary run as the hidden command `fuscia internal-check`, under the
 // heap limit validate and plan have (memory.go). A file in the watched directory is input, and
-// one short expression can build gigabytes (`[for i in range(1024) : format(…)]`, say): in the
-// child that ends the child, with validate's error; in the daemon it ended every workflow it
+// one expression can build gigabytes (a list of a thousand `format("%01000000d", 1)`, say): in
+// the child that ends the child, with validate's error; in the daemon it ended every workflow it
 // served. docs/serve.md, "Checking a file in a child process". This file is both ends: the
 // command the child runs and the host.ServeOptions.CheckElsewhere that starts it.
 
