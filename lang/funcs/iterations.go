@@ -31,8 +31,8 @@ var errTooManyIterations = fmt.Errorf("for expressions have iterated over more t
 const ElementName = "for element"
 
 // MaxElementBytes bounds the bytes the elements and keys the `for` expressions of one
-// evaluation make take, written out (strings by their length, other values a few bytes). The
-// iteration bound alone let an element repeat a long value: `[for x in trigger.payload.items :
+// evaluation make take written out as JSON (JSONSize). The iteration bound alone let an
+// element repeat a long value: `[for x in trigger.payload.items :
 // "${trigger.payload.header}:${x}"]` with a 1 MiB payload of 100,000 items and an 800 KB header
 // is 80 GB, sent by whoever may call the webhook. A value an element only refers to counts each
 // time: it is written out that many times when the result is journaled or encoded.
@@ -77,7 +77,7 @@ func (it *Iterations) Table() map[string]function.Function {
 	return t
 }
 
-// elementFunc returns the identity that charges an element's size (elementSize) to it; with it
+// elementFunc returns the identity that charges an element's size written out (JSONSize) to it; with it
 // nil, an element only has to be within MaxElementBytes on its own. Like the collection, the
 // element reaches it unevaluated (see iterationsFunc), so that past the bound the rest of the
 // evaluation's elements are not built.
@@ -96,7 +96,7 @@ func elementFunc(it *Iterations) function.Function {
 			if it != nil {
 				used = it.bytes
 			}
-			used += elementSize(el, MaxElementBytes-used)
+			used += JSONSize(el, MaxElementBytes-used)
 			if it != nil {
 				it.bytes = used
 			}
@@ -106,29 +106,6 @@ func elementFunc(it *Iterations) function.Function {
 			return el, nil
 		},
 	})
-}
-
-// elementSize is about the bytes v takes written out: its strings' (and keys') lengths, and 8
-// for any other value. It stops counting soon after the total passes limit.
-func elementSize(v cty.Value, limit int) int {
-	v, _ = v.Unmark()
-	switch {
-	case !v.IsKnown() || v.IsNull():
-		return 8
-	case v.Type() == cty.String:
-		return len(v.AsString())
-	case !v.CanIterateElements():
-		return 8
-	}
-	size := 8
-	for el := v.ElementIterator(); el.Next() && size <= limit; {
-		k, e := el.Element()
-		if ty := v.Type(); ty.IsMapType() || ty.IsObjectType() {
-			size += len(k.AsString())
-		}
-		size += elementSize(e, limit-size)
-	}
-	return size
 }
 
 // iterationsFunc returns the identity that charges a collection's length to it; with it nil, a
