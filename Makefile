@@ -177,7 +177,7 @@ bench: build load-tool
 	$(GO) test ./lang/query -run '^$$' -bench 'Complete1000|CompleteOutput1000|Hover1000' -count 3
 	$(GO) test ./engine -run '^$$' -bench 'ProgramLocks' -benchtime 20x -count 5
 	$(GO) test ./cmd/fuscia -run '^$$' -bench 'Startup|ApplyPerNode|ApplyShellPerNode' -benchtime 10x -count 5 -timeout 30m
-	$(GO) test ./cmd/fuscia -run '^$$' -bench 'ServeStartGoComponent' -benchtime 5x -timeout 30m
+	$(GO) test ./cmd/fuscia -run '^$$' -bench 'ServeStartGoComponent|ServeStartFiles' -benchtime 5x -timeout 30m
 	$(GO) test ./cmd/fuscia -run '^$$' -bench 'ClusterScaling' -benchtime 2000x -timeout 30m
 	$(GO) test ./cmd/fuscia -run '^$$' -bench 'ClusterWasmCPU' -benchtime 200x -timeout 30m
 	$(GO) test ./cmd/fuscia -run '^$$' -bench 'ClusterRedelivery' -benchtime 10x -timeout 30m

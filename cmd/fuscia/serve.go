@@ -106,12 +106,19 @@ func runServe(ctx context.Context, c *cli, args []string) int {
 	}
 	_ = c.maxCheckHeap() // warns of a FUSCIA_MAX_CHECK_HEAP that is not a size: the check child's warning is not shown
 	var diagMu sync.Mutex
+	// The check child (check_child.go); without one (a test binary) serve evaluates each file
+	// in its own process.
+	var checkElsewhere func(ctx context.Context, file string, src []byte) error
+	if checker := daemonChecker(c.environ()); checker != nil {
+		checkElsewhere = checker.Check
+		defer checker.Close() // after the host's Close (deferred below, so run first)
+	}
 	opts, err := c.hostOptions(host.Options{
 		Home: home, Command: fs.invocation(paths), LogFormat: *logFormat, LogLevel: level, PluginDirs: pluginDirs,
 		CompileElsewhere: daemonCompiler(),
 		Serve: &host.ServeOptions{
 			Paths: paths, Vars: lang.VarInputs{Env: c.environ()}, Now: now, WebhookWait: *webhookWait, Retain: retain,
-			CheckElsewhere: daemonChecker(c.environ()),
+			CheckElsewhere: checkElsewhere,
 			// The diagnostics go to stderr as validate shows them; the log gets their summary.
 			OnInvalid: func(_ string, files map[string]*hcl.File, diags hcl.Diagnostics) {
 				var b bytes.Buffer

@@ -9,6 +9,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -45,18 +46,46 @@ func BenchmarkServeStartGoComponent(b *testing.B) {
 		if err := os.RemoveAll(filepath.Join(home, "cache")); err != nil {
 			b.Fatal(err)
 		}
-		took = append(took, serveUntilServing(b, bin, dir, home))
+		took = append(took, serveUntilServing(b, bin, dir, home, "tickhook.fsc.hcl"))
 	}
 	b.ReportMetric(float64(median(took).Milliseconds()), "ms-to-serving-median")
 	b.ReportMetric(float64(took[0].Milliseconds()), "ms-to-serving-min")
 	b.ReportMetric(float64(took[len(took)-1].Milliseconds()), "ms-to-serving-max")
 }
 
+// BenchmarkServeStartFiles: how long `fuscia serve` takes to serve a directory of 200 webhook
+// workflows, each checked in the check child before it is loaded (check_child.go): one child
+// checked them all, not one a file (docs/performance.md, "Session 32"). FUSCIA_BENCH_BIN as
+// above.
+func BenchmarkServeStartFiles(b *testing.B) {
+	bin := fusciaBin
+	if env := os.Getenv("FUSCIA_BENCH_BIN"); env != "" {
+		bin = env
+	}
+	dir := b.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "flows"), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	const files = 200
+	for i := range files {
+		writeBenchFile(b, filepath.Join(dir, "flows", fmt.Sprintf("w%03d.fsc.hcl", i)), fmt.Sprintf(
+			"workflow \"w%d\" {}\n\ntrigger \"webhook\" \"h\" {\n  path = \"/h%d\"\n}\n\ntask \"t\" {\n  uses   = builtin.transform\n  inputs = { x = \"${trigger.payload.a}-%d\" }\n}\n", i, i, i))
+	}
+	var took []time.Duration
+	for range b.N {
+		home := b.TempDir() // a new store each time: what is measured is the files' load
+		took = append(took, serveUntilServing(b, bin, dir, home, "flows"))
+	}
+	b.ReportMetric(float64(median(took).Milliseconds()), "ms-to-serving-median") // sorts took
+	b.ReportMetric(float64(took[0].Milliseconds()), "ms-to-serving-min")
+	b.ReportMetric(float64(took[len(took)-1].Milliseconds()), "ms-to-serving-max")
+}
+
 // serveUntilServing starts serve, returns how long it took to print that it serves, and stops
 // it (SIGTERM, then reaped).
-func serveUntilServing(b *testing.B, bin, dir, home string) time.Duration {
+func serveUntilServing(b *testing.B, bin, dir, home, path string) time.Duration {
 	b.Helper()
-	cmd := exec.Command(bin, "serve", "tickhook.fsc.hcl", "-home", home, "-listen", "127.0.0.1:0", "-shutdown-grace", "2s")
+	cmd := exec.Command(bin, "serve", path, "-home", home, "-listen", "127.0.0.1:0", "-shutdown-grace", "2s")
 	cmd.Dir = dir
 	cmd.Env = append(baseEnv(), "FUSCIA_HOME="+home)
 	stdout := &syncbuf.Buffer{}

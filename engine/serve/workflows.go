@@ -128,6 +128,11 @@ func (s *Server) loadFile(ctx context.Context, file string, first bool) {
 		return
 	}
 	prog, err := s.cfg.Load(ctx, file, data)
+	if err != nil && ctx.Err() != nil {
+		// Stopped by serve's own shutdown: not the file's fault, and nothing to remember.
+		s.logger.Debug("loading a workflow file stopped", "file", file, "error", err)
+		return
+	}
 	if err != nil {
 		if old != nil {
 			s.logger.Error("the changed workflow has errors; the previous version keeps running", "file", file, "diagnostics", err.Error())
