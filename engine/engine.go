@@ -143,6 +143,11 @@ type Program struct {
 	// workflow from them.
 	Plan   []byte
 	Digest string
+	// Called are the other workflow files the workflow's calls were made from, by absolute
+	// path, with the sha256 of the content read, when the maker knew them (serve's host does):
+	// serve loads the workflow again when one of them changes (docs/serve.md, "Workflows and
+	// reloads").
+	Called map[string][sha256.Size]byte
 
 	locksOnce sync.Once
 	locks     plan.Locks

@@ -94,6 +94,10 @@ func (p *Parser) loadCall(w *Workflow, n *Node, callers []string) hcl.Diagnostic
 		c.Path = filepath.Join(filepath.Dir(w.Filename), c.Workflow)
 	}
 	abs, _ := filepath.Abs(c.Path)
+	if p.called == nil {
+		p.called = make(map[string]bool)
+	}
+	p.called[abs] = true
 	for i, caller := range callers {
 		if caller == abs {
 			chain := append(append([]string(nil), callers[i:]...), abs)

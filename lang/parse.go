@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"syscall"
 	"unicode/utf8"
 
@@ -18,6 +19,8 @@ type Parser struct {
 	files map[string]*hcl.File
 	// children are the workflows call nodes run, by absolute path, loaded once (loadCall).
 	children map[string]*childLoad
+	// called are the absolute paths call nodes name, whether they could be read or not.
+	called map[string]bool
 	// iterating is guard's account of each file that has a `for` expression.
 	iterating map[string]map[hcl.Expression]bool
 	// Sources, when set, replaces the file system: workflow files (the loaded one and the ones it
@@ -30,6 +33,18 @@ func NewParser() *Parser { return &Parser{files: make(map[string]*hcl.File)} }
 
 // Files returns every file parsed so far, by name.
 func (p *Parser) Files() map[string]*hcl.File { return p.files }
+
+// Called returns the absolute paths of the files that the call nodes of the workflows loaded so
+// far name, sorted: the ones that could be read (they are in Files too) and the ones that could
+// not. serve loads a workflow again when one of them changes.
+func (p *Parser) Called() []string {
+	out := make([]string, 0, len(p.called))
+	for path := range p.called {
+		out = append(out, path)
+	}
+	sort.Strings(out)
+	return out
+}
 
 // ReadFile reads a workflow file as the parser does: a regular file of at most MaxFileSize
 // bytes. It opens the file without blocking and checks what it opened, so that a pipe or a

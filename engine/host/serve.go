@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"time"
 
@@ -40,7 +41,9 @@ func (h *Host) loadServed(ctx context.Context, file string, src []byte) (*engine
 			h.tel.Logger.Warn("evaluating a workflow file in a child process failed; evaluating it in this process", "file", file, "error", err)
 		}
 	}
-	res, diags := planner.Make(ctx, planner.Request{File: file, Source: src, Purpose: planner.ForRun, Vars: s.Vars, Env: h.env, Plugins: h.manager})
+	parser := lang.NewParser()
+	res, diags := planner.Make(ctx, planner.Request{File: file, Source: src, Purpose: planner.ForRun, Vars: s.Vars, Env: h.env, Plugins: h.manager, Parser: parser})
+	called := calledSums(parser)
 	if !diags.HasErrors() {
 		if cp := h.cluster; cp != nil {
 			// The workflow's pools exist before its first attempt: their workers bind now.
@@ -49,6 +52,7 @@ func (h *Host) loadServed(ctx context.Context, file string, src []byte) (*engine
 			}
 		}
 		prog := engine.NewProgram(res.Workflow, res.Blob)
+		prog.Called = called
 		h.Preload(ctx, prog)
 		releaseAfterLoad(prog.Workflow)
 		return prog, nil
@@ -56,7 +60,26 @@ func (h *Host) loadServed(ctx context.Context, file string, src []byte) (*engine
 	if s.OnInvalid != nil {
 		s.OnInvalid(file, res.Files, diags)
 	}
-	return nil, &serve.LoadError{Diagnostics: diags}
+	return nil, &serve.LoadError{Diagnostics: diags, Called: called}
+}
+
+// calledSums are the files the calls of the workflows parser loaded name, with the sha256 of
+// the content it read; a zero sum for one it could not read (serve.LoadError.Called).
+func calledSums(parser *lang.Parser) map[string][sha256.Size]byte {
+	paths := parser.Called()
+	if len(paths) == 0 {
+		return nil
+	}
+	files := parser.Files()
+	out := make(map[string][sha256.Size]byte, len(paths))
+	for _, path := range paths {
+		var sum [sha256.Size]byte
+		if f := files[path]; f != nil {
+			sum = sha256.Sum256(f.Bytes)
+		}
+		out[path] = sum
+	}
+	return out
 }
 
 // prune is serve's retention (serve.Config.Prune): the owner's Prune.

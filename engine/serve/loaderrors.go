@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"slices"
@@ -14,6 +15,10 @@ import (
 // may return any other error too: it is shown as one diagnostic without a line.
 type LoadError struct {
 	Diagnostics hcl.Diagnostics
+	// Called are the files the workflow's calls name, with the sha256 of what was read of
+	// them (zero for a file that could not be read), as engine.Program.Called: the file is
+	// loaded again when one of them changes, a missing one that appears included.
+	Called map[string][sha256.Size]byte
 }
 
 // Error is the first error's summary and where it is, in a line, for the log.

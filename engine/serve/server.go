@@ -136,7 +136,7 @@ func (s *Server) Start(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	for _, f := range files {
-		s.loadFile(ctx, f, true)
+		s.loadFile(ctx, f, true, false)
 	}
 	if s.cfg.Metrics != nil {
 		_ = s.cfg.Metrics.ObserveQueueDepth(s.queueDepths)

@@ -26,8 +26,62 @@ type loaded struct {
 	hash [sha256.Size]byte
 	stat fileStamp
 
+	// called are the files prog's calls were made from (engine.Program.Called): a change to
+	// one loads file again. Only the watcher's goroutine touches them.
+	called []calledFile
+
 	cancel context.CancelFunc // stops the schedule and poll goroutines
 	wg     sync.WaitGroup
+}
+
+// calledFile is a file a loaded version's calls were made from.
+type calledFile struct {
+	path string
+	sum  [sha256.Size]byte // of the content the version was made from
+	stat fileStamp         // at the last look, taken before it read the file
+	seen bool              // whether a look has been
+}
+
+// calledChanged says whether a file l's calls were made from holds other content than l was
+// made from (or is gone, or was missing and is there now). A file whose stamp did not move
+// since the last look is not read again; so once a reload for a changed file failed (it keeps
+// the previous version running), that file is not tried again until it changes again, as for
+// the workflow's own file.
+func calledChanged(l *loaded) bool {
+	changed := false
+	for i := range l.called {
+		c := &l.called[i]
+		st, err := stampOf(c.path)
+		if err != nil {
+			st = fileStamp{} // gone: a stamp no file has
+		}
+		if c.seen && st == c.stat {
+			continue
+		}
+		c.stat, c.seen = st, true
+		data, diags := lang.ReadFile(c.path)
+		if diags.HasErrors() {
+			changed = changed || c.sum != [sha256.Size]byte{} // unreadable then is no change
+		} else if sha256.Sum256(data) != c.sum {
+			changed = true
+		}
+	}
+	return changed
+}
+
+// addCalled adds to list the files of sums (engine.Program.Called, LoadError.Called) that it
+// does not hold yet.
+func addCalled(list []calledFile, sums map[string][sha256.Size]byte) []calledFile {
+	have := make(map[string]bool, len(list))
+	for _, c := range list {
+		have[c.path] = true
+	}
+	for path, sum := range sums {
+		if !have[path] {
+			list = append(list, calledFile{path: path, sum: sum})
+		}
+	}
+	return list
 }
 
 type fileStamp struct {
@@ -93,8 +147,9 @@ func stampOf(file string) (fileStamp, error) {
 }
 
 // loadFile loads (or reloads) file. A file that fails keeps its previous version running;
-// the diagnostics are logged.
-func (s *Server) loadFile(ctx context.Context, file string, first bool) {
+// the diagnostics are logged. calledChanged: a file its calls were made from changed, so an
+// unchanged file is loaded again too.
+func (s *Server) loadFile(ctx context.Context, file string, first, calledChanged bool) {
 	stamp, err := stampOf(file)
 	if err != nil {
 		s.logger.Error("cannot read a workflow file", "file", file, "error", err)
@@ -123,7 +178,7 @@ func (s *Server) loadFile(ctx context.Context, file string, first bool) {
 	s.mu.Lock()
 	old := s.files[file]
 	s.mu.Unlock()
-	if old != nil && bytes.Equal(old.hash[:], hash[:]) {
+	if old != nil && bytes.Equal(old.hash[:], hash[:]) && !calledChanged {
 		old.stat = stamp
 		return
 	}
@@ -140,17 +195,28 @@ func (s *Server) loadFile(ctx context.Context, file string, first bool) {
 			s.logger.Error("the workflow has errors and is not served", "file", file, "diagnostics", err.Error())
 		}
 		s.noteLoadError(file, err)
-		// Remember the stamp so that the same broken edit is not reloaded every second.
+		// Remember the stamp so that the same broken edit is not reloaded every second; and
+		// the files its calls name, so that it is loaded again when one of them changes (a
+		// called file fixed, or a missing one created).
+		var le *LoadError
+		errors.As(err, &le)
 		s.mu.Lock()
 		if old != nil {
 			old.stat = stamp
+			if le != nil {
+				old.called = addCalled(old.called, le.Called)
+			}
 		} else {
-			s.files[file] = &loaded{file: file, stat: stamp, hash: hash}
+			l := &loaded{file: file, stat: stamp, hash: hash}
+			if le != nil {
+				l.called = addCalled(nil, le.Called)
+			}
+			s.files[file] = l
 		}
 		s.mu.Unlock()
 		return
 	}
-	l := &loaded{file: file, prog: prog, hash: hash, stat: stamp}
+	l := &loaded{file: file, prog: prog, hash: hash, stat: stamp, called: addCalled(nil, prog.Called)}
 	w := prog.Workflow
 	s.mu.Lock()
 	// moved: the workflow's version from a file that is gone (renamed to this one). This file
@@ -195,6 +261,8 @@ func (s *Server) loadFile(ctx context.Context, file string, first bool) {
 	switch {
 	case moved != nil:
 		s.logger.Info("workflow reloaded from another file", "file", file, "previous_file", moved.file, "workflow", w.Name, "triggers", triggerList(w))
+	case calledChanged && old != nil && old.prog != nil:
+		s.logger.Info("workflow reloaded: a file it calls changed", "file", file, "workflow", w.Name, "triggers", triggerList(w))
 	case !first && old != nil:
 		s.logger.Info("workflow reloaded", "file", file, "workflow", w.Name, "triggers", triggerList(w))
 	default:
@@ -271,8 +339,11 @@ func (s *Server) look() {
 		s.mu.Lock()
 		l := s.files[f]
 		s.mu.Unlock()
-		if l == nil || l.stat != stamp {
-			s.loadFile(s.ctx, f, false)
+		switch {
+		case l == nil || l.stat != stamp:
+			s.loadFile(s.ctx, f, false, false)
+		case calledChanged(l):
+			s.loadFile(s.ctx, f, false, true)
 		}
 	}
 	s.mu.Lock()
