@@ -89,6 +89,17 @@ func (p *Replayer) Entry(e journal.Entry) []Event {
 	return nil
 }
 
+// FinishedEvent is the execution_finished event of run x, which has finished, as the run reported
+// it live (run.go): the event a rebuilt stream ends with. Its time is the run's end.
+func FinishedEvent(x *journal.Execution) Event {
+	ts := time.Now()
+	if x.FinishedAt != nil {
+		ts = *x.FinishedAt
+	}
+	return Event{Type: EventExecutionFinished, Timestamp: ts, ExecutionID: x.ID,
+		Workflow: x.Workflow, Status: x.Status, Error: x.Error, Execution: x}
+}
+
 // Log returns the node_log event of line l.
 func (p *Replayer) Log(l journal.LogLine) Event {
 	return Event{Type: EventNodeLog, Timestamp: l.Time, ExecutionID: p.id, Node: l.Node, Kind: kindOf(l.Node),

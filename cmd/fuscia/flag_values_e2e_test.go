@@ -24,6 +24,10 @@ func TestBadFlagValues(t *testing.T) {
 		{[]string{"apply", "w.fsc.hcl", "-parallelism", "-1"}, "Error: Invalid -parallelism"},
 		{[]string{"graph", "-format", "svg", "w.fsc.hcl"}, "Error: Invalid -format"},
 		{[]string{"plan", "-lockfile=foo", "w.fsc.hcl"}, "Error: Invalid -lockfile"},
+		// A listen address with a port out of range, or none, was a listen failure, exit 1.
+		{[]string{"serve", "-listen", "127.0.0.1:99999", "."}, "Error: Invalid -listen"},
+		{[]string{"serve", "-listen", "nonsense", "."}, "Error: Invalid -listen"},
+		{[]string{"serve", "-listen", "127.0.0.1:0", "-metrics-listen", "127.0.0.1:-1", "."}, "Error: Invalid -metrics-listen"},
 	} {
 		r := h.run(tc.args...)
 		name := strings.Join(tc.args, " ")

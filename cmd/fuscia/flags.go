@@ -5,8 +5,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -68,7 +70,8 @@ func (fs *flagSet) printUsage(w io.Writer) {
 			name = " " + name
 		}
 		fmt.Fprintf(w, "  -%s%s\n      %s", f.Name, name, help)
-		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "[]" {
+		// A help text that says its default itself ("(default: the number of CPUs)") keeps it.
+		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "[]" && !strings.Contains(help, "(default") {
 			fmt.Fprintf(w, " (default %s)", f.DefValue)
 		}
 		fmt.Fprintln(w)
@@ -119,4 +122,17 @@ func (fs *flagSet) checkLogFormat(format string) (code int, ok bool) {
 		return 0, true
 	}
 	return fs.invalid(false, "Invalid -log-format", fmt.Sprintf("The log format is text or json; got %q.", format)), false
+}
+
+// checkListenAddr says what is wrong with a listen address (-listen, -metrics-listen) before
+// anything is opened: a bad one was a listen failure, exit 1, after serve had started.
+func checkListenAddr(addr string) error {
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return errors.New("not HOST:PORT")
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return fmt.Errorf("port %q is not a number from 0 to 65535", port)
+	}
+	return nil
 }

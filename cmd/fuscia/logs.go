@@ -74,8 +74,10 @@ func runLogs(ctx context.Context, c *cli, args []string) int {
 	var err error
 	if *follow && *asJSON {
 		// docs/reference/cli.md: `logs -follow -json` prints the stream of `apply -json`, not only the lines.
+		finished := false // serve's stream ends with the line itself; a store read directly does not
 		err = b.Events(ctx, ref, true, func(ev engine.Event) error {
-			if *node != "" && ev.Type != engine.EventExecutionStarted && !local.MatchNode(*node, ev.Node) {
+			finished = finished || ev.Type == engine.EventExecutionFinished
+			if *node != "" && ev.Type != engine.EventExecutionStarted && ev.Type != engine.EventExecutionFinished && !local.MatchNode(*node, ev.Node) {
 				return nil
 			}
 			if err := enc.Encode(ev); err != nil {
@@ -83,7 +85,7 @@ func runLogs(ctx context.Context, c *cli, args []string) int {
 			}
 			return out.Flush()
 		})
-		if err == nil {
+		if err == nil && !finished {
 			err = writeFinished(ctx, executionNow(home, b), enc, id)
 		}
 		if ferr := out.Flush(); err == nil {
@@ -151,13 +153,8 @@ func writeFinished(ctx context.Context, get func(context.Context, string) (*jour
 	if err != nil {
 		return err
 	}
-	ts := time.Now()
-	if x.FinishedAt != nil {
-		ts = *x.FinishedAt
-	}
 	// The line apply -json ends with (engine/run.go), field for field.
-	return enc.Encode(engine.Event{Type: engine.EventExecutionFinished, Timestamp: ts, ExecutionID: x.ID,
-		Workflow: x.Workflow, Status: x.Status, Error: x.Error, Execution: x})
+	return enc.Encode(engine.FinishedEvent(x))
 }
 
 // instanceLabel names the instance of node at index in text output (logs, and the progress of

@@ -15,7 +15,13 @@ type natsFlags struct {
 	maxDeliver                          *int
 }
 
-func addNATSFlags(fs *flagSet) *natsFlags {
+// addNATSFlags adds the cluster flags; a worker's -max-deliver says it is the coordinator's
+// (a worker reads it for nothing but its presence on a shared command line).
+func addNATSFlags(fs *flagSet, worker bool) *natsFlags {
+	maxDeliverHelp := "fail an attempt with worker_lost after `N` deliveries to workers that stopped answering"
+	if worker {
+		maxDeliverHelp = "the coordinator's (serve's) setting: no effect on a worker, which accepts it so that both roles can share a command line"
+	}
 	return &natsFlags{
 		urls:       fs.String("nats", "", "run on the NATS JetStream servers at `URL[,URL…]` (default $FUSCIA_NATS_URL)"),
 		creds:      fs.String("nats-creds", "", "authenticate to NATS with the credentials `FILE`"),
@@ -23,7 +29,7 @@ func addNATSFlags(fs *flagSet) *natsFlags {
 		prefix:     fs.String("nats-prefix", cluster.DefaultPrefix, "name the streams, buckets and subjects with `NAME` (two installations can share one NATS)"),
 		keyFile:    fs.String("cluster-key-file", "", "the cluster key: 32 random bytes in standard base64 in `FILE` (default $FUSCIA_CLUSTER_KEY_FILE)"),
 		ackWait:    fs.Duration("nats-ack-wait", cluster.DefaultAckWait, "give an attempt to another worker when its worker has not sent a heartbeat for `D`"),
-		maxDeliver: fs.Int("max-deliver", cluster.DefaultMaxDeliver, "fail an attempt with worker_lost after `N` deliveries to workers that stopped answering"),
+		maxDeliver: fs.Int("max-deliver", cluster.DefaultMaxDeliver, maxDeliverHelp),
 	}
 }
 

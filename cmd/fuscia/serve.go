@@ -39,7 +39,7 @@ func runServe(ctx context.Context, c *cli, args []string) int {
 	var pluginDirs multiFlag
 	fs.Var(&pluginDirs, "plugin-dir", "also look for plugins in `DIR` (repeatable)")
 	logFormat := fs.String("log-format", "", "log format on stderr: `text` or json (default: text on a terminal)")
-	nf := addNATSFlags(fs)
+	nf := addNATSFlags(fs, false)
 	localWorker := fs.Bool("local-worker", true, "with -nats, also run a worker of the default pool in this process")
 	retainText := fs.String("retain", "", "prune the runs that finished more than `D` ago (720h, 30d), with their artifacts, KV and logs, at start and every tenth of D (default: keep every run)")
 	paths, code, ok := fs.parse(args)
@@ -72,6 +72,14 @@ func runServe(ctx context.Context, c *cli, args []string) int {
 	}
 	if *maxConns < 1 {
 		return fs.invalid(false, "Invalid -max-connections", fmt.Sprintf("-max-connections must be 1 or more, not %d.", *maxConns))
+	}
+	for _, l := range []struct{ flag, addr string }{{"-listen", *listen}, {"-metrics-listen", *metricsListen}} {
+		if l.addr == "" && l.flag == "-metrics-listen" {
+			continue
+		}
+		if err := checkListenAddr(l.addr); err != nil {
+			return fs.invalid(false, "Invalid "+l.flag, fmt.Sprintf("%s %q: %s. Give HOST:PORT, such as 127.0.0.1:8080 or :8080, with a port from 0 to 65535.", l.flag, l.addr, err))
+		}
 	}
 	guard := serve.GuardConfig{ListenAddr: *listen}
 	for _, v := range allowedHosts {

@@ -13,8 +13,8 @@ import (
 )
 
 func runWorker(ctx context.Context, c *cli, args []string) int {
-	fs := newFlagSet(c, "worker", "worker -nats URL[,URL…] [-pool NAME]… [-concurrency N] [-plugin-dir DIR]… [-home DIR] [-cluster-key-file FILE] [-nats-creds FILE] [-nats-tls-ca FILE] [-nats-prefix NAME] [-shutdown-grace D]")
-	nf := addNATSFlags(fs)
+	fs := newFlagSet(c, "worker", "worker -nats URL[,URL…] [-pool NAME]… [-concurrency N] [-plugin-dir DIR]… [-home DIR] [-cluster-key-file FILE] [-nats-creds FILE] [-nats-tls-ca FILE] [-nats-prefix NAME] [-nats-ack-wait D] [-shutdown-grace D] [-log-format text|json]")
+	nf := addNATSFlags(fs, true)
 	var pools multiFlag
 	fs.Var(&pools, "pool", "take the attempts of the pool `NAME` (repeatable; default: default)")
 	concurrency := fs.Int("concurrency", 0, "run at most `N` attempts at once (default: the number of CPUs)")

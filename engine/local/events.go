@@ -125,8 +125,17 @@ func (s *server) eventsHandler(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return err
 		}
-		_, err = s.ops.events(r.Context(), id, cur, follow, rp, func(l eventLine) error { return emit(l) })
-		return err
+		end, err := s.ops.events(r.Context(), id, cur, follow, rp, func(l eventLine) error { return emit(l) })
+		if err != nil {
+			return err
+		}
+		// A finished run's stream ends as apply -json's does: with execution_finished, which
+		// holds the execution object (the journal has no entry that stands for it alone).
+		x, err := s.ops.Execution(r.Context(), id)
+		if err != nil || !journal.Finished(x.Status) {
+			return nil
+		}
+		return emit(eventLine{Event: engine.FinishedEvent(x), Cursor: end})
 	})
 }
 

@@ -238,6 +238,12 @@ func (s *server) streamRun(w http.ResponseWriter, r *http.Request, run func(id s
 			w.WriteHeader(http.StatusOK)
 		}
 	}
+	if follow {
+		// What reads the connection during a follow is the server's watch for the client going
+		// away, which a listener's read deadline (serve's -listen: 30 s) would end as if it
+		// had, cancelling the follow: a follow lasts as long as its run.
+		_ = http.NewResponseController(w).SetReadDeadline(time.Time{})
+	}
 	if follow && flusher != nil {
 		// A follow may wait long for its first line: answer at once so that the client knows
 		// the request was accepted. Without follow, nothing is written before the first batch,

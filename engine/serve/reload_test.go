@@ -456,3 +456,49 @@ func TestReloadHostileFiles(t *testing.T) {
 		t.Errorf("the refused files were read again: %d messages, then %d", before, after)
 	}
 }
+
+// TestConflictLoggedOnce: a file refused because of another one (the same webhook path, the
+// same workflow name) is not loaded again, nor its refusal logged, at every look while
+// nothing changes; once the other file is gone, it is loaded. Before, each look logged it
+// again (and serve's check child evaluated it again): 86,400 lines a day a file.
+func TestConflictLoggedOnce(t *testing.T) {
+	dir := t.TempDir()
+	writeWorkflow(t, filepath.Join(dir, "a.fsc.hcl"), hookSource("a", "/hooks/q", "a"))
+	writeWorkflow(t, filepath.Join(dir, "b.fsc.hcl"), hookSource("b", "/hooks/q", "b"))
+	writeWorkflow(t, filepath.Join(dir, "c.fsc.hcl"), hookSource("a", "/hooks/c", "c"))
+	loads := &countingLoad{}
+	ts := newTestServer(t, dir, loads.load)
+	logs := ts.logTo()
+	ts.startServing()
+	for range 3 {
+		ts.srv.look()
+	}
+	if n := loads.count("b.fsc.hcl"); n != 1 {
+		t.Errorf("b.fsc.hcl, whose path a.fsc.hcl has, was loaded %d times in a start and 3 looks, want 1", n)
+	}
+	if n := loads.count("c.fsc.hcl"); n != 1 {
+		t.Errorf("c.fsc.hcl, whose workflow a.fsc.hcl declares, was loaded %d times in a start and 3 looks, want 1", n)
+	}
+	if n := strings.Count(logs.String(), "webhook path conflict"); n != 1 {
+		t.Errorf("the path conflict was logged %d times, want once:\n%s", n, logs)
+	}
+	if n := strings.Count(logs.String(), "two files declare the same workflow"); n != 1 {
+		t.Errorf("the name conflict was logged %d times, want once:\n%s", n, logs)
+	}
+	if v := ts.hookVersion("/hooks/q"); v != "a" {
+		t.Fatalf("/hooks/q serves %q, want a", v)
+	}
+
+	if err := os.Remove(filepath.Join(dir, "a.fsc.hcl")); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 { // gone at two looks: unloaded; then b and c are tried again
+		ts.srv.look()
+	}
+	if v := ts.hookVersion("/hooks/q"); v != "b" {
+		t.Errorf("after a.fsc.hcl was removed, /hooks/q serves %q, want b", v)
+	}
+	if v := ts.hookVersion("/hooks/c"); v != "c" {
+		t.Errorf("after a.fsc.hcl was removed, /hooks/c serves %q, want c", v)
+	}
+}

@@ -36,6 +36,8 @@ type Config struct {
 	Now func() time.Time
 	// WebhookWait bounds a webhook's ?wait=true (default 60 s).
 	WebhookWait time.Duration
+	// WebhookTriggerTimeout bounds the call of a webhook's `uses` trigger (default 30 s).
+	WebhookTriggerTimeout time.Duration
 	// ReloadInterval is how often files are looked at for changes (default 1 s).
 	ReloadInterval time.Duration
 	// MissedWindow is how late a schedule occurrence missed while serve was down may still fire
@@ -76,6 +78,9 @@ type Server struct {
 	// loadErrors are the diagnostics of the files whose last load failed, by file, until
 	// they load or are gone (loaderrors.go). Under mu.
 	loadErrors map[string][]Diagnostic
+	// conflicted are the files refused because of another file (refusedLocked), tried again
+	// when a file is loaded or unloaded. Guarded by mu.
+	conflicted map[string]bool
 
 	// front is what Handler serves once ServeAPI gave it the API; nil until then (readiness.go).
 	front atomic.Pointer[http.Handler]
@@ -102,6 +107,9 @@ func New(cfg Config) *Server {
 	if cfg.WebhookWait <= 0 {
 		cfg.WebhookWait = 60 * time.Second
 	}
+	if cfg.WebhookTriggerTimeout <= 0 {
+		cfg.WebhookTriggerTimeout = defaultWebhookTriggerTimeout
+	}
 	if cfg.ReloadInterval <= 0 {
 		cfg.ReloadInterval = time.Second
 	}
@@ -112,7 +120,7 @@ func New(cfg Config) *Server {
 		cfg: cfg, logger: cfg.Logger,
 		files: map[string]*loaded{}, workflows: map[string]*loaded{}, gates: map[string]*gate{},
 		hooks: map[string]*hook{}, waiters: map[string][]chan struct{}{}, missing: map[string]bool{},
-		loadErrors: map[string][]Diagnostic{},
+		loadErrors: map[string][]Diagnostic{}, conflicted: map[string]bool{},
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.parked = newParkedIndex(s.resumeParked)

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/hcl/v2"
 
@@ -50,18 +51,26 @@ func (s *scriptedTriggers) Call(context.Context, task.Binding, task.Call) outcom
 	return outcome.Fail(outcome.Fatal, "no tasks here")
 }
 
-func (s *scriptedTriggers) Trigger(_ context.Context, _ task.Binding, call task.TriggerCall) task.TriggerResult {
+func (s *scriptedTriggers) Trigger(ctx context.Context, _ task.Binding, call task.TriggerCall) task.TriggerResult {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	s.events = append(s.events, call)
 	n := s.calls[call.Name]
 	s.calls[call.Name]++
+	res := task.TriggerResult{Type: "pending"}
 	if script := s.script[call.Name]; n < len(script) {
 		call.Log("info", fmt.Sprintf("answer %d", n+1))
-		return script[n]
+		res = script[n]
 	}
-	return task.TriggerResult{Type: "pending"}
+	s.mu.Unlock()
+	if res.Type == answerNever {
+		<-ctx.Done()
+		return task.TriggerFailed(outcome.Cancelled, "the call ended: "+ctx.Err().Error())
+	}
+	return res
 }
+
+// answerNever is a scripted answer that never comes: the call waits for its context.
+const answerNever = "never"
 
 func (s *scriptedTriggers) count(name string) int {
 	s.mu.Lock()
@@ -106,7 +115,7 @@ const pollSource = `workflow "polled" {}
 plugin "feed" { source = "feed" }
 
 trigger "poll" "rows" {
-  interval  = "20ms"
+  interval  = "100ms"
   uses      = plugin.feed.new_rows
   dedup_key = event.id
 }
@@ -313,5 +322,24 @@ func TestWebhookTriggerUses(t *testing.T) {
 	}
 	if b, err := base64.StdEncoding.DecodeString(req.BodyBase64); err != nil || string(b) != body {
 		t.Errorf("the trigger got body %q (%v), want %q", b, err, body)
+	}
+}
+
+// TestWebhookTriggerTimeout: a webhook's `uses` trigger that never answers is given up after
+// the bound, the request answered 504 and no run started. Before, nothing bounded the call:
+// the request waited for as long as its sender did.
+func TestWebhookTriggerTimeout(t *testing.T) {
+	dir := t.TempDir()
+	writeWorkflow(t, filepath.Join(dir, "validated.fsc.hcl"), validatedHookSource)
+	s := &scriptedTriggers{calls: map[string]int{}, script: map[string][]task.TriggerResult{"check": {{Type: answerNever}}}}
+	ts := newTriggerServer(t, dir, s)
+	ts.srv.cfg.WebhookTriggerTimeout = 200 * time.Millisecond
+	ts.startServing()
+	r := ts.postJSON("/hooks/validated", "{}")
+	if r.code != http.StatusGatewayTimeout || !strings.Contains(fmt.Sprint(r.body["error"]), "did not answer within 200ms") {
+		t.Errorf("a trigger that never answers: %d %s, want 504 naming the bound", r.code, r.raw)
+	}
+	if n := len(ts.runsOf("validated")); n != 0 {
+		t.Errorf("%d runs, want none", n)
 	}
 }

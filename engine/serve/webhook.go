@@ -2,6 +2,7 @@ package serve
 
 import (
 	"bytes"
+	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
@@ -185,8 +186,23 @@ func (s *Server) serveWebhook(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if t.Uses != nil {
-		res := s.eng.InvokeTrigger(r.Context(), h.l.prog, t, task.TriggerEvent{Type: "webhook", Request: webhookEvent(r, body)},
+		// Bounded, and ended by serve's stop: a trigger that never answers held the request
+		// (and a stopping serve's answer) for as long as the sender waited.
+		tctx, cancel := context.WithTimeout(r.Context(), s.cfg.WebhookTriggerTimeout)
+		stopCall := context.AfterFunc(s.ctx, cancel)
+		res := s.eng.InvokeTrigger(tctx, h.l.prog, t, task.TriggerEvent{Type: "webhook", Request: webhookEvent(r, body)},
 			triggerLog(s.logger.With("workflow", wf.Name, "trigger", t.Type+"."+t.Name)))
+		stopCall()
+		expired := errors.Is(tctx.Err(), context.DeadlineExceeded)
+		cancel()
+		switch {
+		case s.ctx.Err() != nil:
+			unavailable(w, statusStopping)
+			return
+		case expired && r.Context().Err() == nil:
+			refuse(http.StatusGatewayTimeout, map[string]any{"error": fmt.Sprintf("the webhook's trigger %s did not answer within %s; no run was started", t.Type+"."+t.Name, s.cfg.WebhookTriggerTimeout)})
+			return
+		}
 		switch res.Type {
 		case "completed":
 			if len(res.Payload) > 0 {
@@ -266,6 +282,11 @@ func wantWait(r *http.Request) bool {
 // answerWhenDone answers 200 with the execution object once run id ends, or 504 with its id
 // after limit.
 func (s *Server) answerWhenDone(w http.ResponseWriter, r *http.Request, id string, limit time.Duration) {
+	// The request was read whole; what reads the connection now is the server's watch for the
+	// client going away, which a read deadline would end as if it had: the request's context
+	// was cancelled, and the client got an empty 200, after the body's deadline (5 s) or the
+	// listener's read timeout (30 s, less than -webhook-wait). limit bounds the wait instead.
+	_ = http.NewResponseController(w).SetReadDeadline(time.Time{})
 	done, stop := s.awaitEnd(id)
 	defer stop()
 	timer := time.NewTimer(limit)
@@ -289,6 +310,10 @@ func (s *Server) answerWhenDone(w http.ResponseWriter, r *http.Request, id strin
 	}
 	writeJSON(w, http.StatusOK, ex)
 }
+
+// defaultWebhookTriggerTimeout bounds the call of a webhook's `uses` trigger (its validation of
+// the request), as plan-time plugin calls are bounded.
+const defaultWebhookTriggerTimeout = 30 * time.Second
 
 // minHeaderRoom is the least a webhook's query and header lines together may hold, whatever
 // its max_body_bytes.

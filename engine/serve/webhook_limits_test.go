@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/fuscia/fuscia/engine/journal"
+	"github.com/fuscia/fuscia/engine/local"
 )
 
 const smallHook = `workflow "small" {}
@@ -202,5 +203,63 @@ func TestWebhookBodyBudget(t *testing.T) {
 	}
 	if d := time.Since(began); d < bodyGrace || d > bodyGrace+20*time.Second {
 		t.Errorf("the stalled short body was cut after %s; want after bodyGrace (%s), long before the read timeout (1m)", d, bodyGrace)
+	}
+}
+
+const sleepyHook = `workflow "sleepy" {}
+
+trigger "webhook" "in" {
+  path = "/hooks/sleepy"
+}
+
+task "nap" {
+  uses   = builtin.sleep
+  inputs = { duration = "1s" }
+}
+`
+
+// TestWebhookWaitOutlastsReadTimeout: ?wait=true answers with the execution once the run ends,
+// though that is after the listener's read timeout (and the body's own deadline): the read
+// deadline, which the server's watch for a closed connection ran into, is lifted while the
+// answer waits. A request without a body got an empty 200 after 5 s, one with a body after the
+// read timeout (30 s by default, less than -webhook-wait's 60 s).
+func TestWebhookWaitOutlastsReadTimeout(t *testing.T) {
+	dir := t.TempDir()
+	writeWorkflow(t, filepath.Join(dir, "sleepy.fsc.hcl"), sleepyHook)
+	ts := newTestServer(t, dir, nil)
+	ts.serveAPI()
+	if _, err := ts.srv.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	l := listenTest(t, ListenConfig{Handler: ts.srv.Handler(), ReadTimeout: 300 * time.Millisecond})
+	for _, body := range []string{"", `{"a": 1}`} {
+		resp, err := (&http.Client{Timeout: listenDeadline}).Post("http://"+l.Addr().String()+"/hooks/sleepy?wait=true", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || !strings.Contains(string(b), `"status":"succeeded"`) {
+			t.Errorf("?wait=true with body %q: %d %q, want 200 with the succeeded execution", body, resp.StatusCode, b)
+		}
+	}
+}
+
+// TestFollowOutlastsReadTimeout: a follow of a run's events lasts until the run ends, though
+// that is after the connection's read deadline (serve's -listen sets one at each request: its
+// read timeout, 30 s), which cancelled it.
+func TestFollowOutlastsReadTimeout(t *testing.T) {
+	as := newAuthServerWith(t, map[string]string{"sleepy.fsc.hcl": sleepyHook}, func(s *Server) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			// As the listener's ReadTimeout does (listen.go).
+			_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(300 * time.Millisecond))
+			s.Handler().ServeHTTP(w, r)
+		})
+	}, false)
+	a := as.do(http.MethodPost, "/hooks/sleepy", "", "{}")
+	id := strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(a.body), `{"execution_id":"`), `"}`)
+	a = as.do(http.MethodGet, "/v1/executions/"+id+"/events?follow=1", as.token("reader", local.ScopeRead, 0), "")
+	if a.code != http.StatusOK || !strings.Contains(a.body, `"execution_finished"`) {
+		t.Errorf("a follow of run %s: %d, ended before the run did:\n%s", id, a.code, a.body)
 	}
 }

@@ -225,6 +225,7 @@ func (s *Server) loadFile(ctx context.Context, file string, first, calledChanged
 	var moved *loaded
 	if other := s.workflows[w.Name]; other != nil && other.file != file {
 		if !gone(other.file) {
+			s.refusedLocked(file, old, stamp, hash, l.called)
 			s.mu.Unlock()
 			s.logger.Error("two files declare the same workflow; the second is not served", "workflow", w.Name, "file", file, "first", other.file)
 			s.noteLoadError(file, fmt.Errorf("workflow %q is declared by %s too; this file is not served: rename one of them", w.Name, other.file))
@@ -233,6 +234,7 @@ func (s *Server) loadFile(ctx context.Context, file string, first, calledChanged
 		moved = other
 	}
 	if problems := s.hookConflictsLocked(l, moved); len(problems) > 0 {
+		s.refusedLocked(file, old, stamp, hash, l.called)
 		s.mu.Unlock()
 		for _, p := range problems {
 			s.logger.Error("webhook path conflict; the workflow is not (re)loaded", "file", file, "problem", p)
@@ -249,6 +251,8 @@ func (s *Server) loadFile(ctx context.Context, file string, first, calledChanged
 	s.files[file] = l
 	s.workflows[w.Name] = l
 	s.clearLoadErrorLocked(file)
+	delete(s.conflicted, file)
+	s.retryConflictedLocked()
 	s.routeHooksLocked(l, old, moved)
 	s.mu.Unlock()
 	s.gateOf(w.Name).setLimit(w.Settings.MaxConcurrentRuns)
@@ -267,6 +271,31 @@ func (s *Server) loadFile(ctx context.Context, file string, first, calledChanged
 		s.logger.Info("workflow reloaded", "file", file, "workflow", w.Name, "triggers", triggerList(w))
 	default:
 		s.logger.Info("workflow loaded", "file", file, "workflow", w.Name, "triggers", triggerList(w))
+	}
+}
+
+// refusedLocked remembers file, refused because of another file (the same workflow name, a
+// webhook path), like a file with errors: its stamp, so that it is not loaded again at every
+// look (and its refusal logged each second) until it changes; and as one to try again when
+// another file was loaded or unloaded (look), which may have ended the conflict.
+func (s *Server) refusedLocked(file string, old *loaded, stamp fileStamp, hash [sha256.Size]byte, called []calledFile) {
+	if old != nil {
+		old.stat = stamp
+	} else {
+		s.files[file] = &loaded{file: file, stat: stamp, hash: hash, called: called}
+	}
+	s.conflicted[file] = true
+}
+
+// retryConflictedLocked makes the next look load the files refused because of another file
+// again (refusedLocked): the files they conflicted with changed.
+func (s *Server) retryConflictedLocked() {
+	for file := range s.conflicted {
+		if l := s.files[file]; l != nil {
+			l.stat = fileStamp{}
+			l.hash = [sha256.Size]byte{}
+		}
+		delete(s.conflicted, file)
 	}
 }
 
@@ -290,6 +319,8 @@ func (s *Server) unloadFile(file string) {
 	l := s.files[file]
 	delete(s.files, file)
 	s.clearLoadErrorLocked(file)
+	delete(s.conflicted, file)
+	s.retryConflictedLocked()
 	if l != nil && l.prog != nil {
 		if s.workflows[l.prog.Workflow.Name] == l {
 			delete(s.workflows, l.prog.Workflow.Name)
@@ -332,6 +363,18 @@ func (s *Server) look() {
 	defer s.forgetLoadErrorsExcept(present)
 	for _, f := range files {
 		present[f] = true
+	}
+	s.mu.Lock()
+	for f := range s.files {
+		if !present[f] {
+			// A file is gone (or renamed): a file refused for a conflict with it may take its
+			// place at once, as a renamed file does.
+			s.retryConflictedLocked()
+			break
+		}
+	}
+	s.mu.Unlock()
+	for _, f := range files {
 		stamp, err := stampOf(f)
 		if err != nil {
 			continue
