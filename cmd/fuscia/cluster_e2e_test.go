@@ -598,3 +598,37 @@ func TestClusterWorkerVersionMismatch(t *testing.T) {
 	wantContains(t, "worker's stderr", w.stderr.String(), "9.9.9", version.Fuscia)
 	sp.stopOK()
 }
+
+// TestClusterWaitingServeTakesNoResults: a second serve of the same home, waiting for the
+// store the first one holds, does not coordinate yet: the first one's runs all finish. Before,
+// the waiting serve consumed the cluster's results as soon as it started and acknowledged
+// those nobody there waited for, and about half of the first serve's runs waited for their
+// attempts' timeouts.
+func TestClusterWaitingServeTakesNoResults(t *testing.T) {
+	t.Parallel()
+	ns := natstest.Start(t)
+	key := clusterKeyFile(t)
+	cs := newCallServer(t, 0, 0)
+	h := newHarness(t)
+	h.write("flows/outage.fsc.hcl", fmt.Sprintf(outageWorkflow, cs.URL))
+	args := []string{"flows", "-nats", ns.URL(), "-cluster-key-file", key, "-nats-ack-wait", "2s"}
+	sp := startCoordinator(t, h, nil, args...)
+	second := launchServe(t, h, nil, args...)
+	waitStderr(t, second, "Waiting for the state store")
+
+	var ids []string
+	for _, a := range sendHooks(sp.base, "/hooks/outage", seq(0, 12), 4) {
+		if a.code/100 != 2 || a.id == "" {
+			t.Fatalf("webhook n=%d: %d %q (%v)\n%s", a.n, a.code, a.body, a.err, sp)
+		}
+		ids = append(ids, a.id)
+	}
+	waitAllSucceeded(t, sp, ids, time.Minute)
+	if strings.Contains(second.stderr.String(), "coordinating a cluster") {
+		t.Errorf("the serve waiting for the store coordinates the cluster:\n%s", second)
+	}
+	if code, _ := second.stop(serveDeadline); code != 0 || !strings.Contains(second.stdout.String(), "Stopped.") {
+		t.Errorf("the waiting serve, stopped: exit %d, want 0 and Stopped.:\n%s", code, second)
+	}
+	sp.stopOK()
+}

@@ -63,6 +63,7 @@ type Coordinator struct {
 
 	results jetstream.Stream
 	workers jetstream.KeyValue
+	infoKV  jetstream.KeyValue // the cluster bucket, with the info record
 	objects jetstream.ObjectStore
 
 	// consuming is the subscription to the results stream; the mender (results_mend.go)
@@ -81,11 +82,29 @@ type Coordinator struct {
 	uploadMu sync.Mutex // held while a component is put into the object store
 	// sendWarned rate-limits the warning of attempts that cannot be sent.
 	sendWarned atomic.Int64
+	// previousKeyID is the cluster key the cluster had before this one (clusterInfo), "" when
+	// none is known: a stored result sealed with it is an attempt answered before the change.
+	previousKeyID string
 }
 
-// NewCoordinator creates what the cluster needs (streams, consumers, buckets: setup.go), says
-// what a worker must match to join, and starts consuming results.
+// NewCoordinator is PrepareCoordinator and Start.
 func NewCoordinator(ctx context.Context, conn *Conn, opts CoordinatorOptions) (*Coordinator, error) {
+	c, err := PrepareCoordinator(ctx, conn, opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.Start(ctx); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// PrepareCoordinator makes the cluster's buckets (Conn.Stores opens two of them) and returns a
+// coordinator that does nothing else in NATS until Start. A serve builds its engine (which
+// sends attempts through the coordinator) while it waits for its home's store, which another
+// serve may hold: a coordinator started then took the results of that serve's attempts, which
+// nobody there waited for, and changed the consumers' settings.
+func PrepareCoordinator(ctx context.Context, conn *Conn, opts CoordinatorOptions) (*Coordinator, error) {
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -93,36 +112,50 @@ func NewCoordinator(ctx context.Context, conn *Conn, opts CoordinatorOptions) (*
 	c := &Coordinator{conn: conn, opts: opts, log: log, setup: newSetup(conn),
 		waiters: map[string]chan resultMsg{}, lost: map[string]int{}, uploaded: map[string]bool{},
 		mend: make(chan struct{}, 1), done: make(chan struct{})}
-	results, cons, err := c.setup.results(ctx)
-	if err != nil {
-		return nil, err
-	}
-	c.results = results
-	var info jetstream.KeyValue
-	if c.workers, info, err = c.setup.buckets(ctx); err != nil {
+	var err error
+	if c.workers, c.infoKV, err = c.setup.buckets(ctx); err != nil {
 		return nil, err
 	}
 	if c.objects, err = conn.js.ObjectStore(ctx, conn.names.componentsBucket()); err != nil {
 		return nil, fmt.Errorf("open the object store %s: %w", conn.names.componentsBucket(), err)
 	}
-	if old, ok, err := readInfo(ctx, info); err == nil && ok && old.KeyID != conn.cfg.Key.ID() {
-		log.Warn("the cluster's workers were using another cluster key; they must be restarted with this one",
-			"old_key_id", old.KeyID, "key_id", conn.cfg.Key.ID())
+	return c, nil
+}
+
+// Start creates the streams and consumers the cluster needs (setup.go), says what a worker must
+// match to join, and starts consuming results. Call it once, before any Call.
+func (c *Coordinator) Start(ctx context.Context) error {
+	conn, opts, log, info := c.conn, c.opts, c.log, c.infoKV
+	results, cons, err := c.setup.results(ctx)
+	if err != nil {
+		return err
 	}
-	if err := c.setup.publishInfo(ctx, info, clusterInfo{Version: version.Fuscia, ABI: wireABI, KeyID: conn.cfg.Key.ID()}); err != nil {
-		return nil, err
+	c.results = results
+	if old, ok, err := readInfo(ctx, info); err == nil && ok {
+		c.previousKeyID = old.PreviousKeyID
+		if old.KeyID != conn.cfg.Key.ID() {
+			c.previousKeyID = old.KeyID
+			log.Warn("the cluster's workers were using another cluster key; they must be restarted with this one",
+				"old_key_id", old.KeyID, "key_id", conn.cfg.Key.ID())
+		}
+	}
+	if c.previousKeyID == conn.cfg.Key.ID() {
+		c.previousKeyID = ""
+	}
+	if err := c.setup.publishInfo(ctx, info, c.info()); err != nil {
+		return err
 	}
 	for _, p := range append([]string{DefaultPool}, opts.Pools...) {
 		if _, err := c.setup.pool(ctx, p); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if c.consuming, err = c.consume(cons); err != nil {
-		return nil, err
+		return err
 	}
 	c.menderWG.Add(1)
 	go c.mender()
-	return c, nil
+	return nil
 }
 
 // EnsurePools creates the work streams of pools (a served workflow's, when it is loaded), so
@@ -355,7 +388,7 @@ func (c *Coordinator) send(ctx context.Context, msg *attemptMsg) resultMsg {
 	if msg.Reattach {
 		// Started by a previous coordinator: its result may be stored, or its message may be
 		// still queued or running.
-		if r, ok := c.stored(ctx, resultSubject); ok {
+		if r, ok := c.stored(ctx, resultSubject, msg.ID); ok {
 			return r
 		}
 		if raw, err := stream.GetLastMsgForSubject(ctx, subject); err == nil {
@@ -379,7 +412,7 @@ func (c *Coordinator) send(ctx context.Context, msg *attemptMsg) resultMsg {
 			// Sent before (a re-attached call within the duplicate window): its result may be
 			// stored already, or its message queued. The id is in clear and predictable, so
 			// the message the server kept under it may also be someone else's.
-			if r, ok := c.stored(ctx, resultSubject); ok {
+			if r, ok := c.stored(ctx, resultSubject, msg.ID); ok {
 				return r
 			}
 			if queued, ours := c.queued(ctx, stream, subject, msg.ID); ours {
@@ -522,18 +555,30 @@ func (c *Coordinator) stop(msg *attemptMsg, stream jetstream.Stream, seq uint64)
 	_ = c.conn.nc.FlushWithContext(ctx)
 }
 
-// stored reads the result stored under subject, if any.
-func (c *Coordinator) stored(ctx context.Context, subject string) (resultMsg, bool) {
+// info is the cluster's info record as this coordinator writes it.
+func (c *Coordinator) info() clusterInfo {
+	return clusterInfo{Version: version.Fuscia, ABI: wireABI, KeyID: c.conn.cfg.Key.ID(), PreviousKeyID: c.previousKeyID}
+}
+
+// stored reads the result stored for attempt id under subject, if any. It opens with id, not
+// with what the message's headers say: a result copied from another attempt's subject (its
+// headers with it) does not open here, and is no answer.
+func (c *Coordinator) stored(ctx context.Context, subject, id string) (resultMsg, bool) {
 	raw, err := c.results.GetLastMsgForSubject(ctx, subject)
 	if err != nil {
 		return resultMsg{}, false
 	}
-	r, err := c.open(raw.Header.Get(hdrAttempt), raw.Header.Get(hdrWorker), raw.Data)
+	r, err := c.open(id, raw.Header.Get(hdrWorker), raw.Data)
 	if errors.Is(err, clusterkey.ErrOtherKey) {
+		if kid := clusterkey.SealedID(raw.Data); kid == "" || kid != c.previousKeyID {
+			// Not the cluster's previous key: the key id is in clear, so anyone who can publish
+			// on the results subjects could claim any, and stall the attempt with it. No answer.
+			return resultMsg{}, false
+		}
 		// The attempt was answered under the cluster's previous key (it changed while the
 		// attempt ran): it ran, and what it answered cannot be read. That is an interrupted
 		// attempt, which the node's retry block decides on, as for a crash.
-		return interruptedByKeyChange(raw.Header.Get(hdrAttempt)), true
+		return interruptedByKeyChange(id), true
 	}
 	return r, err == nil
 }

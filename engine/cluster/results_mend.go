@@ -44,13 +44,23 @@ func (c *Coordinator) onConsumeError(_ jetstream.ConsumeContext, err error) {
 	}
 }
 
-// mender makes the results stream and its consumer again when asked, until Close.
+// patrolInterval is how often the mender looks at what the coordinator wrote and made without
+// being asked (patrol).
+const patrolInterval = 5 * time.Second
+
+// mender makes the results stream and its consumer again when asked, and patrols every
+// patrolInterval, until Close.
 func (c *Coordinator) mender() {
 	defer c.menderWG.Done()
+	patrol := time.NewTicker(patrolInterval)
+	defer patrol.Stop()
 	for {
 		select {
 		case <-c.done:
 			return
+		case <-patrol.C:
+			c.patrol()
+			continue
 		case <-c.mend:
 		}
 		if err := c.mendResults(); err != nil {
@@ -120,4 +130,35 @@ func (c *Coordinator) mendResults() error {
 	}
 	c.consuming = cc
 	return nil
+}
+
+// patrol puts back what someone with JetStream API rights (or an operator's slip) changed:
+//   - the cluster's info record, which workers check before they join and when an attempt is
+//     sealed with another key: forged to another key id, it made new workers refuse to start
+//     and running ones hand every attempt back;
+//   - the `workers` consumer of each pool this coordinator sent to: deleted alone (its stream
+//     kept), its attempts waited for their timeouts, since the stream's remaking (setup.remake)
+//     is only for a stream that is gone.
+func (c *Coordinator) patrol() {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	want := c.info()
+	if kv, err := c.conn.js.KeyValue(ctx, c.conn.names.clusterBucket()); err == nil {
+		if got, ok, err := readInfo(ctx, kv); err == nil && (!ok || got != want) {
+			if err := c.setup.publishInfo(ctx, kv, want); err == nil {
+				c.log.Warn("the cluster's info record had been changed by someone else; wrote it again", "key_id", got.KeyID, "version", got.Version)
+			}
+		}
+	}
+	for _, pool := range c.setup.knownPools() {
+		st, err := c.conn.js.Stream(ctx, c.conn.names.workStream(pool))
+		if err != nil {
+			continue // a stream gone is made again by the next attempt sent to it
+		}
+		if _, err := st.Consumer(ctx, consumerName); errors.Is(err, jetstream.ErrConsumerNotFound) {
+			if _, err := c.setup.remake(ctx, pool); err == nil {
+				c.log.Warn("the workers' consumer of a pool's work stream was deleted; made it again", "pool", pool, "consumer", consumerName)
+			}
+		}
+	}
 }

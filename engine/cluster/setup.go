@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sort"
 	"sync"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -18,6 +19,9 @@ type clusterInfo struct {
 	Version string `json:"version"`
 	ABI     int    `json:"abi"`
 	KeyID   string `json:"key_id"`
+	// PreviousKeyID is the key the cluster had before the coordinator's, kept across the
+	// coordinator's restarts: an attempt answered under it counts as interrupted.
+	PreviousKeyID string `json:"previous_key_id,omitempty"`
 }
 
 // infoKey is clusterInfo's key in the cluster bucket.
@@ -82,6 +86,18 @@ func (s *setup) pool(ctx context.Context, pool string) (jetstream.Stream, error)
 	s.pools[pool] = st
 	s.mu.Unlock()
 	return st, nil
+}
+
+// knownPools are the pools whose streams this setup made, sorted.
+func (s *setup) knownPools() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]string, 0, len(s.pools))
+	for p := range s.pools {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // remake forgets the pool's stream and creates it (and its consumer) again.

@@ -93,6 +93,9 @@ type Worker struct {
 	// on its own.
 	stopTaking context.CancelFunc
 	refused    error
+	// otherKeySince is when the worker first took an attempt sealed with another key while
+	// the info record named another key too (otherKeyFor); zero otherwise.
+	otherKeySince time.Time
 	// ackWait is each pool's consumer's, as the coordinator set it: heartbeats go at a
 	// third of it. Set by Run before the first attempt.
 	ackWait map[string]time.Duration
@@ -252,17 +255,42 @@ func (w *Worker) refuse(err error) {
 	}
 }
 
+// otherKeyFor is how long the attempts this worker took have been sealed with another key than
+// its own while the cluster's info record named another key too: 0 at the first such attempt.
+// holdsClusterKey resets it.
+func (w *Worker) otherKeyFor() time.Duration {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.otherKeySince.IsZero() {
+		w.otherKeySince = time.Now()
+		return 0
+	}
+	return max(time.Since(w.otherKeySince), time.Nanosecond)
+}
+
 // holdsClusterKey says whether the cluster's info record names this worker's key: false when
 // the coordinator has moved to another key (or the record cannot be read).
 func (w *Worker) holdsClusterKey() bool {
+	info, ok := w.clusterInfo()
+	holds := ok && info.KeyID == w.conn.cfg.Key.ID()
+	if holds {
+		w.mu.Lock()
+		w.otherKeySince = time.Time{}
+		w.mu.Unlock()
+	}
+	return holds
+}
+
+// clusterInfo reads the cluster's info record; ok is false when it cannot.
+func (w *Worker) clusterInfo() (clusterInfo, bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	kv, err := w.conn.js.KeyValue(ctx, w.conn.names.clusterBucket())
 	if err != nil {
-		return false
+		return clusterInfo{}, false
 	}
 	info, ok, err := readInfo(ctx, kv)
-	return err == nil && ok && info.KeyID == w.conn.cfg.Key.ID()
+	return info, err == nil && ok
 }
 
 // match refuses to join a cluster of another version, ABI or key.
@@ -463,7 +491,7 @@ func (w *Worker) handle(ctx context.Context, pool string, m jetstream.Msg) {
 		// publish on the work subjects. The stored result stands; the task does not run again.
 		w.republish(ctx, pool, m, raw)
 		return
-	case errors.Is(err, clusterkey.ErrOtherKey):
+	case errors.Is(err, clusterkey.ErrOtherKey) && w.previousKey(raw):
 		// Answered under the cluster's previous key: it ran, and its answer cannot be read.
 		r := interruptedByKeyChange(a.ID)
 		r.Worker, r.Delivery = w.id, delivery
@@ -503,21 +531,31 @@ func (w *Worker) handle(ctx context.Context, pool string, m jetstream.Msg) {
 }
 
 // answered returns the result stored for attempt a, if the cluster key opens it; its error
-// wraps clusterkey.ErrOtherKey for a result sealed with another key. Anything else on the
-// subject (or nothing) is not an answer, and an error.
+// wraps clusterkey.ErrOtherKey for a result sealed with another key (raw is then that
+// message). Anything else on the subject (or nothing) is not an answer, and an error.
 func (w *Worker) answered(ctx context.Context, a *attemptMsg) (*jetstream.RawStreamMsg, error) {
 	raw, err := w.results.GetLastMsgForSubject(ctx, w.conn.names.resultSubject(a.ExecutionID, a.ID))
 	if err != nil {
 		return nil, err
 	}
 	if _, err := w.conn.cfg.Key.Open(raw.Data, []byte(a.ID)); err != nil {
-		return nil, err
+		return raw, err
 	}
 	return raw, nil
 }
 
-// open unseals a work message; a message it cannot open is left for another worker (or
-// dropped when malformed), and ok is false.
+// previousKey says whether a stored result this worker's key does not open is sealed with the
+// key the cluster had before (the info record's previous_key_id). Any other key id is a claim
+// anyone who can publish on the results subjects could make, to keep the attempt from
+// running: such a result is no answer.
+func (w *Worker) previousKey(raw *jetstream.RawStreamMsg) bool {
+	kid := clusterkey.SealedID(raw.Data)
+	info, ok := w.clusterInfo()
+	return ok && kid != "" && info.KeyID == w.conn.cfg.Key.ID() && kid == info.PreviousKeyID
+}
+
+// open unseals a work message; a message it cannot open is handed back (sealed with another
+// key while the coordinator's key may have changed) or dropped, and ok is false.
 func (w *Worker) open(m jetstream.Msg) (*attemptMsg, bool) {
 	id := m.Headers().Get(hdrAttempt)
 	plain, err := w.conn.cfg.Key.Open(m.Data(), []byte(id))
@@ -530,16 +568,29 @@ func (w *Worker) open(m jetstream.Msg) (*attemptMsg, bool) {
 			_ = m.TermWithReason("sealed with another cluster key")
 			return nil, false
 		}
-		// The coordinator changed its key since this worker joined: it must not take the
-		// cluster's attempts any more. The attempt goes back as it came, undelivered (a Nak
-		// would count a delivery, and the next worker would take it for an interrupted one).
+		// The coordinator changed its key since this worker joined, or someone who can write
+		// the unsealed info record made it say so. The attempt goes back as it came,
+		// undelivered (a Nak would count a delivery, and the next worker would take it for an
+		// interrupted one); the worker stops only once the record has said so for longer than
+		// the coordinator takes to write a forged one back.
 		w.handBack(m)
-		w.refuse(fmt.Errorf("an attempt is %w: the coordinator's cluster key changed since this worker joined; restart it with the coordinator's -cluster-key-file", err))
+		if since := w.otherKeyFor(); since > infoRecheck {
+			w.refuse(fmt.Errorf("an attempt is %w: the coordinator's cluster key changed since this worker joined; restart it with the coordinator's -cluster-key-file", err))
+		} else {
+			if since == 0 {
+				w.log.Warn("handed back an attempt sealed with another cluster key; this worker stops if the cluster's info record still names another key in "+infoRecheck.String(), "attempt", id, "error", err)
+			}
+			// Not at once again: the next message this slot takes is likely the same one.
+			time.Sleep(time.Second)
+		}
 		return nil, false
 	}
 	if err != nil {
-		w.log.Error("cannot open an attempt: "+err.Error()+"; it is left for another worker", "attempt", id)
-		_ = m.NakWithDelay(5 * time.Second)
+		// Not sealed, or sealed with this very key and not for this attempt id (copied from
+		// another subject's message), or damaged: no worker of this key can open it, and a
+		// Nak only handed it round the pool for ever.
+		w.log.Error("dropped an attempt that does not open with the cluster key: "+err.Error(), "attempt", id)
+		_ = m.TermWithReason("does not open with the cluster key")
 		return nil, false
 	}
 	var a attemptMsg
@@ -985,5 +1036,29 @@ func WaitForCoordinator(ctx context.Context, conn *Conn, log *slog.Logger) error
 	if err != nil {
 		return err
 	}
+	if w.match(ci) == nil {
+		return nil
+	}
+	// The record is not sealed: anyone who can write the bucket can make it name another key
+	// or version, and the coordinator writes its own back within patrolInterval. So a worker
+	// refuses to join only on what the record still says after that.
+	log.Warn("the cluster's info record does not match this worker; looking again in "+infoRecheck.String()+" before refusing to join", "error", w.match(ci))
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(infoRecheck):
+	}
+	kv, err := conn.js.KeyValue(ctx, n.clusterBucket())
+	if err != nil {
+		return fmt.Errorf("read the cluster's info: %w", err)
+	}
+	if ci, _, err = readInfo(ctx, kv); err != nil {
+		return err
+	}
 	return w.match(ci)
 }
+
+// infoRecheck is how long a worker waits before it believes an info record that says it may
+// not join, or that the coordinator's key changed: more than two of the coordinator's patrols,
+// which write a forged record back.
+const infoRecheck = 2*patrolInterval + 2*time.Second

@@ -64,7 +64,8 @@ func (h *Host) openCluster(ctx context.Context) error {
 	if rec := h.recorder; rec != nil {
 		onRedelivery = func() { rec.Redelivery(context.Background()) }
 	}
-	cp.coord, err = cluster.NewCoordinator(ctx, conn, cluster.CoordinatorOptions{
+	// Prepared, not started: startCluster starts it once the store is this process's.
+	cp.coord, err = cluster.PrepareCoordinator(ctx, conn, cluster.CoordinatorOptions{
 		Local: h.localTasks(), ComponentsDir: h.comps.Dir, Pools: poolsOf(h.opts.Workflows),
 		Logger: log, OnRedelivery: onRedelivery, Redact: h.opts.Redact,
 	})
@@ -76,10 +77,21 @@ func (h *Host) openCluster(ctx context.Context) error {
 	}
 	h.comps.Store, h.comps.Artifacts = cp.kv, cp.arts
 	h.plugins.Store, h.plugins.Artifacts = cp.kv, cp.arts
+	return nil
+}
+
+// startCluster starts the coordinator openCluster prepared: it takes the cluster's results
+// from now on, so only once this process owns the store (a serve waiting for another's store
+// took that serve's results, and their runs waited for their attempts' timeouts).
+func (h *Host) startCluster(ctx context.Context) error {
+	cp := h.cluster
+	if err := cp.coord.Start(ctx); err != nil {
+		return clusterErr{err}
+	}
 	if h.recorder != nil {
 		_ = h.recorder.ObserveCluster(cp.coord.WorkersByPool, cp.coord.QueueDepth)
 	}
-	log.Info("coordinating a cluster on NATS", "prefix", conn.Prefix(), "key_id", o.Config.Key.ID())
+	h.tel.Logger.Info("coordinating a cluster on NATS", "prefix", cp.conn.Prefix(), "key_id", h.opts.Cluster.Config.Key.ID())
 	return nil
 }
 

@@ -143,8 +143,13 @@ func (h *Host) Open(ctx context.Context) error {
 	if h.owner, err = own(ctx, ocfg, o.OnOwned); err != nil {
 		return err
 	}
-	if h.cluster != nil && o.Cluster.LocalWorker {
-		h.startLocalWorker()
+	if h.cluster != nil {
+		if err := h.startCluster(ctx); err != nil {
+			return err
+		}
+		if o.Cluster.LocalWorker {
+			h.startLocalWorker()
+		}
 	}
 	if h.server != nil {
 		h.server.SetLogger(tel.Logger)
