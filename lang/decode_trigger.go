@@ -30,7 +30,8 @@ func (d *decoder) decodeTrigger(b *hcl.Block, names *nameSet) *Trigger {
 		zoneOK := true
 		if v, ok := st.str(a["timezone"]); ok {
 			t.Timezone = v
-			if _, err := time.LoadLocation(v); err != nil {
+			// "Local" is the machine's zone, which the file would not say: not a zone name.
+			if _, err := time.LoadLocation(v); err != nil || v == "Local" || v == "" {
 				zoneOK = false
 				d.add(errorf(a["timezone"].Expr.Range(), "Unknown time zone",
 					"%q is not an IANA time zone name such as \"UTC\" or \"Europe/Berlin\".", v))
@@ -76,6 +77,11 @@ func (d *decoder) decodeTrigger(b *hcl.Block, names *nameSet) *Trigger {
 	case TriggerPoll:
 		if v, ok := st.positiveDuration(a["interval"]); ok {
 			t.Interval = v
+			if v < MinPollInterval {
+				// A poll every nanosecond kept serve's CPU busy asking.
+				d.add(errorf(a["interval"].Expr.Range(), "Invalid interval",
+					"A poll trigger's \"interval\" must be at least %s; got %s.", MinPollInterval, v))
+			}
 		}
 		if attr := a["uses"]; attr != nil {
 			t.Uses = d.triggerUses(attr)
@@ -87,6 +93,9 @@ func (d *decoder) decodeTrigger(b *hcl.Block, names *nameSet) *Trigger {
 	}
 	return t
 }
+
+// MinPollInterval is the shortest interval a poll trigger may have.
+const MinPollInterval = 100 * time.Millisecond
 
 func (d *decoder) triggerUses(attr *hcl.Attribute) *Uses {
 	if tr, diags := hcl.AbsTraversalForExpr(attr.Expr); !diags.HasErrors() && tr.RootName() == "builtin" {

@@ -52,6 +52,9 @@ func TestScheduleTriggerDiagnostics(t *testing.T) {
 		// A bad zone is reported once, as a zone problem; the expression is still checked.
 		{"bad zone only", "  cron     = \"0 9 * * *\"\n  timezone = \"Mars/Olympus\"",
 			[]diag{{5, "Unknown time zone", `"Mars/Olympus" is not an IANA time zone name such as "UTC" or "Europe/Berlin".`}}},
+		// The machine's zone is not a zone the file names.
+		{"local zone", "  cron     = \"0 9 * * *\"\n  timezone = \"Local\"",
+			[]diag{{5, "Unknown time zone", `"Local" is not an IANA time zone name such as "UTC" or "Europe/Berlin".`}}},
 		{"bad zone and bad cron", "  cron     = \"0 9 * * 8\"\n  timezone = \"Mars/Olympus\"",
 			[]diag{
 				cronDiag(`"0 9 * * 8": day-of-week 8 is out of range 0-7.`),
