@@ -82,9 +82,6 @@ type Coordinator struct {
 	uploadMu sync.Mutex // held while a component is put into the object store
 	// sendWarned rate-limits the warning of attempts that cannot be sent.
 	sendWarned atomic.Int64
-	// previousKeyID is the cluster key the cluster had before this one (clusterInfo), "" when
-	// none is known: a stored result sealed with it is an attempt answered before the change.
-	previousKeyID string
 }
 
 // NewCoordinator is PrepareCoordinator and Start.
@@ -131,16 +128,9 @@ func (c *Coordinator) Start(ctx context.Context) error {
 		return err
 	}
 	c.results = results
-	if old, ok, err := readInfo(ctx, info); err == nil && ok {
-		c.previousKeyID = old.PreviousKeyID
-		if old.KeyID != conn.cfg.Key.ID() {
-			c.previousKeyID = old.KeyID
-			log.Warn("the cluster's workers were using another cluster key; they must be restarted with this one",
-				"old_key_id", old.KeyID, "key_id", conn.cfg.Key.ID())
-		}
-	}
-	if c.previousKeyID == conn.cfg.Key.ID() {
-		c.previousKeyID = ""
+	if old, ok, err := readInfo(ctx, info, conn.cfg.Key); ok && errors.Is(err, clusterkey.ErrOtherKey) {
+		log.Warn("the cluster's workers were using another cluster key; they must be restarted with this one",
+			"old_key_id", old.KeyID, "key_id", conn.cfg.Key.ID())
 	}
 	if err := c.setup.publishInfo(ctx, info, c.info()); err != nil {
 		return err
@@ -557,37 +547,22 @@ func (c *Coordinator) stop(msg *attemptMsg, stream jetstream.Stream, seq uint64)
 
 // info is the cluster's info record as this coordinator writes it.
 func (c *Coordinator) info() clusterInfo {
-	return clusterInfo{Version: version.Fuscia, ABI: wireABI, KeyID: c.conn.cfg.Key.ID(), PreviousKeyID: c.previousKeyID}
+	return clusterInfo{Version: version.Fuscia, ABI: wireABI, KeyID: c.conn.cfg.Key.ID()}
 }
 
 // stored reads the result stored for attempt id under subject, if any. It opens with id, not
 // with what the message's headers say: a result copied from another attempt's subject (its
-// headers with it) does not open here, and is no answer.
+// headers with it) does not open here, and is no answer. Nor is one sealed with another key:
+// its key id is in clear, so anyone who can publish on the results subjects could claim one
+// to keep the attempt from running, and an attempt answered before a key change cannot be told
+// from that; it runs again, as an interrupted attempt does after a crash.
 func (c *Coordinator) stored(ctx context.Context, subject, id string) (resultMsg, bool) {
 	raw, err := c.results.GetLastMsgForSubject(ctx, subject)
 	if err != nil {
 		return resultMsg{}, false
 	}
 	r, err := c.open(id, raw.Header.Get(hdrWorker), raw.Data)
-	if errors.Is(err, clusterkey.ErrOtherKey) {
-		if kid := clusterkey.SealedID(raw.Data); kid == "" || kid != c.previousKeyID {
-			// Not the cluster's previous key: the key id is in clear, so anyone who can publish
-			// on the results subjects could claim any, and stall the attempt with it. No answer.
-			return resultMsg{}, false
-		}
-		// The attempt was answered under the cluster's previous key (it changed while the
-		// attempt ran): it ran, and what it answered cannot be read. That is an interrupted
-		// attempt, which the node's retry block decides on, as for a crash.
-		return interruptedByKeyChange(id), true
-	}
 	return r, err == nil
-}
-
-// interruptedByKeyChange is the answer of an attempt whose stored result is sealed with
-// another cluster key than this process's.
-func interruptedByKeyChange(id string) resultMsg {
-	return resultMsg{ID: id, Clean: true, Result: outcome.Fail(outcome.AttemptInterrupted,
-		"the attempt's result is sealed with another cluster key: the key changed after the attempt started, and what it answered cannot be read")}
 }
 
 // open unseals a result; a result sealed with another key is refused, saying why.

@@ -93,11 +93,13 @@ func TestForgedResults(t *testing.T) {
 	}
 }
 
-// TestForgedInfoAndWork: the cluster's info record rewritten to name another key, and a work
-// message claiming that key, make no worker leave: the coordinator writes its record back
-// (patrol), the worker drops the message, and runs the next attempt. Before, the worker
-// stopped at once, and so did every worker of the pool the message went to next. A message
-// that is not sealed is dropped too (it went round the pool for ever).
+// TestForgedInfoAndWork: the cluster's info record rewritten again and again to name another
+// key (a plain publish on the bucket's subject), while a work message claiming that key waits,
+// makes no worker leave: the record is sealed, the coordinator writes its own back (patrol),
+// and the worker, which sees every version of it, acts only on a record of the coordinator's
+// that stays away longer than infoRecheck. Before, one rewrite and one message stopped every
+// worker of the pool; then, a rewrite kept up past the recheck did. A message that is not
+// sealed is dropped too (it went round the pool for ever).
 func TestForgedInfoAndWork(t *testing.T) {
 	srv := natstest.Start(t)
 	s := newSite(t)
@@ -111,22 +113,31 @@ func TestForgedInfoAndWork(t *testing.T) {
 		t.Fatal(err)
 	}
 	forgedInfo, _ := json.Marshal(clusterInfo{Version: "0.0.0", ABI: wireABI, KeyID: "deadbeefdeadbeef"})
-	if _, err := kv.Put(testCtx(t), infoKey, forgedInfo); err != nil {
-		t.Fatal(err)
-	}
 	hdr := nats.Header{}
 	hdr.Set(hdrAttempt, strings.Repeat("ab", 16))
 	publishRaw(t, srv.URL(), n.workSubject(DefaultPool, strings.Repeat("ab", 16)), hdr, forgedSealed())
-
-	// And a message that is not sealed at all.
 	junk := nats.Header{}
 	junk.Set(hdrAttempt, strings.Repeat("cd", 16))
 	publishRaw(t, srv.URL(), n.workSubject(DefaultPool, strings.Repeat("cd", 16)), junk, []byte("not sealed"))
 
+	// The forger keeps at it for longer than a worker's recheck.
+	nc := natstest.Connect(t, srv.URL())
+	for end := time.Now().Add(infoRecheck + 3*time.Second); time.Now().Before(end); time.Sleep(300 * time.Millisecond) {
+		if err := nc.Publish("$KV."+n.clusterBucket()+"."+infoKey, forgedInfo); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case err := <-w.done:
+			w.once.Do(func() {})
+			t.Fatalf("the worker stopped while the record was forged: %v", err)
+		default:
+		}
+	}
 	eventually(t, "the coordinator to write its info record back", func() bool {
-		info, ok, err := readInfo(testCtx(t), kv)
+		info, ok, err := readInfo(testCtx(t), kv, c.cfg.Key)
 		return err == nil && ok && info.KeyID == c.cfg.Key.ID()
 	})
+	eventually(t, "the forged and the junk messages to be dropped", func() bool { return c.queued(DefaultPool) == 0 })
 	wantSuccess(t, "a call after the forgeries", c.call(t, b, httpCall("task.after", s.URL+"/after", "", nil)))
 	select {
 	case err := <-w.done:
@@ -134,10 +145,14 @@ func TestForgedInfoAndWork(t *testing.T) {
 		t.Fatalf("the worker stopped: %v", err)
 	default:
 	}
-	eventually(t, "the forged and the junk messages to be dropped", func() bool { return c.queued(DefaultPool) == 0 })
 	if !strings.Contains(c.log.String(), "the cluster's info record had been changed by someone else") {
 		t.Errorf("the coordinator did not say it wrote its info record back:\n%s", c.log.String())
 	}
+	// A worker that starts while the record is forged joins on the coordinator's next one.
+	if _, err := kv.Put(testCtx(t), infoKey, forgedInfo); err != nil {
+		t.Fatal(err)
+	}
+	c.startWorker(t, WorkerOptions{})
 }
 
 // TestDeletedWorkersConsumerRemade: a pool's `workers` consumer deleted alone (its stream

@@ -144,7 +144,7 @@ func (c *Coordinator) patrol() {
 	defer cancel()
 	want := c.info()
 	if kv, err := c.conn.js.KeyValue(ctx, c.conn.names.clusterBucket()); err == nil {
-		if got, ok, err := readInfo(ctx, kv); err == nil && (!ok || got != want) {
+		if got, ok, err := readInfo(ctx, kv, c.conn.cfg.Key); !ok || err != nil || got != want {
 			if err := c.setup.publishInfo(ctx, kv, want); err == nil {
 				c.log.Warn("the cluster's info record had been changed by someone else; wrote it again", "key_id", got.KeyID, "version", got.Version)
 			}

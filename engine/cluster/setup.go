@@ -10,6 +10,8 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/fuscia/fuscia/engine/cluster/clusterkey"
+
 	"github.com/fuscia/fuscia/engine/cluster/jsstore"
 )
 
@@ -19,9 +21,6 @@ type clusterInfo struct {
 	Version string `json:"version"`
 	ABI     int    `json:"abi"`
 	KeyID   string `json:"key_id"`
-	// PreviousKeyID is the key the cluster had before the coordinator's, kept across the
-	// coordinator's restarts: an attempt answered under it counts as interrupted.
-	PreviousKeyID string `json:"previous_key_id,omitempty"`
 }
 
 // infoKey is clusterInfo's key in the cluster bucket.
@@ -174,17 +173,28 @@ func (c *Conn) Stores(ctx context.Context) (*jsstore.KV, *jsstore.Artifacts, err
 	return kv, arts, nil
 }
 
-// publishInfo writes what workers must match.
+// infoAAD binds the info record's seal to its place.
+var infoAAD = []byte("cluster info")
+
+// errInfoUnsealed: the info record does not open with the key, nor claims another key: it was
+// written by someone without any key.
+var errInfoUnsealed = errors.New("the cluster's info record is not sealed with a cluster key")
+
+// publishInfo writes what workers must match, sealed with the cluster key: anyone who can
+// publish on the bucket's subject can write the record, and only the key holder can write one
+// that opens.
 func (s *setup) publishInfo(ctx context.Context, kv jetstream.KeyValue, info clusterInfo) error {
 	b, _ := json.Marshal(info)
-	if _, err := kv.Put(ctx, infoKey, b); err != nil {
+	if _, err := kv.Put(ctx, infoKey, s.c.cfg.Key.Seal(b, infoAAD)); err != nil {
 		return fmt.Errorf("write the cluster's info: %w", err)
 	}
 	return nil
 }
 
-// readInfo reads the coordinator's clusterInfo; ok is false when there is none yet.
-func readInfo(ctx context.Context, kv jetstream.KeyValue) (clusterInfo, bool, error) {
+// readInfo reads the coordinator's clusterInfo; ok is false when there is none yet. err wraps
+// clusterkey.ErrOtherKey when the record is sealed with another key (its key id is then in
+// info.KeyID), and is errInfoUnsealed or says what is wrong when it does not open otherwise.
+func readInfo(ctx context.Context, kv jetstream.KeyValue, key *clusterkey.Key) (clusterInfo, bool, error) {
 	e, err := kv.Get(ctx, infoKey)
 	if errors.Is(err, jetstream.ErrKeyNotFound) {
 		return clusterInfo{}, false, nil
@@ -192,9 +202,25 @@ func readInfo(ctx context.Context, kv jetstream.KeyValue) (clusterInfo, bool, er
 	if err != nil {
 		return clusterInfo{}, false, err
 	}
-	var info clusterInfo
-	if err := json.Unmarshal(e.Value(), &info); err != nil {
-		return clusterInfo{}, false, fmt.Errorf("the cluster's info is not JSON: %w", err)
+	info, err := openInfo(e.Value(), key)
+	return info, true, err
+}
+
+// openInfo opens a sealed info record (readInfo).
+func openInfo(sealed []byte, key *clusterkey.Key) (clusterInfo, error) {
+	plain, err := key.Open(sealed, infoAAD)
+	if errors.Is(err, clusterkey.ErrOtherKey) {
+		return clusterInfo{KeyID: clusterkey.SealedID(sealed)}, err
 	}
-	return info, true, nil
+	if err != nil {
+		if clusterkey.SealedID(sealed) == "" {
+			return clusterInfo{}, errInfoUnsealed
+		}
+		return clusterInfo{}, err
+	}
+	var info clusterInfo
+	if err := json.Unmarshal(plain, &info); err != nil {
+		return clusterInfo{}, fmt.Errorf("the cluster's info is not JSON: %w", err)
+	}
+	return info, nil
 }

@@ -93,9 +93,10 @@ type Worker struct {
 	// on its own.
 	stopTaking context.CancelFunc
 	refused    error
-	// otherKeySince is when the worker first took an attempt sealed with another key while
-	// the info record named another key too (otherKeyFor); zero otherwise.
-	otherKeySince time.Time
+	// infoOurs says whether the cluster's info record is the coordinator's, sealed with this
+	// worker's key; infoOursUntil is when it last stopped being so (watchInfo).
+	infoOurs      bool
+	infoOursUntil time.Time
 	// ackWait is each pool's consumer's, as the coordinator set it: heartbeats go at a
 	// third of it. Set by Run before the first attempt.
 	ackWait map[string]time.Duration
@@ -187,15 +188,22 @@ func (w *Worker) Run(ctx context.Context) error {
 	ctx, w.stopTaking = context.WithCancel(ctx)
 	defer w.stopTaking()
 	w.started = time.Now()
+	w.mu.Lock()
+	w.infoOurs = true // it joined on the coordinator's record (WaitForCoordinator)
+	w.mu.Unlock()
 	w.log.Info("worker joined the cluster", "worker", w.id, "pools", w.opts.Pools, "concurrency", w.opts.Concurrency)
 	if w.opts.OnJoined != nil {
 		w.opts.OnJoined(w.id)
 	}
 	var wg sync.WaitGroup
-	wg.Add(1)
+	wg.Add(2)
 	go func() {
 		defer wg.Done()
 		w.heartbeat(ctx, workers)
+	}()
+	go func() {
+		defer wg.Done()
+		w.watchInfo(ctx)
 	}()
 	// Attempts run on their own context: the worker's ending stops the taking at once, and
 	// the running attempts after the grace.
@@ -255,42 +263,61 @@ func (w *Worker) refuse(err error) {
 	}
 }
 
-// otherKeyFor is how long the attempts this worker took have been sealed with another key than
-// its own while the cluster's info record named another key too: 0 at the first such attempt.
-// holdsClusterKey resets it.
+// otherKeyFor is how long the cluster's info record has not been the coordinator's (one that
+// opens with this worker's key), as watchInfo saw it: 0 while it is. A record someone else
+// wrote is replaced by the coordinator within patrolInterval, so only a coordinator that moved
+// to another key leaves it so for long.
 func (w *Worker) otherKeyFor() time.Duration {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.otherKeySince.IsZero() {
-		w.otherKeySince = time.Now()
+	if w.infoOurs {
 		return 0
 	}
-	return max(time.Since(w.otherKeySince), time.Nanosecond)
+	return max(time.Since(w.infoOursUntil), time.Nanosecond)
 }
 
-// holdsClusterKey says whether the cluster's info record names this worker's key: false when
-// the coordinator has moved to another key (or the record cannot be read).
+// holdsClusterKey says whether the cluster's info record, as watchInfo last saw it, is the
+// coordinator's and names this worker's key.
 func (w *Worker) holdsClusterKey() bool {
-	info, ok := w.clusterInfo()
-	holds := ok && info.KeyID == w.conn.cfg.Key.ID()
-	if holds {
-		w.mu.Lock()
-		w.otherKeySince = time.Time{}
-		w.mu.Unlock()
-	}
-	return holds
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.infoOurs
 }
 
-// clusterInfo reads the cluster's info record; ok is false when it cannot.
-func (w *Worker) clusterInfo() (clusterInfo, bool) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
+// watchInfo follows the cluster's info record until ctx ends: every version of it, so that one
+// the coordinator writes back between two forged ones is seen. The worker joined on one that
+// opened with its key.
+func (w *Worker) watchInfo(ctx context.Context) {
 	kv, err := w.conn.js.KeyValue(ctx, w.conn.names.clusterBucket())
 	if err != nil {
-		return clusterInfo{}, false
+		return
 	}
-	info, ok, err := readInfo(ctx, kv)
-	return info, err == nil && ok
+	watcher, err := kv.Watch(ctx, infoKey)
+	if err != nil {
+		return
+	}
+	defer func() { _ = watcher.Stop() }()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case e, ok := <-watcher.Updates():
+			if !ok {
+				return
+			}
+			if e == nil || e.Operation() != jetstream.KeyValuePut {
+				continue // the end of the initial values, or a delete
+			}
+			_, err := openInfo(e.Value(), w.conn.cfg.Key)
+			w.mu.Lock()
+			if err == nil {
+				w.infoOurs = true
+			} else if w.infoOurs {
+				w.infoOurs, w.infoOursUntil = false, time.Now()
+			}
+			w.mu.Unlock()
+		}
+	}
 }
 
 // match refuses to join a cluster of another version, ABI or key.
@@ -491,13 +518,9 @@ func (w *Worker) handle(ctx context.Context, pool string, m jetstream.Msg) {
 		// publish on the work subjects. The stored result stands; the task does not run again.
 		w.republish(ctx, pool, m, raw)
 		return
-	case errors.Is(err, clusterkey.ErrOtherKey) && w.previousKey(raw):
-		// Answered under the cluster's previous key: it ran, and its answer cannot be read.
-		r := interruptedByKeyChange(a.ID)
-		r.Worker, r.Delivery = w.id, delivery
-		w.store(ctx, pool, m, &a, r)
-		return
 	}
+	// A stored result this worker's key does not open is no answer (Coordinator.stored says
+	// why): the attempt runs.
 	if age := time.Since(time.UnixMilli(a.SentAt)); delivery == 1 && age > maxAttemptAge {
 		// Older than the results are kept: no stored result would show that it ran. Only a
 		// copy published again so long after can be that old.
@@ -542,16 +565,6 @@ func (w *Worker) answered(ctx context.Context, a *attemptMsg) (*jetstream.RawStr
 		return raw, err
 	}
 	return raw, nil
-}
-
-// previousKey says whether a stored result this worker's key does not open is sealed with the
-// key the cluster had before (the info record's previous_key_id). Any other key id is a claim
-// anyone who can publish on the results subjects could make, to keep the attempt from
-// running: such a result is no answer.
-func (w *Worker) previousKey(raw *jetstream.RawStreamMsg) bool {
-	kid := clusterkey.SealedID(raw.Data)
-	info, ok := w.clusterInfo()
-	return ok && kid != "" && info.KeyID == w.conn.cfg.Key.ID() && kid == info.PreviousKeyID
 }
 
 // open unseals a work message; a message it cannot open is handed back (sealed with another
@@ -1023,39 +1036,62 @@ func WaitForCoordinator(ctx context.Context, conn *Conn, log *slog.Logger) error
 	}
 	w := &Worker{conn: conn, log: log}
 	n := conn.names
-	var ci clusterInfo
+	var kv jetstream.KeyValue
 	_, err := w.waitFor(ctx, "the coordinator to set the cluster up (its bucket "+n.clusterBucket()+")", func() (bool, error) {
-		kv, err := conn.js.KeyValue(ctx, n.clusterBucket())
-		if err != nil {
+		var err error
+		if kv, err = conn.js.KeyValue(ctx, n.clusterBucket()); err != nil {
 			return false, nil
 		}
-		info, ok, err := readInfo(ctx, kv)
-		ci = info
+		_, ok, err := readInfo(ctx, kv, conn.cfg.Key)
+		if errors.Is(err, clusterkey.ErrOtherKey) || errors.Is(err, errInfoUnsealed) {
+			err = nil // judged below
+		}
 		return ok, err
 	})
 	if err != nil {
 		return err
 	}
-	if w.match(ci) == nil {
-		return nil
-	}
-	// The record is not sealed: anyone who can write the bucket can make it name another key
-	// or version, and the coordinator writes its own back within patrolInterval. So a worker
-	// refuses to join only on what the record still says after that.
-	log.Warn("the cluster's info record does not match this worker; looking again in "+infoRecheck.String()+" before refusing to join", "error", w.match(ci))
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-time.After(infoRecheck):
-	}
-	kv, err := conn.js.KeyValue(ctx, n.clusterBucket())
+	// Anyone who can publish on the bucket's subject can write the record, but only the
+	// coordinator one that opens with the key, and it writes its own back within
+	// patrolInterval: the worker joins on the first record of the coordinator it sees, and
+	// refuses to join only when none came for infoRecheck.
+	watcher, err := kv.Watch(ctx, infoKey)
 	if err != nil {
-		return fmt.Errorf("read the cluster's info: %w", err)
+		return fmt.Errorf("watch the cluster's info record: %w", err)
 	}
-	if ci, _, err = readInfo(ctx, kv); err != nil {
-		return err
+	defer func() { _ = watcher.Stop() }()
+	deadline := time.NewTimer(infoRecheck)
+	defer deadline.Stop()
+	var last error
+	said := false
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-deadline.C:
+			return last
+		case e, ok := <-watcher.Updates():
+			if !ok {
+				return fmt.Errorf("watch the cluster's info record: it ended")
+			}
+			if e == nil || e.Operation() != jetstream.KeyValuePut {
+				continue
+			}
+			ci, err := openInfo(e.Value(), conn.cfg.Key)
+			switch {
+			case err == nil:
+				return w.match(ci) // the coordinator's: its version and ABI are what they say
+			case errors.Is(err, clusterkey.ErrOtherKey):
+				last = fmt.Errorf("%w: its cluster key differs from the coordinator's (key id %s here, %s there): give the worker the coordinator's -cluster-key-file", ErrRefused, conn.cfg.Key.ID(), ci.KeyID)
+			default:
+				last = fmt.Errorf("%w: the cluster's info record does not open with this worker's cluster key (%v); give the worker the coordinator's -cluster-key-file", ErrRefused, err)
+			}
+			if !said {
+				said = true
+				log.Warn("the cluster's info record does not open with this worker's key; waiting up to "+infoRecheck.String()+" for the coordinator's before refusing to join", "error", last)
+			}
+		}
 	}
-	return w.match(ci)
 }
 
 // infoRecheck is how long a worker waits before it believes an info record that says it may
