@@ -340,7 +340,9 @@ output "done" { value = "run_${substr("abcdefghijklmnopqrstuvwx", 24 - var.pause
 // reported as errored, naming the bound, and the next block runs.
 func TestTimeout(t *testing.T) {
 	dir := write(t, map[string]string{
-		// Each iteration formats and hashes 500 KB: a few milliseconds; 1,000 take seconds.
+		// Each iteration formats and hashes 4 MB: tens of milliseconds; 1,000 take a minute or
+		// more, far past the bound, and one takes far less than it even on a busy machine (at
+		// 500 KB and a 300ms bound, the one-item run was cut at 364ms there).
 		"spin.fsc.hcl": `
 workflow "spin" {}
 variable "items" {
@@ -352,7 +354,7 @@ loop "spin" {
   mode     = "sequential"
   task "step" {
     uses   = builtin.transform
-    inputs = { h = sha256(format("%0500000d", each.value)) }
+    inputs = { h = sha256(format("%04000000d", each.value)) }
   }
 }
 `,
@@ -363,7 +365,7 @@ run "short" {
 }
 `,
 	})
-	rep, err := Test(context.Background(), Options{Paths: []string{filepath.Join(dir, "spin.fsctest.hcl")}, Timeout: 300 * time.Millisecond, Parallel: 1})
+	rep, err := Test(context.Background(), Options{Paths: []string{filepath.Join(dir, "spin.fsctest.hcl")}, Timeout: 3 * time.Second, Parallel: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -373,12 +375,12 @@ run "short" {
 	}
 	long := runs["long"]
 	if long == nil || long.Status != Error || len(long.Diags) != 1 || long.Diags[0].Summary != "Timed out" ||
-		!strings.Contains(long.Diags[0].Detail, "-timeout 300ms") {
+		!strings.Contains(long.Diags[0].Detail, "-timeout 3s") {
 		t.Fatalf("the long run: %v", long)
 	}
-	// The 1,000 iterations take seconds; the bound cut them short.
-	if long.Elapsed > 5*time.Second {
-		t.Errorf("the long run took %s to be cut at 300ms", long.Elapsed)
+	// The 1,000 iterations take a minute or more; the bound cut them short.
+	if long.Elapsed > 30*time.Second {
+		t.Errorf("the long run took %s to be cut at 3s", long.Elapsed)
 	}
 	if r := runs["short"]; r == nil || r.Status != Pass {
 		t.Errorf("the short run after it: %v", r)
