@@ -374,6 +374,30 @@ func (e *Engine) Resume(ctx context.Context, id string, opts ResumeOptions) (*Ru
 	return r, nil
 }
 
+// errFirstEntry stops a read of a journal after its first entry.
+var errFirstEntry = errors.New("first entry read")
+
+// RunWorkflow is the workflow run id executes, rebuilt from the plan its run journaled: the
+// version it started with, whatever the workflow's file says now (what a run's page draws).
+func (e *Engine) RunWorkflow(id string) (*lang.Workflow, error) {
+	var info *journal.RunInfo
+	err := e.cfg.Store.Entries(id, 0, func(en journal.Entry) error {
+		info = en.Run
+		return errFirstEntry
+	})
+	if err != nil && !errors.Is(err, errFirstEntry) {
+		return nil, err
+	}
+	if info == nil {
+		return nil, fmt.Errorf("run %s has no start entry", id)
+	}
+	prog, err := e.reload(*info)
+	if err != nil {
+		return nil, err
+	}
+	return prog.Workflow, nil
+}
+
 // reload rebuilds a run's program from the plan it journaled.
 func (e *Engine) reload(info journal.RunInfo) (*Program, error) {
 	blob, err := e.cfg.Store.Plan(info.PlanDigest)

@@ -422,6 +422,9 @@ func TestUIWorkflows(t *testing.T) {
 		"release.fsc.hcl": uiReleaseWorkflow,
 		"nightly.fsc.hcl": uiNightlyWorkflow,
 		"broken.fsc.hcl":  uiBrokenWorkflow,
+		// A caller whose called file (outside the served directory) has the error.
+		"caller.fsc.hcl":       "workflow \"caller\" {}\n\ncall \"kid\" {\n  workflow = \"../lib/child.fsc.hcl\"\n}\n",
+		"../lib/child.fsc.hcl": "workflow \"child\" {}\n\n\ntask \"t\" {\n  uses = builtin.nope\n}\n",
 	}, nil)
 	b := newUIBrowser(t, s.sp.base)
 	b.login(s.token.Token)
@@ -454,6 +457,9 @@ func TestUIWorkflows(t *testing.T) {
 	}
 	b.waitText("section#load-errors", "broken.fsc.hcl")
 	wantContains(t, "section#load-errors", b.text("section#load-errors"), "broken.fsc.hcl", "4", "Invalid uses")
+	// The called file's diagnostic names that file, not the caller.
+	b.waitText("section#load-errors", "caller.fsc.hcl")
+	wantContains(t, "the caller's diagnostics", b.text("section#load-errors"), "lib/child.fsc.hcl line 5")
 
 	// The graph of orders, reached by its link.
 	b.click(`tr[data-workflow="orders"] a[href$="/ui/workflows/orders"]`)
@@ -685,6 +691,12 @@ func TestUIApproval(t *testing.T) {
 	b.login(s.token.Token)
 	b.navigate("/ui/runs/" + id)
 	b.waitVisible(nodeSel("wait.approve", "waiting"))
+	// The timeline draws the wait hatched, as its legend says (a stylesheet rule filled it
+	// with the succeeded green).
+	b.waitVisible("svg#timeline rect.bar.wait")
+	if fill := evalJS[string](b, `getComputedStyle(document.querySelector("svg#timeline rect.bar.wait")).fill`); !strings.HasPrefix(fill, "url(") {
+		t.Errorf("the timeline's wait bar is filled %q, want its hatch pattern url(#…)", fill)
+	}
 	b.waitVisible("button#approve")
 	b.waitVisible("button#reject")
 	b.typeInto("textarea#signal-data", `{"ok": true, "note": "ship it"}`)

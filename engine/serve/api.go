@@ -24,6 +24,7 @@ func (s *Server) RegisterAPI(mux *http.ServeMux) {
 	mux.HandleFunc("GET /v1/health", s.health)
 	mux.HandleFunc("GET /v1/workflows", s.listWorkflows)
 	mux.HandleFunc("GET /v1/workflows/{name}/graph", s.graph)
+	mux.HandleFunc("GET /v1/executions/{id}/graph", s.runGraph)
 	mux.HandleFunc("POST /v1/workflows/{name}/runs", s.startRun)
 	mux.HandleFunc("POST /v1/executions/{id}/resume", s.resumeRun)
 	mux.HandleFunc("POST /v1/apply", s.applyPlan)

@@ -3,6 +3,7 @@ package serve
 import (
 	"net/http"
 
+	"github.com/fuscia/fuscia/engine/local"
 	"github.com/fuscia/fuscia/lang"
 )
 
@@ -60,6 +61,22 @@ func (s *Server) graph(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, graphOf(l.prog.Workflow))
+}
+
+// runGraph answers GET /v1/executions/{id}/graph: the graph of the workflow as run id started
+// it (its journaled plan), which the workflow's current file may no longer have.
+func (s *Server) runGraph(w http.ResponseWriter, r *http.Request) {
+	id, err := s.store.ResolveID(r.PathValue("id"))
+	if err != nil {
+		writeJSON(w, http.StatusNotFound, map[string]string{"error": "no run " + r.PathValue("id"), "code": "not_found"})
+		return
+	}
+	wf, err := s.eng.RunWorkflow(id)
+	if err != nil {
+		writeJSON(w, http.StatusInternalServerError, map[string]any{"error": local.InternalError(s.logger, r, "cannot rebuild the run's workflow", err, "execution_id", id)})
+		return
+	}
+	writeJSON(w, http.StatusOK, graphOf(wf))
 }
 
 // graphOf turns the workflow's picture into the API's graph. Nodes, edges and groups come in

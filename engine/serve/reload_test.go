@@ -502,3 +502,33 @@ func TestConflictLoggedOnce(t *testing.T) {
 		t.Errorf("after a.fsc.hcl was removed, /hooks/c serves %q, want c", v)
 	}
 }
+
+// TestBrokenEditUndone: a broken edit undone (the file's bytes back to the version that runs)
+// clears the file's load error. Before, GET /v1/workflows listed it until some other change.
+func TestBrokenEditUndone(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "x.fsc.hcl")
+	src := hookSource("x", "/hooks/x", "v1")
+	writeWorkflow(t, file, src)
+	ts := newTestServer(t, dir, nil)
+	ts.startServing()
+	noted := func() bool {
+		ts.srv.mu.Lock()
+		defer ts.srv.mu.Unlock()
+		_, ok := ts.srv.loadErrors[file]
+		return ok
+	}
+	writeWorkflow(t, file, src+"\ntask \"broken\" {\n")
+	ts.srv.look()
+	if !noted() {
+		t.Fatal("the broken edit is not listed as a load error")
+	}
+	writeWorkflow(t, file, src)
+	ts.srv.look()
+	if noted() {
+		t.Error("the broken edit undone is still listed as a load error")
+	}
+	if v := ts.hookVersion("/hooks/x"); v != "v1" {
+		t.Errorf("/hooks/x serves %q, want v1", v)
+	}
+}

@@ -19,6 +19,7 @@ var routeScopes = map[string]local.Scope{
 
 	"GET /v1/workflows":                            local.ScopeRead,
 	"GET /v1/workflows/{name}/graph":               local.ScopeRead,
+	"GET /v1/executions/{id}/graph":                local.ScopeRead,
 	"GET /v1/workers":                              local.ScopeRead,
 	"GET /v1/executions":                           local.ScopeRead,
 	"GET /v1/executions/{id}":                      local.ScopeRead,

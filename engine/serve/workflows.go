@@ -180,6 +180,12 @@ func (s *Server) loadFile(ctx context.Context, file string, first, calledChanged
 	s.mu.Unlock()
 	if old != nil && bytes.Equal(old.hash[:], hash[:]) && !calledChanged {
 		old.stat = stamp
+		if old.prog != nil {
+			// Back to the version that runs (a broken edit undone): its error is gone.
+			s.mu.Lock()
+			s.clearLoadErrorLocked(file)
+			s.mu.Unlock()
+		}
 		return
 	}
 	prog, err := s.cfg.Load(ctx, file, data)

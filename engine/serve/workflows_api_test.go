@@ -300,3 +300,43 @@ call "child" {
 		t.Errorf("without a token: %d, want 401", r.code)
 	}
 }
+
+// TestRunGraph: GET /v1/executions/{id}/graph is the graph of the workflow as the run started
+// it, from its journaled plan: after the file renamed a node, the run's graph still has the
+// old one (the workflow's graph, the new one). The web UI drew a run with the current graph.
+func TestRunGraph(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "x.fsc.hcl")
+	writeWorkflow(t, file, hookSource("x", "/hooks/x", "v1"))
+	ts := newTestServer(t, dir, nil)
+	ts.startServing()
+	id := ts.postJSON("/hooks/x", "{}").startedID(t, "POST /hooks/x")
+	ts.waitSucceeded(id)
+
+	writeWorkflow(t, file, strings.ReplaceAll(hookSource("x", "/hooks/x", "v2"), "echo", "renamed"))
+	ts.srv.look()
+	ids := func(r reply) string {
+		t.Helper()
+		if r.code != http.StatusOK {
+			t.Fatalf("%d %s", r.code, r.raw)
+		}
+		var g workflowGraph
+		if err := json.Unmarshal([]byte(r.raw), &g); err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, n := range g.Nodes {
+			out = append(out, n.ID)
+		}
+		return strings.Join(out, " ")
+	}
+	if got := ids(ts.api(http.MethodGet, "/v1/executions/"+id+"/graph", "")); got != "task.echo" {
+		t.Errorf("the run's graph has nodes %q, want the run's task.echo", got)
+	}
+	if got := ids(ts.api(http.MethodGet, "/v1/workflows/x/graph", "")); got != "task.renamed" {
+		t.Errorf("the workflow's graph has nodes %q, want task.renamed", got)
+	}
+	if r := ts.api(http.MethodGet, "/v1/executions/01NOPE0000000000000000000Z/graph", ""); r.code != http.StatusNotFound {
+		t.Errorf("the graph of no run: %d %s, want 404", r.code, r.raw)
+	}
+}

@@ -122,7 +122,7 @@ export function renderDag(host, g, opts = {}) {
     width: Math.ceil(lay.width), height: Math.ceil(lay.height), viewBox: `0 0 ${Math.ceil(lay.width)} ${Math.ceil(lay.height)}`,
   });
   svg.appendChild(s('title', { id: titleID }, opts.title || 'Workflow graph'));
-  svg.appendChild(s('desc', { id: descID }, `${g.nodes.length} nodes and ${g.edges.length} edges, drawn left to right. Each node can be focused with Tab; Enter opens it. The list below the graph has the same nodes.`));
+  svg.appendChild(s('desc', { id: descID }, `${plural(g.nodes.length, 'node')} and ${plural(g.edges.length, 'edge')}, drawn left to right. Each node can be focused with Tab; Enter opens it. The list below the graph has the same nodes.`));
   svg.appendChild(s('defs', {}, s('marker', {
     id: markerID, viewBox: '0 0 10 10', refX: 9, refY: 5, markerWidth: 7, markerHeight: 7, orient: 'auto-start-reverse', class: 'arrow',
   }, s('path', { d: 'M0,0 L10,5 L0,10 z' }))));
@@ -241,11 +241,11 @@ export function renderDag(host, g, opts = {}) {
     h('button', { type: 'button', class: 'small', 'aria-label': 'Zoom in', onclick: () => setScale(scale * 1.25) }, '+'),
     h('button', { type: 'button', class: 'small', onclick: fitScale }, 'Fit'),
     h('button', { type: 'button', class: 'small', onclick: () => setScale(1) }, '100%'),
-    h('span', { class: 'muted' }, `${g.nodes.length} nodes`));
+    h('span', { class: 'muted' }, plural(g.nodes.length, 'node')));
 
   const listItems = new Map();
   const list = h('ul', { class: 'node-list-items' });
-  const details = h('details', { class: 'node-list' }, h('summary', {}, `All ${g.nodes.length} nodes as a list`), list);
+  const details = h('details', { class: 'node-list' }, h('summary', {}, g.nodes.length === 1 ? 'The node as a list' : `All ${g.nodes.length} nodes as a list`), list);
   details.addEventListener('toggle', () => {
     if (!details.open || listItems.size) return;
     const frag = document.createDocumentFragment();
@@ -349,3 +349,6 @@ export function renderDag(host, g, opts = {}) {
     },
   };
 }
+
+// plural is n and noun, with an s unless n is 1.
+function plural(n, noun) { return `${n} ${noun}${n === 1 ? '' : 's'}`; }

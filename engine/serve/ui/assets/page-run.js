@@ -75,7 +75,9 @@ export async function render(main, ctx) {
   if (ex.execution_id && ex.execution_id !== id) history.replaceState(null, '', `/ui/runs/${api.enc(ex.execution_id)}${location.search}`);
   const execID = ex.execution_id || id;
   ctx.setTitle(`${ex.workflow} run ${shortID(execID)}`);
-  const graphP = api.get(`/v1/workflows/${api.enc(ex.workflow)}/graph`, { signal }).catch((e) => {
+  // The graph the run started with (its journaled plan), not the workflow's current version,
+  // whose nodes may have changed since.
+  const graphP = api.get(`/v1/executions/${api.enc(execID)}/graph`, { signal }).catch((e) => {
     if (e.name === 'AbortError') throw e;
     return null;
   });

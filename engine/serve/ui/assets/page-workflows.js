@@ -45,15 +45,23 @@ function table(workflows) {
     h('tbody', {}, rows)));
 }
 
+// diagWhere is where a diagnostic of file is: its line, and its file when that is another one (a
+// file the workflow calls).
+function diagWhere(file, d) {
+  const line = d.line ? `line ${d.line}${d.column ? `:${d.column}` : ''}` : '';
+  if (d.filename && d.filename !== file) return line ? `${d.filename} ${line}` : d.filename;
+  return line || d.filename || '';
+}
+
 export function loadErrors(errors) {
   if (!errors || errors.length === 0) return null;
   return h('section', { id: 'load-errors', class: 'card danger', 'aria-labelledby': 'load-errors-title' },
     h('h2', { id: 'load-errors-title' }, errors.length === 1 ? 'A file does not load' : `${errors.length} files do not load`),
-    h('p', { class: 'muted small' }, 'serve does not run these files until they are fixed; it loads them again when they change.'),
+    h('p', { class: 'muted small' }, 'serve loads these files again when they change. A file that broke on a reload keeps its previous version running (listed above); the others are not served until they are fixed.'),
     h('ul', { class: 'load-errors' }, errors.map((e) => h('li', {},
       h('code', { class: 'path' }, e.file || ''),
       h('ul', { class: 'diags' }, (e.diagnostics || []).map((d) => h('li', { class: `diag ${d.severity || 'error'}` },
-        h('span', { class: 'diag-where' }, d.line ? `line ${d.line}${d.column ? `:${d.column}` : ''}` : (d.filename || '')),
+        h('span', { class: 'diag-where' }, diagWhere(e.file, d)),
         ' ', h('strong', { class: 'diag-summary' }, d.summary || ''),
         d.detail ? h('div', { class: 'diag-detail' }, d.detail) : null)))))));
 }

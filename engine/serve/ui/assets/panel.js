@@ -63,7 +63,9 @@ export function createPanel({ execID, signal, getExecution, fetchExecution, isOv
       try {
         return await api.get(`/v1/executions/${api.enc(execID)}/nodes/${api.enc(id)}${api.q({ offset, limit })}`, { signal: sig });
       } catch (e) {
-        if (e.name === 'AbortError' || e.status !== 404) throw e;
+        // A 404 with a code is the endpoint's own answer (no such node in this run): shown as
+        // an error, not made up from the execution object as a pending node.
+        if (e.name === 'AbortError' || e.status !== 404 || e.code) throw e;
       }
     }
     // No detail endpoint (an older serve): the execution object has most of it.
@@ -235,6 +237,7 @@ export function createPanel({ execID, signal, getExecution, fetchExecution, isOv
     } catch (e) {
       if (e.name === 'AbortError') return;
       replace(sections.error, h('p', { class: 'error-box', role: 'alert' }, `Cannot load the node: ${e.message}`));
+      if (e.status === 404) return; // no such node: no logs to follow
     }
     startLogs(id, sig);
   }
