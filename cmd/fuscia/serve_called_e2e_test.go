@@ -69,7 +69,7 @@ func TestServeReloadsWhenACalledFileChanges(t *testing.T) {
 	}
 
 	h.write("lib/missing.fsc.hcl", subWorkflow("three"))
-	sp.waitLogged(`"msg":"workflow reloaded","file":"`+h.dir+`/flows/later.fsc.hcl"`, 1)
+	sp.waitLogged(`"msg":"workflow loaded","file":"`+h.dir+`/flows/later.fsc.hcl"`, 1)
 	if got := sp.runOutput("later"); got != `{"v":"three"}` {
 		t.Fatalf("later's outputs are %s, want v three", got)
 	}

@@ -737,6 +737,16 @@ func TestUICancel(t *testing.T) {
 	b.navigate("/ui/runs/" + id)
 	b.waitVisible(nodeSel("task.crunch", "running"))
 	b.waitRunStatus("running")
+	// Logged out and in again with the same token as another tab would: the cookie is a new
+	// session's, this page's CSRF value the old one's. The cancel takes the new value and is
+	// sent again (it failed with the CSRF refusal until the page was reloaded).
+	evalJS[bool](b, `(() => { window.__relogged = false;
+	  fetch('/ui/session', {credentials: 'same-origin'}).then((r) => r.json())
+	    .then((s) => fetch('/ui/logout', {method: 'POST', credentials: 'same-origin', headers: {'X-Fuscia-CSRF': s.csrf}}))
+	    .then(() => fetch('/ui/login', {method: 'POST', credentials: 'same-origin', headers: {'Content-Type': 'application/json'}, body: JSON.stringify({token: `+jsq(s.token.Token)+`})}))
+	    .then((r) => { window.__relogged = r.ok; });
+	  return true; })()`)
+	b.waitJS("the login of the other tab", "window.__relogged === true")
 	b.click("button#cancel")
 	b.waitRunStatus("cancelled")
 	b.waitVisible(nodeSel("task.crunch", "cancelled"))

@@ -568,9 +568,15 @@ func (c *Coordinator) stored(ctx context.Context, subject, id string) (resultMsg
 // open unseals a result; a result sealed with another key is refused, saying why.
 func (c *Coordinator) open(id, worker string, data []byte) (resultMsg, error) {
 	plain, err := c.conn.cfg.Key.Open(data, []byte(id))
-	if err != nil {
+	switch {
+	case errors.Is(err, clusterkey.ErrOtherKey):
 		c.log.Error("refused a result from worker "+worker+": "+err.Error()+"; start every worker with the coordinator's -cluster-key-file",
 			"worker", worker, "attempt", id)
+		return resultMsg{}, err
+	case err != nil:
+		// Sealed with this key for another attempt (copied from another subject, headers
+		// and all: the worker named may not be the sender), or damaged.
+		c.log.Error("refused a result that does not open for its attempt: "+err.Error(), "worker", worker, "attempt", id)
 		return resultMsg{}, err
 	}
 	var r resultMsg

@@ -273,7 +273,7 @@ func (s *Server) loadFile(ctx context.Context, file string, first, calledChanged
 		s.logger.Info("workflow reloaded from another file", "file", file, "previous_file", moved.file, "workflow", w.Name, "triggers", triggerList(w))
 	case calledChanged && old != nil && old.prog != nil:
 		s.logger.Info("workflow reloaded: a file it calls changed", "file", file, "workflow", w.Name, "triggers", triggerList(w))
-	case !first && old != nil:
+	case !first && old != nil && old.prog != nil:
 		s.logger.Info("workflow reloaded", "file", file, "workflow", w.Name, "triggers", triggerList(w))
 	default:
 		s.logger.Info("workflow loaded", "file", file, "workflow", w.Name, "triggers", triggerList(w))

@@ -24,7 +24,10 @@ async function parse(res) {
   try { return JSON.parse(text); } catch { return { error: text.slice(0, 300) }; }
 }
 
-async function request(method, path, body, { signal, quiet401 = false } = {}) {
+// sessionName is the name of the token this tab logged in with (session, login).
+let sessionName = '';
+
+async function request(method, path, body, { signal, quiet401 = false, retried = false } = {}) {
   const headers = { Accept: 'application/json' };
   const init = { method, headers, credentials: 'same-origin', signal, cache: 'no-store' };
   if (method !== 'GET' && method !== 'HEAD') {
@@ -38,6 +41,17 @@ async function request(method, path, body, { signal, quiet401 = false } = {}) {
   const data = await parse(res);
   if (!res.ok) {
     if (res.status === 401 && !quiet401) unauthorized();
+    if (res.status === 403 && data && data.code === 'csrf' && !retried) {
+      // Another tab logged out and in again: the cookie is a new session's, and this tab's
+      // CSRF value the old one's. Take the new value; send again only as the same token.
+      const s = await request('GET', '/ui/session', undefined, { signal, quiet401: true }).catch(() => null);
+      if (s && s.csrf && s.name === sessionName) {
+        setCSRF(s.csrf);
+        return request(method, path, body, { signal, quiet401, retried: true });
+      }
+      window.dispatchEvent(new CustomEvent('fuscia:session-changed'));
+      throw new APIError(403, { code: 'csrf', error: 'The session changed in another tab (logged in again, or as another token): the page shows the new one; try again there.' });
+    }
     throw new APIError(res.status, data);
   }
   return data;
@@ -78,6 +92,7 @@ export async function session() {
   try {
     const s = await request('GET', '/ui/session', undefined, { quiet401: true });
     setCSRF(s.csrf);
+    sessionName = s.name || '';
     return s;
   } catch (e) {
     if (e instanceof APIError && e.status === 401) return null;
@@ -88,6 +103,7 @@ export async function session() {
 export async function login(token) {
   const s = await request('POST', '/ui/login', { token }, { quiet401: true });
   setCSRF(s.csrf);
+  sessionName = s.name || '';
   return s;
 }
 

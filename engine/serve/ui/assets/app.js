@@ -109,7 +109,14 @@ async function render() {
 function setTitle(t) { document.title = t ? `${t} · Fuscia` : 'Fuscia'; }
 
 // safeNext keeps the redirect after login inside the UI.
-function safeNext(p) { return (typeof p === 'string' && p.startsWith('/ui/') && !p.startsWith('/ui/login')) ? p : '/ui/'; }
+function safeNext(p) {
+  if (typeof p !== 'string') return '/ui/';
+  // Resolved as the browser would (/ui/..//x is //x): what is left must be a page of the UI here.
+  let u;
+  try { u = new URL(p, location.origin); } catch { return '/ui/'; }
+  if (u.origin !== location.origin || !u.pathname.startsWith('/ui/') || u.pathname.startsWith('/ui/login') || u.pathname.startsWith('/ui/assets/')) return '/ui/';
+  return u.pathname + u.search + u.hash;
+}
 
 // Links inside the UI change the page without a reload; modified clicks open tabs as usual.
 document.addEventListener('click', (ev) => {
@@ -130,6 +137,11 @@ document.addEventListener('click', (ev) => {
 window.addEventListener('popstate', () => render());
 window.addEventListener('fuscia:unauthorized', () => {
   if (!who) return;
+  who = null;
+  render();
+});
+// Another tab logged in again as another token: show the session there is now.
+window.addEventListener('fuscia:session-changed', () => {
   who = null;
   render();
 });
