@@ -3,7 +3,7 @@
 // scroll box pans by dragging; the toolbar zooms.
 import { h, s, replace, uid } from './dom.js';
 import { layout } from './layout.js';
-import { statusLabel } from './format.js';
+import { statusLabel, plural } from './format.js';
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
 const CHAR_W = 7.2; // an estimate of the label font's width: no measuring, so no layout thrash
@@ -349,6 +349,3 @@ export function renderDag(host, g, opts = {}) {
     },
   };
 }
-
-// plural is n and noun, with an s unless n is 1.
-function plural(n, noun) { return `${n} ${noun}${n === 1 ? '' : 's'}`; }

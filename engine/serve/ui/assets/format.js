@@ -107,3 +107,10 @@ export function errorText(err) {
 export function shortID(id) { return id && id.length > 12 ? id.slice(0, 10) + '…' : id; }
 
 export function plural(n, one, many) { return `${n} ${n === 1 ? one : (many || one + 's')}`; }
+
+// visibleControls writes the control characters of a line of text (an ANSI escape's ESC, a
+// bell, a carriage return) as \xNN, as `fuscia logs` does in a terminal table: shown raw they
+// are invisible, and a line could pass for another.
+export function visibleControls(text) {
+  return String(text).replace(/[\x00-\x08\x0b-\x1f\x7f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+}

@@ -2,7 +2,7 @@
 // for_each items or loop iterations (paged) and its log lines (followed while the run goes on).
 import { h, replace, uid } from './dom.js';
 import * as api from './api.js';
-import { time, duration, between, badge, jsonBlock, errorText } from './format.js';
+import { time, duration, between, badge, jsonBlock, errorText, visibleControls } from './format.js';
 import { followLogs } from './stream.js';
 
 const ITEMS_PAGE = 50;
@@ -186,7 +186,7 @@ export function createPanel({ execID, signal, getExecution, fetchExecution, isOv
     const idx = Array.isArray(l.index) && l.index.length ? `[${l.index.join(',')}] ` : '';
     return h('li', { class: `log ${l.level || 'info'}` }, time(l.time, { short: true }), ' ',
       h('span', { class: 'level' }, (l.level || 'info').toUpperCase()), ' ',
-      h('span', { class: 'msg' }, `${idx}${l.attempt > 1 ? `(attempt ${l.attempt}) ` : ''}${l.message ?? ''}`));
+      h('span', { class: 'msg' }, `${idx}${l.attempt > 1 ? `(attempt ${l.attempt}) ` : ''}${visibleControls(l.message ?? '')}`));
   }
 
   function startLogs(id, sig) {
