@@ -413,6 +413,10 @@ func TestClusterStartErrors(t *testing.T) {
 		r := h.run(serveArgs("-nats", url, "-cluster-key-file", key)...)
 		wantCode(t, r, 2)
 		wantContains(t, "serve's stderr", flat(r), url)
+		// No address before the error: a script would take it for a started serve.
+		if strings.Contains(r.stdout, "API and webhooks on") {
+			t.Errorf("serve that cannot reach the cluster printed its address:\n%s", r.stdout)
+		}
 		r = h.run("worker", "-nats", url, "-cluster-key-file", key, "-home", t.TempDir())
 		wantCode(t, r, 2)
 		wantContains(t, "worker's stderr", flat(r), url)

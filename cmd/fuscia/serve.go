@@ -182,8 +182,10 @@ func runServe(ctx context.Context, c *cli, args []string) int {
 				fmt.Fprintf(c.stdout, "Web UI on %s/ui/\n", api.URL())
 			}
 		}
-		if serve.Loopback(*listen) {
-			// Said at once: until the store is open the listener answers 503 "starting".
+		if serve.Loopback(*listen) && !clustered {
+			// Said at once: until the store is open the listener answers 503 "starting". With
+			// -nats not before the cluster was reached: a serve that then exits 2 with "Cannot
+			// reach the cluster" had printed an address a script took for a started serve.
 			announce()
 			announce = nil
 		}
