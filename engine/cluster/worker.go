@@ -553,16 +553,15 @@ func (w *Worker) handle(ctx context.Context, pool string, m jetstream.Msg) {
 	w.store(ctx, pool, m, &a, resultMsg{ID: a.ID, Worker: w.id, Delivery: delivery, Result: res, Logs: logs})
 }
 
-// answered returns the result stored for attempt a, if the cluster key opens it; its error
-// wraps clusterkey.ErrOtherKey for a result sealed with another key (raw is then that
-// message). Anything else on the subject (or nothing) is not an answer, and an error.
+// answered returns the result stored for attempt a, if the cluster key opens it. Anything else
+// on the subject (or nothing) is not an answer, and an error.
 func (w *Worker) answered(ctx context.Context, a *attemptMsg) (*jetstream.RawStreamMsg, error) {
 	raw, err := w.results.GetLastMsgForSubject(ctx, w.conn.names.resultSubject(a.ExecutionID, a.ID))
 	if err != nil {
 		return nil, err
 	}
 	if _, err := w.conn.cfg.Key.Open(raw.Data, []byte(a.ID)); err != nil {
-		return raw, err
+		return nil, err
 	}
 	return raw, nil
 }
