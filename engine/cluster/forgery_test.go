@@ -126,12 +126,7 @@ func TestForgedInfoAndWork(t *testing.T) {
 		if err := nc.Publish("$KV."+n.clusterBucket()+"."+infoKey, forgedInfo); err != nil {
 			t.Fatal(err)
 		}
-		select {
-		case err := <-w.done:
-			w.once.Do(func() {})
-			t.Fatalf("the worker stopped while the record was forged: %v", err)
-		default:
-		}
+		wantRunning(t, w, "while the record was forged")
 	}
 	eventually(t, "the coordinator to write its info record back", func() bool {
 		info, ok, err := readInfo(testCtx(t), kv, c.cfg.Key)
@@ -139,12 +134,7 @@ func TestForgedInfoAndWork(t *testing.T) {
 	})
 	eventually(t, "the forged and the junk messages to be dropped", func() bool { return c.queued(DefaultPool) == 0 })
 	wantSuccess(t, "a call after the forgeries", c.call(t, b, httpCall("task.after", s.URL+"/after", "", nil)))
-	select {
-	case err := <-w.done:
-		w.once.Do(func() {})
-		t.Fatalf("the worker stopped: %v", err)
-	default:
-	}
+	wantRunning(t, w, "after the forgeries")
 	if !strings.Contains(c.log.String(), "the cluster's info record had been changed by someone else") {
 		t.Errorf("the coordinator did not say it wrote its info record back:\n%s", c.log.String())
 	}
@@ -153,6 +143,17 @@ func TestForgedInfoAndWork(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.startWorker(t, WorkerOptions{})
+}
+
+// wantRunning fails the test if w's Run has returned.
+func wantRunning(t *testing.T, w *runningWorker, when string) {
+	t.Helper()
+	select {
+	case err := <-w.done:
+		w.once.Do(func() {}) // its Run returned: the cleanup must not wait for it
+		t.Fatalf("the worker stopped %s: %v", when, err)
+	default:
+	}
 }
 
 // TestDeletedWorkersConsumerRemade: a pool's `workers` consumer deleted alone (its stream

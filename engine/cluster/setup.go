@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"sync"
 
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/fuscia/fuscia/engine/cluster/clusterkey"
-
 	"github.com/fuscia/fuscia/engine/cluster/jsstore"
 )
 
@@ -91,12 +91,7 @@ func (s *setup) pool(ctx context.Context, pool string) (jetstream.Stream, error)
 func (s *setup) knownPools() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make([]string, 0, len(s.pools))
-	for p := range s.pools {
-		out = append(out, p)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(s.pools))
 }
 
 // remake forgets the pool's stream and creates it (and its consumer) again.
