@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"log/slog"
 	"sync"
 
 	"google.golang.org/grpc"
@@ -37,6 +38,8 @@ type execStreams struct {
 	ok bool
 	// opened counts the streams opened, for tests.
 	opened int
+	// log takes the warnings about a plugin's stray answers; nil drops them.
+	log *slog.Logger
 }
 
 // execStream is one open stream, what cancels it, and how many calls it has answered.
@@ -83,7 +86,7 @@ func (e *execStreams) call(ctx context.Context, provider pluginv1.ProviderClient
 	// The stream outlives the call, so the call's context reaches it through this: ctx's end
 	// (its deadline or the run's cancellation) cancels the stream, as it would a unary call.
 	stop := context.AfterFunc(ctx, st.cancel)
-	resp, err := st.roundTrip(req)
+	resp, err := st.roundTrip(req, e.log)
 	if !stop() {
 		// ctx ended during the call: the stream is cancelled, or about to be.
 		st.cancel()
@@ -101,7 +104,16 @@ func (e *execStreams) call(ctx context.Context, provider pluginv1.ProviderClient
 	return resp, nil
 }
 
+// maxStrayAnswers bounds the answers for other calls one call drops before it gives up on its
+// stream: a plugin that answered a call twice sends one; a plugin that keeps sending them is
+// broken, and its stream is not waited on for ever.
+const maxStrayAnswers = 16
+
 // roundTrip sends req and reads its answer.
+//
+// An answer that names another call (ExecuteResponse.call_id) is not this call's: a plugin
+// that answered an earlier call on the stream twice left it there. It is dropped and logged
+// (log, which may be nil), so that it never becomes this call's result.
 //
 // A stream the plugin ends with an OK status after answering its last call is the plugin
 // saying it takes no more calls on it. Send cannot tell whether that end came before req went
@@ -111,21 +123,32 @@ func (e *execStreams) call(ctx context.Context, provider pluginv1.ProviderClient
 // new stream), which the protocol makes so by requiring a plugin to answer every request it
 // reads or end the stream with an error (docs/reference/plugin-protocol.md, "ExecuteStream").
 // A stream ended with an error is never that: its call fails and is not sent again.
-func (st *execStream) roundTrip(req *pluginv1.ExecuteRequest) (*pluginv1.ExecuteResponse, error) {
+func (st *execStream) roundTrip(req *pluginv1.ExecuteRequest, log *slog.Logger) (*pluginv1.ExecuteResponse, error) {
 	// Send reports io.EOF when the stream has ended, before req went out; Recv then says why.
 	if err := st.s.Send(req); err != nil && !errors.Is(err, io.EOF) {
 		return nil, err
 	}
-	resp, err := st.s.Recv()
-	if errors.Is(err, io.EOF) {
-		if st.calls > 0 {
-			return nil, errEnded
+	for stray := 0; ; stray++ {
+		resp, err := st.s.Recv()
+		if errors.Is(err, io.EOF) {
+			if st.calls > 0 {
+				return nil, errEnded
+			}
+			// A new stream ended without an answer: the plugin refused the call, and a retry
+			// would meet the same.
+			return nil, errNoAnswer
 		}
-		// A new stream ended without an answer: the plugin refused the call, and a retry would
-		// meet the same.
-		return nil, errNoAnswer
+		if err != nil || resp.CallId == "" || resp.CallId == req.CallId {
+			return resp, err
+		}
+		if stray == maxStrayAnswers {
+			return nil, status.Errorf(codes.Internal, "the plugin sent more than %d answers for other calls on the ExecuteStream stream of call %s", maxStrayAnswers, req.CallId)
+		}
+		if log != nil {
+			log.Warn("plugin answered a call it had answered already; the answer is dropped",
+				"call_id", resp.CallId, "waiting_for", req.CallId, "task", req.Task)
+		}
 	}
-	return resp, err
 }
 
 // take returns an idle stream (unless fresh), or a new one. Opening one gives up when ctx

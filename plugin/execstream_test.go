@@ -3,6 +3,7 @@ package plugin_test
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fuscia/fuscia/internal/syncbuf"
 	"github.com/fuscia/fuscia/plugin"
 	"github.com/fuscia/fuscia/plugin/plugintest"
 	pluginv1 "github.com/fuscia/fuscia/proto/fuscia/plugin/v1"
@@ -348,5 +350,41 @@ func TestDescribeAsksOnce(t *testing.T) {
 	}
 	if n := strings.Count(string(b), "GetSchema"); n != 1 {
 		t.Errorf("the plugin answered GetSchema %d times; want 1", n)
+	}
+}
+
+// A plugin that answers a call twice leaves the second answer on the stream; the next call on
+// that stream must get its own answer, not the leftover, and the leftover is logged. A plugin
+// that keeps sending answers for another call fails the call instead of holding it.
+func TestStrayAnswersDropped(t *testing.T) {
+	tg := rawStream(t)
+	var logs syncbuf.Buffer
+	m := newManager(t, plugin.Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	resp, err := execute(t, context.Background(), m, tg, "twice", `{}`, nil)
+	if err != nil || string(resp.Output) != `{"answer":1}` {
+		t.Fatalf("twice: %v %v; want its first answer", resp, err)
+	}
+	for i := range 2 {
+		resp, err = execute(t, context.Background(), m, tg, "echo", `{}`, nil)
+		if err != nil || string(resp.Output) != `{"task":"echo"}` {
+			t.Fatalf("echo %d: output %q, %v; want its own answer, not the one left over", i, resp.GetOutput(), err)
+		}
+	}
+	if opened, _ := plugin.StreamsOpened(m, tg); opened != 1 {
+		t.Fatalf("%d streams opened; want the calls on one (else the leftover was not met)", opened)
+	}
+	if !strings.Contains(logs.String(), "plugin answered a call it had answered already") {
+		t.Errorf("log %q; want the dropped answer noted", logs.String())
+	}
+
+	if _, err := execute(t, context.Background(), m, tg, "flood", `{}`, nil); err != nil {
+		t.Fatal(err)
+	}
+	_, err = execute(t, context.Background(), m, tg, "echo", `{}`, nil)
+	if err == nil || !strings.Contains(err.Error(), "answers for other calls") {
+		t.Fatalf("echo after flood: %v; want the call failed for the stray answers", err)
+	}
+	if resp, err := execute(t, context.Background(), m, tg, "echo", `{}`, nil); err != nil || string(resp.Output) != `{"task":"echo"}` {
+		t.Fatalf("echo on a new stream: %v %v", resp, err)
 	}
 }

@@ -365,6 +365,7 @@ func (m *Manager) start(t Target) (*process, error) {
 	}
 	r := raw.(*remote)
 	p := &process{target: t, client: client, provider: r.provider, host: host, broker: r.broker, stderr: tail, sockDir: sockDir}
+	p.streams.log = m.opts.Logger.With("plugin", t.Name)
 	if rc := client.ReattachConfig(); rc != nil {
 		p.pid = rc.Pid
 	}

@@ -11,15 +11,23 @@ import (
 )
 
 // Execute runs one call of a task attempt. Whatever goes wrong, including a panic, is an error
-// response; the RPC itself fails only when gRPC does.
+// response; the RPC itself fails only when gRPC does. The response echoes the request's call
+// id, by which the host tells a stream's answers apart.
 func (p *provider) Execute(ctx context.Context, req *pluginv1.ExecuteRequest) (*pluginv1.ExecuteResponse, error) {
+	resp := p.execute(ctx, req)
+	resp.CallId = req.CallId
+	return resp, nil
+}
+
+// execute is Execute without the call id.
+func (p *provider) execute(ctx context.Context, req *pluginv1.ExecuteRequest) *pluginv1.ExecuteResponse {
 	t, ok := p.tasks[req.Task]
 	if !ok {
-		return errorResponse(&Error{Kind: KindValidation, Message: unknownName("task", req.Task, p.tasks)}), nil
+		return errorResponse(&Error{Kind: KindValidation, Message: unknownName("task", req.Task, p.tasks)})
 	}
 	cfg, err := parseConfig(req.Config)
 	if err != nil {
-		return fatalResponse("task " + strconv.Quote(req.Task) + ": " + err.Error()), nil
+		return fatalResponse("task " + strconv.Quote(req.Task) + ": " + err.Error())
 	}
 	ctx, cancel := withDeadline(ctx, req.DeadlineUnixNano)
 	defer cancel()
@@ -42,7 +50,7 @@ func (p *provider) Execute(ctx context.Context, req *pluginv1.ExecuteRequest) (*
 		resp = response(res)
 	}
 	resp.Logs = host.batch.take()
-	return resp, nil
+	return resp
 }
 
 // HandleTrigger runs one invocation of a trigger, as Execute runs a task.

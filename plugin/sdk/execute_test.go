@@ -76,6 +76,10 @@ func TestExecute(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			if got.CallId != "c" {
+				t.Errorf("call_id = %q; want the request's echoed", got.CallId)
+			}
+			got.CallId = ""
 			if tt.wantMessage != "" {
 				if !strings.HasPrefix(got.Message, tt.wantMessage) {
 					t.Errorf("message = %q, want prefix %q", got.Message, tt.wantMessage)

@@ -8,7 +8,12 @@
 //     make the next call on a new stream;
 //   - task "silent" appends a line to the file its input names, then ends the stream with an OK
 //     status and no answer (which the protocol forbids): Fuscia must fail the call and not send
-//     it again on a new stream.
+//     it again on a new stream;
+//   - task "twice" answers its call twice (`{"answer":1}`, then `{"answer":2}`) and task
+//     "echo" answers `{"task":"echo"}`, both echoing the call id and keeping the stream for
+//     the next call: Fuscia must not take the second answer for the next call's;
+//   - task "flood" answers its call 20 times and keeps the stream: the next call on it must
+//     fail rather than wait through answers for ever.
 //
 // Each GetSchema appends a line to getschema.log next to the binary, for tests that count them.
 package main
@@ -16,6 +21,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 
@@ -38,7 +44,9 @@ func (provider) GetSchema(context.Context, *pluginv1.GetSchemaRequest) (*pluginv
 	}
 	return &pluginv1.GetSchemaResponse{
 		Name: "rawstream", Version: "0.1.0", ProtocolVersion: sdk.ProtocolVersion, ExecuteStream: true,
-		Tasks: map[string]*pluginv1.TaskSchema{"effect": {}, "once": {}, "silent": {}},
+		Tasks: map[string]*pluginv1.TaskSchema{
+			"effect": {}, "once": {}, "silent": {}, "twice": {}, "echo": {}, "flood": {},
+		},
 	}, nil
 }
 
@@ -55,6 +63,22 @@ func (p provider) ExecuteStream(s grpc.BidiStreamingServer[pluginv1.ExecuteReque
 	req, err := s.Recv()
 	if err != nil {
 		return nil
+	}
+	for answers := map[string]int{"twice": 2, "echo": 1, "flood": 20}; answers[req.Task] > 0; {
+		for n := range answers[req.Task] {
+			out := fmt.Sprintf(`{"answer":%d}`, n+1)
+			if req.Task == "echo" {
+				out = `{"task":"echo"}`
+			}
+			if err := s.Send(&pluginv1.ExecuteResponse{
+				Type: pluginv1.ExecuteResponse_TYPE_SUCCESS, Output: []byte(out), CallId: req.CallId,
+			}); err != nil {
+				return err
+			}
+		}
+		if req, err = s.Recv(); err != nil {
+			return nil
+		}
 	}
 	if req.Task == "silent" {
 		if err := appendLine(string(req.Input), "silent"); err != nil {

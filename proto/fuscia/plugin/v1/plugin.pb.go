@@ -984,7 +984,12 @@ type ExecuteResponse struct {
 	BackoffHintMs int64   `protobuf:"varint,10,opt,name=backoff_hint_ms,json=backoffHintMs,proto3" json:"backoff_hint_ms,omitempty"` // error
 	// logs are the call's log lines not sent through Host.Log (only when the request set
 	// logs_in_response), in the order logged and after every line the call did send there.
-	Logs          []*LogLine `protobuf:"bytes,11,rep,name=logs,proto3" json:"logs,omitempty"`
+	Logs []*LogLine `protobuf:"bytes,11,rep,name=logs,proto3" json:"logs,omitempty"`
+	// call_id is the request's call_id, echoed. On ExecuteStream Fuscia takes an answer only
+	// for the call the stream carries and drops one for another call (a plugin that answered
+	// a call twice), so that it never becomes the next call's answer. Empty (a plugin built
+	// before this field) is not checked.
+	CallId        string `protobuf:"bytes,12,opt,name=call_id,json=callId,proto3" json:"call_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1094,6 +1099,13 @@ func (x *ExecuteResponse) GetLogs() []*LogLine {
 		return x.Logs
 	}
 	return nil
+}
+
+func (x *ExecuteResponse) GetCallId() string {
+	if x != nil {
+		return x.CallId
+	}
+	return ""
 }
 
 type HandleTriggerRequest struct {
@@ -2011,7 +2023,7 @@ const file_fuscia_plugin_v1_plugin_proto_rawDesc = "" +
 	"\x10logs_in_response\x18\t \x01(\bR\x0elogsInResponse\"9\n" +
 	"\aLogLine\x12\x14\n" +
 	"\x05level\x18\x01 \x01(\tR\x05level\x12\x18\n" +
-	"\amessage\x18\x02 \x01(\tR\amessage\"\xe9\x03\n" +
+	"\amessage\x18\x02 \x01(\tR\amessage\"\x82\x04\n" +
 	"\x0fExecuteResponse\x12:\n" +
 	"\x04type\x18\x01 \x01(\x0e2&.fuscia.plugin.v1.ExecuteResponse.TypeR\x04type\x12\x16\n" +
 	"\x06output\x18\x02 \x01(\fR\x06output\x12\x16\n" +
@@ -2025,7 +2037,8 @@ const file_fuscia_plugin_v1_plugin_proto_rawDesc = "" +
 	"\amessage\x18\t \x01(\tR\amessage\x12&\n" +
 	"\x0fbackoff_hint_ms\x18\n" +
 	" \x01(\x03R\rbackoffHintMs\x12-\n" +
-	"\x04logs\x18\v \x03(\v2\x19.fuscia.plugin.v1.LogLineR\x04logs\"q\n" +
+	"\x04logs\x18\v \x03(\v2\x19.fuscia.plugin.v1.LogLineR\x04logs\x12\x17\n" +
+	"\acall_id\x18\f \x01(\tR\x06callId\"q\n" +
 	"\x04Type\x12\x14\n" +
 	"\x10TYPE_UNSPECIFIED\x10\x00\x12\x10\n" +
 	"\fTYPE_SUCCESS\x10\x01\x12\r\n" +
