@@ -2,6 +2,7 @@ package lang
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"fmt"
 	"io"
 	"os"
@@ -26,6 +27,11 @@ type Parser struct {
 	// Sources, when set, replaces the file system: workflow files (the loaded one and the ones it
 	// calls) are read from it by path, as a saved plan or a resumed run needs.
 	Sources map[string][]byte
+	// Expect, when not nil, holds the content the files read from the file system must have,
+	// by path and sha256: a file it has no sum for, or whose content is not what the sum says,
+	// is refused before it is parsed. serve sets it to the files its check child evaluated
+	// (CalledSums there), so that it never evaluates a file the child did not.
+	Expect map[string][sha256.Size]byte
 }
 
 // NewParser returns an empty Parser.
@@ -43,6 +49,23 @@ func (p *Parser) Called() []string {
 		out = append(out, path)
 	}
 	sort.Strings(out)
+	return out
+}
+
+// CalledSums returns the files Called returns with the sha256 of the content read for each, a
+// zero sum for one that could not be read; nil when there are none.
+func (p *Parser) CalledSums() map[string][sha256.Size]byte {
+	if len(p.called) == 0 {
+		return nil
+	}
+	out := make(map[string][sha256.Size]byte, len(p.called))
+	for path := range p.called {
+		var sum [sha256.Size]byte
+		if f := p.files[path]; f != nil {
+			sum = sha256.Sum256(f.Bytes)
+		}
+		out[path] = sum
+	}
 	return out
 }
 
@@ -111,6 +134,16 @@ func (p *Parser) ParseFile(filename string) (*hcl.File, hcl.Diagnostics) {
 	src, diags := ReadFile(filename)
 	if diags.HasErrors() {
 		return nil, diags
+	}
+	if p.Expect != nil {
+		if sum, ok := p.Expect[filename]; !ok || sum != sha256.Sum256(src) {
+			return nil, hcl.Diagnostics{{
+				Severity: hcl.DiagError,
+				Summary:  "Workflow file changed while it was checked",
+				Detail: fmt.Sprintf("The file %s is not what it was when this workflow was checked a moment ago "+
+					"(it changed in between, or was not read then); the workflow is loaded again when the file changes.", filename),
+			}}
+		}
 	}
 	return p.ParseSource(filename, src)
 }

@@ -16,6 +16,8 @@ package main
 import (
 	"bufio"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -53,13 +55,19 @@ const checkChildIdle = 2 * time.Second
 // checkedLine is what the child writes on stdout when it has checked a file.
 const checkedLine = "checked"
 
+// calledWord starts a line the child writes before checkedLine for each file the workflow's
+// calls read: `called SHA256HEX QUOTED-PATH` (a zero sum for one it could not read). serve
+// loads those contents only.
+const calledWord = "called"
+
 // checkHeapCollect: a child whose heap holds more than this after a file collects before the
 // next, so that one file's garbage never counts against the next file's heap limit.
 const checkHeapCollect = 64 << 20
 
 // The child's input is a sequence of files, each a header line `SIZE QUOTED-PATH\n` (the path
 // as strconv.Quote writes it: a file name may hold a newline) followed by SIZE bytes of
-// content. For each it writes checkedLine once it has evaluated it.
+// content. For each it writes a calledWord line per called file and checkedLine once it has
+// evaluated it.
 
 // runInternalCheck evaluates each workflow file on stdin as serve will (planner.Rehearse) and
 // says so on stdout, whether the file is valid or not (serve reports its diagnostics itself),
@@ -86,7 +94,11 @@ func runInternalCheck(_ context.Context, c *cli, args []string) int {
 		if err != nil {
 			return c.fail(false, "Invalid "+internalCheckCommand+" input", sentenceOf(err))
 		}
-		planner.Rehearse(planner.Request{File: file, Source: src, Vars: lang.VarInputs{Env: env}})
+		parser := lang.NewParser()
+		planner.Rehearse(planner.Request{File: file, Source: src, Vars: lang.VarInputs{Env: env}, Parser: parser})
+		for path, sum := range parser.CalledSums() {
+			fmt.Fprintf(out, "%s %x %s\n", calledWord, sum, strconv.Quote(path))
+		}
 		if _, err := fmt.Fprintln(out, checkedLine); err != nil || out.Flush() != nil {
 			return exitFailed // serve is gone
 		}
@@ -154,41 +166,43 @@ type checkProc struct {
 	waitErr error
 }
 
-// Check evaluates file's content src in the child. nil when the child got through it (the
-// file may still have errors: the caller's own load reports them); a *serve.LoadError when the
-// child refused the file (the heap limit, or the time); another error when no child could
-// check it (the caller evaluates the file itself).
-func (c *childChecker) Check(ctx context.Context, file string, src []byte) error {
+// Check evaluates file's content src in the child. The files the workflow's calls read there,
+// with their sums (not nil), when the child got through it (the file may still have errors:
+// the caller's own load reports them); a *serve.LoadError when the child refused the file (the
+// heap limit, or the time); another error when no child could check it (the caller evaluates
+// the file itself).
+func (c *childChecker) Check(ctx context.Context, file string, src []byte) (map[string][sha256.Size]byte, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
-		return fmt.Errorf("check %s in a child process: serve is stopping", file)
+		return nil, fmt.Errorf("check %s in a child process: serve is stopping", file)
 	}
 	c.turn++
 	if c.timer != nil {
 		c.timer.Stop()
 	}
 	err := errChildGone
+	var called map[string][sha256.Size]byte
 	// A child kept from the last file may have ended since (killed from outside, say): it
 	// got none of this file, so a new child checks it.
 	for fresh := c.cur == nil; errors.Is(err, errChildGone); fresh = true {
 		if c.cur == nil {
 			p, serr := c.start()
 			if serr != nil {
-				return fmt.Errorf("check %s in a child process (%s %s): %w", file, c.exe, internalCheckCommand, serr)
+				return nil, fmt.Errorf("check %s in a child process (%s %s): %w", file, c.exe, internalCheckCommand, serr)
 			}
 			c.cur = p
 		}
-		err = c.checkIn(ctx, c.cur, file, src)
+		called, err = c.checkIn(ctx, c.cur, file, src)
 		if fresh && errors.Is(err, errChildGone) {
-			return fmt.Errorf("check %s in a child process (%s %s): %w", file, c.exe, internalCheckCommand, err)
+			return nil, fmt.Errorf("check %s in a child process (%s %s): %w", file, c.exe, internalCheckCommand, err)
 		}
 	}
 	if c.cur != nil {
 		turn := c.turn
 		c.timer = time.AfterFunc(c.idle, func() { c.letGo(turn) })
 	}
-	return err
+	return called, err
 }
 
 // errChildGone: the child had ended before it was handed the file.
@@ -196,7 +210,7 @@ var errChildGone = errors.New("the child had ended before it was handed the file
 
 // checkIn hands file to p and waits for its answer, its end, the timeout or ctx. Unless p
 // answered, p is ended and reaped, and no longer c.cur, before it returns.
-func (c *childChecker) checkIn(ctx context.Context, p *checkProc, file string, src []byte) error {
+func (c *childChecker) checkIn(ctx context.Context, p *checkProc, file string, src []byte) (map[string][sha256.Size]byte, error) {
 	deadline := time.Now().Add(c.timeout)
 	p.stderr.reset()
 	// The write is bounded too: a child that stopped reading must not hold serve.
@@ -206,39 +220,63 @@ func (c *childChecker) checkIn(ctx context.Context, p *checkProc, file string, s
 		c.end(p)
 		switch {
 		case errors.Is(err, os.ErrDeadlineExceeded):
-			return c.tooLong(file)
+			return nil, c.tooLong(file)
 		case errors.Is(err, syscall.EPIPE):
 			// It reads the whole file before it evaluates any of it: this file did not end it.
-			return errChildGone
+			return nil, errChildGone
 		}
-		return fmt.Errorf("check %s in a child process: hand it the file: %w", file, err)
+		return nil, fmt.Errorf("check %s in a child process: hand it the file: %w", file, err)
 	}
 	timer := time.NewTimer(time.Until(deadline))
 	defer timer.Stop()
-	select {
-	case line, ok := <-p.lines:
-		switch {
-		case ok && line == checkedLine:
-			return nil
-		case ok:
+	called := map[string][sha256.Size]byte{}
+	for {
+		select {
+		case line, ok := <-p.lines:
+			if !ok {
+				// Its stdout ended: the child did, or is about to.
+				c.end(p)
+				if ctx.Err() != nil {
+					// A signal to the process group ends the child too: serve is stopping,
+					// and the file is not at fault.
+					return nil, fmt.Errorf("check %s in a child process: stopped: %w", file, ctx.Err())
+				}
+				return nil, c.refusal(file, p)
+			}
+			if line == checkedLine {
+				return called, nil
+			}
+			path, sum, ok := parseCalledLine(line)
+			if !ok {
+				c.end(p)
+				return nil, fmt.Errorf("check %s in a child process: it answered %q, not %q", file, line, checkedLine)
+			}
+			called[path] = sum
+		case <-timer.C:
 			c.end(p)
-			return fmt.Errorf("check %s in a child process: it answered %q, not %q", file, line, checkedLine)
+			return nil, c.tooLong(file)
+		case <-ctx.Done():
+			c.end(p)
+			return nil, fmt.Errorf("check %s in a child process: stopped: %w", file, ctx.Err())
 		}
-		// Its stdout ended: the child did, or is about to.
-		c.end(p)
-		if ctx.Err() != nil {
-			// A signal to the process group ends the child too: serve is stopping, and the
-			// file is not at fault.
-			return fmt.Errorf("check %s in a child process: stopped: %w", file, ctx.Err())
-		}
-		return c.refusal(file, p)
-	case <-timer.C:
-		c.end(p)
-		return c.tooLong(file)
-	case <-ctx.Done():
-		c.end(p)
-		return fmt.Errorf("check %s in a child process: stopped: %w", file, ctx.Err())
 	}
+}
+
+// parseCalledLine reads a calledWord line: `called SHA256HEX QUOTED-PATH`.
+func parseCalledLine(line string) (path string, sum [sha256.Size]byte, ok bool) {
+	rest, ok := strings.CutPrefix(line, calledWord+" ")
+	if !ok {
+		return "", sum, false
+	}
+	hexSum, quoted, ok := strings.Cut(rest, " ")
+	if !ok || hex.DecodedLen(len(hexSum)) != sha256.Size {
+		return "", sum, false
+	}
+	if _, err := hex.Decode(sum[:], []byte(hexSum)); err != nil {
+		return "", sum, false
+	}
+	path, err := strconv.Unquote(quoted)
+	return path, sum, err == nil
 }
 
 // end makes p no longer c's child, kills it if it runs and waits until it was reaped.

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"os"
 	"os/exec"
@@ -39,11 +40,22 @@ func childPid(c *childChecker) int {
 	return 0
 }
 
-func mustCheck(t *testing.T, c *childChecker, file, src string) {
+func mustCheck(t *testing.T, c *childChecker, file, src string) map[string][sha256.Size]byte {
 	t.Helper()
-	if err := c.Check(context.Background(), file, []byte(src)); err != nil {
+	called, err := c.Check(context.Background(), file, []byte(src))
+	if err != nil {
 		t.Fatalf("check %s: %v", file, err)
 	}
+	if called == nil {
+		t.Fatalf("check %s: a nil map of called files; want one, empty for none", file)
+	}
+	return called
+}
+
+// checkErr is c.Check's error.
+func checkErr(ctx context.Context, c *childChecker, file string, src []byte) error {
+	_, err := c.Check(ctx, file, src)
+	return err
 }
 
 // refusedFor fails unless err is the load error of a refused file with summary.
@@ -70,7 +82,7 @@ func TestCheckChildKeptBetweenFiles(t *testing.T) {
 		}
 	}
 
-	refusedFor(t, c.Check(context.Background(), "bomb.fsc.hcl", []byte("workflow \"bomb\" {}\n"+bombNode)),
+	refusedFor(t, checkErr(context.Background(), c, "bomb.fsc.hcl", []byte("workflow \"bomb\" {}\n"+bombNode)),
 		"Workflow expressions use too much memory")
 	if pid := childPid(c); pid != 0 {
 		t.Fatalf("child %d still runs after the heap limit ended it", pid)
@@ -135,7 +147,7 @@ func stoppedChild(t *testing.T, c *childChecker) *checkProc {
 func TestCheckChildTimeout(t *testing.T) {
 	c := checkerForTest(t, 300*time.Millisecond, time.Hour)
 	p := stoppedChild(t, c)
-	err := c.Check(context.Background(), "slow.fsc.hcl", []byte(goodWorkflow))
+	err := checkErr(context.Background(), c, "slow.fsc.hcl", []byte(goodWorkflow))
 	refusedFor(t, err, "Workflow expressions take too long")
 	if le := (*serve.LoadError)(nil); errors.As(err, &le) && !strings.Contains(le.Diagnostics[0].Detail, "slow.fsc.hcl") {
 		t.Errorf("the refusal does not name the file: %s", le.Diagnostics[0].Detail)
@@ -153,14 +165,14 @@ func TestCheckChildStopped(t *testing.T) {
 	p := stoppedChild(t, c)
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
-	err := c.Check(ctx, "b.fsc.hcl", []byte(goodWorkflow))
+	err := checkErr(ctx, c, "b.fsc.hcl", []byte(goodWorkflow))
 	var le *serve.LoadError
 	if err == nil || errors.As(err, &le) || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("got %v, want the context's error and no load error", err)
 	}
 	<-p.exited
 	c.Close()
-	if err := c.Check(context.Background(), "c.fsc.hcl", []byte(goodWorkflow)); err == nil {
+	if err := checkErr(context.Background(), c, "c.fsc.hcl", []byte(goodWorkflow)); err == nil {
 		t.Error("a closed checker checked a file")
 	}
 }
@@ -183,5 +195,34 @@ func TestCheckChildInput(t *testing.T) {
 			!strings.Contains(stderr.String(), "Invalid internal-check input") {
 			t.Errorf("input %q: %v, want exit %d with the input's error:\n%s", in, err, exitInvalid, stderr.String())
 		}
+	}
+}
+
+// TestCheckChildCalledFiles: the child reports the files a workflow's calls read, with the
+// sha256 of what it read (a zero sum for one it could not read), so that serve loads those
+// contents only (lang.Parser.Expect), not a file swapped in after the check.
+func TestCheckChildCalledFiles(t *testing.T) {
+	c := checkerForTest(t, time.Minute, time.Hour)
+	dir := t.TempDir()
+	sub := filepath.Join(dir, "lib", "sub.fsc.hcl")
+	if err := os.MkdirAll(filepath.Dir(sub), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	subSrc := subWorkflow("one")
+	if err := os.WriteFile(sub, []byte(subSrc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	caller := filepath.Join(dir, "flows", "main.fsc.hcl")
+	called := mustCheck(t, c, caller, callerWorkflow("main", "../lib/sub.fsc.hcl"))
+	if len(called) != 1 || called[sub] != sha256.Sum256([]byte(subSrc)) {
+		t.Errorf("called %x; want %s with the sum of its content", called, sub)
+	}
+	missing := filepath.Join(dir, "lib", "missing.fsc.hcl")
+	called = mustCheck(t, c, caller, callerWorkflow("main", "../lib/missing.fsc.hcl"))
+	if sum, ok := called[missing]; len(called) != 1 || !ok || sum != [sha256.Size]byte{} {
+		t.Errorf("called %x; want %s with a zero sum", called, missing)
+	}
+	if called := mustCheck(t, c, "plain.fsc.hcl", goodWorkflow); len(called) != 0 {
+		t.Errorf("called %x for a workflow without calls; want none", called)
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -116,7 +117,7 @@ func runServe(ctx context.Context, c *cli, args []string) int {
 	var diagMu sync.Mutex
 	// The check child (check_child.go); without one (a test binary) serve evaluates each file
 	// in its own process.
-	var checkElsewhere func(ctx context.Context, file string, src []byte) error
+	var checkElsewhere func(ctx context.Context, file string, src []byte) (map[string][sha256.Size]byte, error)
 	if checker := daemonChecker(c.environ()); checker != nil {
 		checkElsewhere = checker.Check
 		defer checker.Close() // after the host's Close (deferred below, so run first)

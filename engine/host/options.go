@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"crypto/sha256"
 	"io"
 	"log/slog"
 	"time"
@@ -105,8 +106,10 @@ type ServeOptions struct {
 	// CheckElsewhere, when set, evaluates a file's content in another process (planner.Rehearse
 	// under a heap limit) before the host loads it: a *serve.LoadError refuses the file as its
 	// diagnostics would; another error (the process could not run) is logged, and the host
-	// evaluates the file itself.
-	CheckElsewhere func(ctx context.Context, file string, src []byte) error
+	// evaluates the file itself. Without an error it returns the files the workflow's calls
+	// read there, with their sums (lang.Parser.CalledSums; empty, not nil, for none): the host
+	// loads those contents only (lang.Parser.Expect), not a file swapped in since.
+	CheckElsewhere func(ctx context.Context, file string, src []byte) (map[string][sha256.Size]byte, error)
 	// OnInvalid is told about a served file that does not make a plan, with its diagnostics
 	// and the sources they point into, for the caller to show; the server logs their summary
 	// and keeps the file's last good version, if any. Called from the server's goroutines,

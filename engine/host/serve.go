@@ -24,10 +24,18 @@ import (
 // shows them all.
 func (h *Host) loadServed(ctx context.Context, file string, src []byte) (*engine.Program, error) {
 	s := h.opts.Serve
+	parser := lang.NewParser()
 	if s.CheckElsewhere != nil {
 		// In a child first (ServeOptions.CheckElsewhere): what its expressions build is
-		// bounded there, and the same bytes are loaded here only if the child got through.
-		if err := s.CheckElsewhere(ctx, file, src); err != nil {
+		// bounded there, and the same bytes are loaded here only if the child got through,
+		// the files its calls read included.
+		expect, err := s.CheckElsewhere(ctx, file, src)
+		if err == nil {
+			if expect == nil {
+				expect = map[string][sha256.Size]byte{}
+			}
+			parser.Expect = expect
+		} else {
 			var le *serve.LoadError
 			switch {
 			case errors.As(err, &le):
@@ -41,9 +49,18 @@ func (h *Host) loadServed(ctx context.Context, file string, src []byte) (*engine
 			h.tel.Logger.Warn("evaluating a workflow file in a child process failed; evaluating it in this process", "file", file, "error", err)
 		}
 	}
-	parser := lang.NewParser()
 	res, diags := planner.Make(ctx, planner.Request{File: file, Source: src, Purpose: planner.ForRun, Vars: s.Vars, Env: h.env, Plugins: h.manager, Parser: parser})
-	called := calledSums(parser)
+	called := parser.CalledSums()
+	if len(parser.Expect) > 0 {
+		if called == nil {
+			called = make(map[string][sha256.Size]byte, len(parser.Expect))
+		}
+		// A called file refused as changed since the check: the sums the check read are the
+		// ones a change is measured from, so the next look at the file loads it again.
+		for path, sum := range parser.Expect {
+			called[path] = sum
+		}
+	}
 	if !diags.HasErrors() {
 		if cp := h.cluster; cp != nil {
 			// The workflow's pools exist before its first attempt: their workers bind now.
@@ -61,25 +78,6 @@ func (h *Host) loadServed(ctx context.Context, file string, src []byte) (*engine
 		s.OnInvalid(file, res.Files, diags)
 	}
 	return nil, &serve.LoadError{Diagnostics: diags, Called: called}
-}
-
-// calledSums are the files the calls of the workflows parser loaded name, with the sha256 of
-// the content it read; a zero sum for one it could not read (serve.LoadError.Called).
-func calledSums(parser *lang.Parser) map[string][sha256.Size]byte {
-	paths := parser.Called()
-	if len(paths) == 0 {
-		return nil
-	}
-	files := parser.Files()
-	out := make(map[string][sha256.Size]byte, len(paths))
-	for _, path := range paths {
-		var sum [sha256.Size]byte
-		if f := files[path]; f != nil {
-			sum = sha256.Sum256(f.Bytes)
-		}
-		out[path] = sum
-	}
-	return out
 }
 
 // prune is serve's retention (serve.Config.Prune): the owner's Prune.
