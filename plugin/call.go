@@ -4,9 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/fuscia/fuscia/internal/outcome"
 	"slices"
 	"time"
+
+	"github.com/fuscia/fuscia/internal/outcome"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -170,6 +171,10 @@ func (m *Manager) call(ctx context.Context, t Target, what string, env *CallEnv,
 	}
 	if status.Code(err) == codes.Unavailable || p.exited() {
 		m.forget(p)
+		if why := p.killed(); why != "" {
+			// Not the plugin's own crash: what it last wrote to stderr is about something else.
+			return &Error{Kind: Crashed, Message: fmt.Sprintf("%s: %s was stopped: %s; the next attempt starts the plugin again", t, what, why)}
+		}
 		msg := fmt.Sprintf("%s crashed during %s: the plugin process exited; the next attempt starts it again", t, what)
 		if s := p.stderr.String(); s != "" {
 			msg += " (its stderr: " + s + ")"
@@ -227,6 +232,8 @@ func (m *Manager) watch(p *process, id string) {
 		}
 		m.opts.Logger.Warn("killing a plugin that did not return from a call within the grace period after its deadline",
 			"plugin", p.target.Name, "path", p.target.Path, "grace", m.opts.GracePeriod.String())
+		why := fmt.Sprintf("Fuscia killed the plugin process, which also ran a call that did not return within the grace period (%s) after its deadline", m.opts.GracePeriod)
+		p.killedFor.Store(&why)
 		m.forget(p)
 	}()
 }

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -180,6 +181,18 @@ type process struct {
 
 	announce sync.Once // serves host on the broker, at the first call that needs it
 	hostID   uint32    // the broker id host is served under; set by announce
+
+	// killedFor says why Fuscia killed the process while calls may be in flight on it (they
+	// fail with that reason, not as a crash of the plugin's own); empty otherwise.
+	killedFor atomic.Pointer[string]
+}
+
+// killed is why Fuscia killed p (killedFor), or "".
+func (p *process) killed() string {
+	if why := p.killedFor.Load(); why != nil {
+		return *why
+	}
+	return ""
 }
 
 // stop kills the process (gracefully first, as go-plugin does) and anything left in its

@@ -198,6 +198,33 @@ func TestHangIsKilledAfterGracePeriod(t *testing.T) {
 	}
 }
 
+// TestOtherCallsOfAKilledPlugin: the calls in flight on a process killed for another call's
+// hang fail as plugin_crashed (retryable) with that reason, not with whatever the plugin last
+// wrote to stderr, which is about something else.
+func TestOtherCallsOfAKilledPlugin(t *testing.T) {
+	tg := greeter(t)
+	m := newManager(t, plugin.Options{GracePeriod: 300 * time.Millisecond})
+	warm(t, m, tg)
+	other := make(chan error, 1)
+	go func() {
+		_, err := execute(t, context.Background(), m, tg, "hang", `{"seconds": 60}`, nil)
+		other <- err
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	if _, err := execute(t, ctx, m, tg, "hang", `{"seconds": 3600}`, nil); plugin.KindOf(err) != plugin.Timeout {
+		t.Fatalf("got %v; want timeout", err)
+	}
+	select {
+	case err := <-other:
+		if plugin.KindOf(err) != plugin.Crashed || !strings.Contains(err.Error(), "grace period") || strings.Contains(err.Error(), "stderr") {
+			t.Fatalf("the other call: %v (kind %s); want plugin_crashed, saying the process was killed for a hung call", err, plugin.KindOf(err))
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the other call still runs 30 s after the process was to be killed")
+	}
+}
+
 func TestCancelledCallThatReturnsIsNotKilled(t *testing.T) {
 	tg := greeter(t)
 	m := newManager(t, plugin.Options{GracePeriod: 5 * time.Second})
