@@ -367,7 +367,9 @@ func (j attemptJob) run(ctx context.Context) attemptResult {
 	r := j.r
 	span := noSpan
 	if r.e.tracing {
-		ctx, span = r.e.cfg.Tracer.Start(ctx, "attempt "+j.node, trace.WithAttributes(
+		// Under the run's span, in its trace; the runtimes' spans (Wasm instantiate and call,
+		// plugin RPCs) go under this one, through ctx.
+		ctx, span = r.e.cfg.Tracer.Start(trace.ContextWithSpan(ctx, r.span), "attempt "+j.node, trace.WithAttributes(
 			attribute.String("fuscia.workflow", r.wf.Name), attribute.String("fuscia.execution_id", r.id),
 			attribute.String("fuscia.node", j.node), attribute.String("fuscia.kind", j.kind),
 			attribute.Int("fuscia.attempt", j.call.Attempt)))

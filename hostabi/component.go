@@ -63,7 +63,7 @@ func (h *Host) loadComponent(name, wasmPath, digest string, wasm []byte) (*Modul
 
 // invokeComponent runs request in a fresh instance of c.module's component in store, which
 // Invoke has prepared (WASI, limits, interruption).
-func (c *call) invokeComponent(store *wasmtime.Store, request []byte, flag stopFlag) ([]byte, error) {
+func (c *call) invokeComponent(store *wasmtime.Store, request []byte, flag stopFlag, times *invokeTimes) ([]byte, error) {
 	m := c.module
 	req, err := ParseRequest(request)
 	if err != nil {
@@ -86,9 +86,13 @@ func (c *call) invokeComponent(store *wasmtime.Store, request []byte, flag stopF
 	req.lower(&arg)
 	defer freeVal(&arg)
 	defer freeVal(&result)
+	times.instantiating()
 	instantiated, stage, err := linker.call(store, m.comp, &arg, &result)
 	if c.host.onInstantiate != nil && instantiated > 0 {
 		c.host.onInstantiate(instantiated)
+	}
+	if times != nil && instantiated > 0 {
+		times.instantiatedAt(times.start.Add(instantiated))
 	}
 	if err != nil {
 		return nil, c.componentFailure(stage, err, flag)

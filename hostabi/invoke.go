@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/bytecodealliance/wasmtime-go/v39"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/fuscia/fuscia/lang/schema"
 )
@@ -108,6 +109,20 @@ type call struct {
 const maxMemoriesPerAttempt = 4
 
 func (h *Host) Invoke(ctx context.Context, m *Module, env *Env, request []byte) ([]byte, error) {
+	// Under a span that records (the engine's attempt span, when tracing is on), the attempt's
+	// instantiation and call are spans of their own.
+	parent := trace.SpanFromContext(ctx)
+	if !parent.IsRecording() {
+		return h.invoke(ctx, m, env, request, nil)
+	}
+	var times invokeTimes
+	resp, err := h.invoke(ctx, m, env, request, &times)
+	recordInvokeSpans(ctx, parent, m.Name, times, time.Now(), err)
+	return resp, err
+}
+
+// invoke is Invoke; it notes the instantiation's times in times, unless nil.
+func (h *Host) invoke(ctx context.Context, m *Module, env *Env, request []byte, times *invokeTimes) ([]byte, error) {
 	if env == nil {
 		env = &Env{}
 	}
@@ -191,8 +206,9 @@ func (h *Host) Invoke(ctx context.Context, m *Module, env *Env, request []byte) 
 	defer h.ticker.leave()
 
 	if m.comp != nil {
-		return c.invokeComponent(store, request, flag)
+		return c.invokeComponent(store, request, flag, times)
 	}
+	times.instantiating()
 	began := time.Now()
 	inst, err := h.linker.Instantiate(store, m.mod)
 	if h.onInstantiate != nil {
@@ -207,6 +223,7 @@ func (h *Host) Invoke(ctx context.Context, m *Module, env *Env, request []byte) 
 			return nil, c.failure(store, inst, mem, "_initialize", err, flag)
 		}
 	}
+	times.instantiatedAt(time.Now())
 	ptr, err := guestAlloc(store, inst, mem, len(request))
 	if err != nil {
 		return nil, c.failure(store, inst, mem, "fuscia_alloc", err, flag)

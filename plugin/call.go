@@ -7,11 +7,13 @@ import (
 	"slices"
 	"time"
 
-	"github.com/fuscia/fuscia/internal/outcome"
-
+	"go.opentelemetry.io/otel/attribute"
+	otelcodes "go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/fuscia/fuscia/internal/outcome"
 	pluginv1 "github.com/fuscia/fuscia/proto/fuscia/plugin/v1"
 )
 
@@ -144,7 +146,21 @@ func (m *Manager) checkCall(ctx context.Context, t Target, what string, rpc func
 // (and forgotten, so the next call restarts it), the caller's deadline is Timeout, its
 // cancellation Cancelled. A call given up on is watched: if the plugin is still running it a
 // grace period later, the process is killed.
-func (m *Manager) call(ctx context.Context, t Target, what string, env *CallEnv, rpc func(ctx context.Context, p *process, id string, deadline int64) error) error {
+func (m *Manager) call(ctx context.Context, t Target, what string, env *CallEnv, rpc func(ctx context.Context, p *process, id string, deadline int64) error) (err error) {
+	// Under a span that records (the engine's attempt span, when tracing is on), the RPC is a
+	// span of its own, the process's start included.
+	if parent := trace.SpanFromContext(ctx); parent.IsRecording() {
+		var span trace.Span
+		ctx, span = parent.TracerProvider().Tracer(tracerName).Start(ctx, "plugin "+what, trace.WithAttributes(
+			attribute.String("fuscia.plugin", t.Name), attribute.String("rpc.system", "grpc"),
+			attribute.String("rpc.service", "fuscia.plugin.v1.Provider")), trace.WithSpanKind(trace.SpanKindClient))
+		defer func() {
+			if err != nil {
+				span.SetStatus(otelcodes.Error, err.Error())
+			}
+			span.End()
+		}()
+	}
 	p, err := m.process(ctx, t)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -183,6 +199,9 @@ func (m *Manager) call(ctx context.Context, t Target, what string, env *CallEnv,
 	}
 	return &Error{Kind: Fatal, Message: fmt.Sprintf("%s: %s: %s", t, what, status.Convert(err).Message())}
 }
+
+// tracerName names the spans of plugin calls.
+const tracerName = "github.com/fuscia/fuscia/plugin"
 
 // nearDeadline reports whether ctx's deadline has (all but) passed. The plugin's gRPC server
 // gets the same deadline and resets the stream when it passes, which can reach us a moment

@@ -3,10 +3,14 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"io/fs"
+	"maps"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -309,19 +313,69 @@ task "a" {
 }
 
 // TestTraces: with OTEL_TRACES_EXPORTER=console, apply writes a span for the run and one per
-// node attempt, with docs/engine.md's attributes, to stderr (stdout stays clean for -json).
+// node attempt, with docs/engine.md's attributes, to stderr (stdout stays clean for -json): one
+// trace, each attempt's span under the run's, a component attempt's instantiation and call and
+// a plugin's RPC under their attempt's.
 func TestTraces(t *testing.T) {
 	h := newHarness(t)
 	h.env = append(h.env, "OTEL_TRACES_EXPORTER=console")
+	crInstallDir(t, h, "wat-echo", watEchoDir(t))
+	installEchoPlugin(t, filepath.Join(h.dir, "plugins"))
 	h.write("w.fsc.hcl", `workflow "traced" {}
+component "echo" {
+  source = "fuscia/wat-echo"
+}
+plugin "echo" {
+  source = "echo"
+}
 task "a" {
   uses   = builtin.transform
   inputs = { x = 1 }
+}
+task "comp" {
+  uses   = component.echo.echo
+  inputs = { n = 1 }
+}
+task "plug" {
+  uses   = plugin.echo.run
+  inputs = { n = 1 }
 }`)
 	r := h.run("apply", "w.fsc.hcl", "-json")
 	wantCode(t, r, 0)
 	wantContains(t, "stderr", r.stderr, `"run traced"`, `"attempt task.a"`, "fuscia.execution_id", "fuscia.node", "fuscia.attempt", "fuscia.outcome")
 	finishedExecution(t, r.stdout)
+
+	type spanID struct{ TraceID, SpanID string }
+	byName := map[string]struct{ ctx, parent spanID }{}
+	dec := json.NewDecoder(strings.NewReader(r.stderr))
+	for {
+		var sp struct {
+			Name                string
+			SpanContext, Parent spanID
+		}
+		if err := dec.Decode(&sp); err != nil {
+			if err != io.EOF {
+				t.Fatalf("stderr is not the console exporter's JSON spans: %v\n%s", err, r.stderr)
+			}
+			break
+		}
+		byName[sp.Name] = struct{ ctx, parent spanID }{sp.SpanContext, sp.Parent}
+	}
+	run := byName["run traced"]
+	for child, parent := range map[string]string{
+		"attempt task.a": "run traced", "attempt task.comp": "run traced", "attempt task.plug": "run traced",
+		"wasm instantiate": "attempt task.comp", "wasm call": "attempt task.comp", "plugin task run": "attempt task.plug",
+	} {
+		c, ok := byName[child]
+		if !ok {
+			t.Errorf("no span %q; spans: %v", child, slices.Sorted(maps.Keys(byName)))
+			continue
+		}
+		if c.ctx.TraceID != run.ctx.TraceID || c.parent.SpanID != byName[parent].ctx.SpanID {
+			t.Errorf("span %q is in trace %s under %s; want trace %s under %q (%s)", child, c.ctx.TraceID, c.parent.SpanID,
+				run.ctx.TraceID, parent, byName[parent].ctx.SpanID)
+		}
+	}
 
 	// An exporter Fuscia does not know is the setting's fault, exit 2, not the state store's.
 	h.env = append(h.env, "OTEL_TRACES_EXPORTER=bogus")
@@ -330,6 +384,24 @@ task "a" {
 	wantContains(t, "stderr", r.stderr, "Error: Invalid telemetry setting", "OTEL_TRACES_EXPORTER=bogus is not supported")
 	if strings.Contains(r.stderr, "state store") {
 		t.Errorf("a bad exporter is reported as the state store's:\n%s", r.stderr)
+	}
+
+	// An exporter that cannot reach its endpoint is reported in the log, in its format (it was
+	// a plain line of Go's standard logger).
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := ln.Addr().String()
+	ln.Close()
+	h.env = append(h.env, "OTEL_TRACES_EXPORTER=otlp", "OTEL_EXPORTER_OTLP_ENDPOINT=http://"+closed)
+	r = h.run("apply", "w.fsc.hcl", "-log-format", "json")
+	wantCode(t, r, 0)
+	wantContains(t, "stderr", r.stderr, `"level":"WARN","msg":"telemetry: traces export`, closed)
+	for _, line := range strings.Split(strings.TrimSpace(r.stderr), "\n") {
+		if !json.Valid([]byte(line)) {
+			t.Errorf("a line of stderr is not JSON with -log-format json: %q", line)
+		}
 	}
 }
 

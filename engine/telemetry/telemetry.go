@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 
+	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/fuscia/fuscia/engine/redact"
@@ -65,6 +66,15 @@ func Setup(ctx context.Context, cfg Config) (*Telemetry, error) {
 	tp, shutdown, err := newTracerProvider(ctx, cfg)
 	if err != nil {
 		return nil, err
+	}
+	if shutdown != nil {
+		// OpenTelemetry reports what goes wrong in its SDK (an exporter that cannot reach its
+		// endpoint) through one handler for the process, the standard logger's plain lines by
+		// default: they go to this log instead, in its format. The handler is the SDK's global
+		// state, so the last Setup's logger takes them.
+		otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) {
+			logger.Warn("telemetry: "+err.Error(), "component", "opentelemetry")
+		}))
 	}
 	return &Telemetry{
 		Tracer:   tp.Tracer(instrumentationName, trace.WithInstrumentationVersion(cfg.Version)),
