@@ -37,6 +37,11 @@ func TestNumbersOutOfRangeRefused(t *testing.T) {
 		`x = "1e99999" + 0`:                  "Error during operation",
 		`x = 1e1000 - -1e1000 * 9`:           "Error during operation",
 		`x = [for v in [1e999] : v * 1e999]`: "Error during operation",
+		// Infinities have no JSON form: plan -json and apply failed with a bare encoder error.
+		`x = 1 / 0`:      "Operation failed; Error during operation: the result is infinite",
+		`x = -1 / 0`:     "the result is infinite",
+		`x = log(0, 2)`:  "the result is infinite",
+		`x = pow(0, -1)`: "the result is infinite",
 	} {
 		_, diags := loadInputs(t, inputs)
 		if !diags.HasErrors() || !strings.Contains(diags.Error(), want) {

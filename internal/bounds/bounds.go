@@ -110,15 +110,19 @@ var smallest, beyond = func() (*big.Float, *big.Float) {
 }()
 
 // CheckNumber refuses a known number (a result of arithmetic or of a function) whose size is
-// beyond 10^±MaxExponent. Anything else is left alone. The check compares binary exponents
-// first, so a number far from the limits costs no more than reading its exponent.
+// beyond 10^±MaxExponent, or that is infinite (cty's 1/0 and log(0)): no JSON document, input
+// or journal entry can hold one. Anything else is left alone. The check compares binary
+// exponents first, so a number far from the limits costs no more than reading its exponent.
 func CheckNumber(v cty.Value) error {
 	if !v.IsKnown() || v.IsNull() || v.Type() != cty.Number {
 		return nil
 	}
 	v, _ = v.Unmark()
 	f := v.AsBigFloat()
-	if f.Sign() == 0 || f.IsInf() { // cty has infinities of its own; they are short
+	if f.IsInf() {
+		return fmt.Errorf("the result is infinite (a division by zero, the log of 0, or a pow beyond 1.8e308): Fuscia's numbers are finite, up to 1e%d in size", MaxExponent)
+	}
+	if f.Sign() == 0 {
 		return nil
 	}
 	// 10^1001 ≈ 2^3325.2 and 10^-1000 ≈ 2^-3321.9: well inside [-3300, 3300] needs no compare.

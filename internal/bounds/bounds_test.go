@@ -24,8 +24,8 @@ func TestParseNumber(t *testing.T) {
 	}
 }
 
-// TestCheckNumber agrees with LiteralInRange on the edges, both signs, and leaves
-// infinities (cty's own, short to write) and unknowns alone.
+// TestCheckNumber agrees with LiteralInRange on the edges, both signs, refuses infinities
+// (cty's 1/0: no JSON holds one) and leaves unknowns, nulls and other types alone.
 func TestCheckNumber(t *testing.T) {
 	for _, lit := range []string{"1e1000", "9.999e1000", "1e-1000", "1.0001e-1000", "0", "1", "2.5e-300", "7e500"} {
 		for _, sign := range []string{"", "-"} {
@@ -43,9 +43,14 @@ func TestCheckNumber(t *testing.T) {
 			}
 		}
 	}
-	for _, v := range []cty.Value{cty.PositiveInfinity, cty.NegativeInfinity, cty.UnknownVal(cty.Number), cty.NullVal(cty.Number), cty.StringVal("1e99999")} {
+	for _, v := range []cty.Value{cty.UnknownVal(cty.Number), cty.NullVal(cty.Number), cty.StringVal("1e99999")} {
 		if err := CheckNumber(v); err != nil {
 			t.Errorf("CheckNumber(%#v): %v", v, err)
+		}
+	}
+	for _, v := range []cty.Value{cty.PositiveInfinity, cty.NegativeInfinity} {
+		if err := CheckNumber(v); err == nil || !strings.Contains(err.Error(), "infinite") {
+			t.Errorf("CheckNumber(%#v): %v; want infinite refused", v, err)
 		}
 	}
 }

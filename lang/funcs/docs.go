@@ -209,7 +209,7 @@ var docGroups = []docGroup{
 			summary: "Removes the repeated elements of a list, keeping the first of each.",
 			example: `distinct(["a", "b", "a"])`, result: `["a", "b"]`},
 		{name: "element", returns: "any",
-			summary: "Returns the element at an index of a list; an index past the end wraps around.",
+			summary: "Returns the element at an index of a list; an index past the end wraps around, and a negative one counts from the end (-1 is the last).",
 			example: `element(["a", "b", "c"], 4)`, result: `"b"`},
 		{name: "flatten", returns: "list(any)",
 			summary: "Replaces the lists nested in a list by their elements, at every depth.",

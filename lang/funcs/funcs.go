@@ -176,7 +176,7 @@ var tables = sync.OnceValues(func() (adapted, defined map[string]function.Functi
 	// converted from a string (bounds.CheckNumber).
 	boundResult := map[string]bool{
 		"abs": true, "ceil": true, "floor": true, "max": true, "min": true,
-		"parseint": true, "sum": true, "tonumber": true,
+		"log": true, "parseint": true, "pow": true, "sum": true, "tonumber": true,
 	}
 	defined = maps.Clone(t)
 	for name, f := range t {
