@@ -178,9 +178,12 @@ var tables = sync.OnceValues(func() (adapted, defined map[string]function.Functi
 		"abs": true, "ceil": true, "floor": true, "max": true, "min": true,
 		"log": true, "parseint": true, "pow": true, "sum": true, "tonumber": true,
 	}
+	// The functions whose errors quote their arguments: adapted, if only for hideSensitive
+	// (TestErrorsNeverQuoteSensitiveArguments finds them).
+	quotesArguments := map[string]bool{"formatdate": true, "jsondecode": true, "timeadd": true, "uuidv5": true}
 	defined = maps.Clone(t)
 	for name, f := range t {
-		t[name] = adapt(f, checks[name], boundResult[name])
+		t[name] = adapt(f, checks[name], boundResult[name], quotesArguments[name])
 	}
 	return t, defined
 })
