@@ -119,7 +119,7 @@ func (r *Run) runJoin(ns *nodeState) {
 			}
 		} else {
 			status, err = journal.StatusFailed, outcome.Errorf(outcome.Fatal,
-				"%d of %d branches can no longer succeed; %d needed", len(succeeded)+len(pending), len(branches), j.M)
+				"only %d of %d branches can still succeed (%d succeeded, %d not finished); %d needed", len(succeeded)+len(pending), len(branches), len(succeeded), len(pending), j.M)
 			for _, up := range pending {
 				r.cancelNode(up, outcome.Errorf(outcome.Cancelled, "%s can no longer reach %d successful branches", ns.n.Addr.Local(), j.M))
 			}
@@ -183,7 +183,9 @@ func (r *Run) mergeJoin(ns *nodeState, branches, succeeded []*nodeState) cty.Val
 		if upErr != nil {
 			errVal = cty.ObjectVal(map[string]cty.Value{"kind": cty.StringVal(string(upErr.Kind)), "message": cty.StringVal(upErr.Message)})
 		}
-		if r.branchSkipped(ns, up) {
+		if status != journal.StatusCancelled && r.branchSkipped(ns, up) {
+			// Not selected by its branch edge. A cancelled branch counts as skipped for the
+			// join's outcome, but is listed as what it is.
 			status = journal.StatusSkipped
 		}
 		out := nullValue

@@ -269,8 +269,12 @@ join "either" {
 		wantRun(t, ex, "succeeded")
 		wantNode(t, ex, "task.slow", "cancelled")
 		wantNode(t, ex, "join.first", "succeeded")
-		wantNode(t, ex, "join.both", "succeeded")
+		both := wantNode(t, ex, "join.both", "succeeded")
 		wantNode(t, ex, "join.either", "succeeded")
+		// Listed as cancelled, not skipped (its error said cancelled under a skipped status).
+		wantJSON(t, "join.both's output", both.Output, `{
+			"fast": {"status": "succeeded", "output": {}, "error": null},
+			"slow": {"status": "cancelled", "output": null, "error": {"kind": "cancelled", "message": "join.first already had 1 successful branches"}}}`)
 	})
 	t.Run("fails as soon as m is out of reach", func(t *testing.T) {
 		te := newTestEnv(t)
