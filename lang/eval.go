@@ -4,6 +4,7 @@ import (
 	"iter"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/ext/typeexpr"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
@@ -259,6 +260,32 @@ func (c *checker) node(n *Node) {
 		c.typed(n.Wait.Message, each, cty.String, "message", "a string")
 	case n.Call != nil:
 		vals.Inputs = c.object(n, n.Call.Inputs, each)
+		c.callInputTypes(n, vals.Inputs)
+	}
+}
+
+// callInputTypes checks the known inputs of a call against the types of the called workflow's
+// variables, as the run converts them: a string for a number variable failed only at run time.
+func (c *checker) callInputTypes(n *Node, in cty.Value) {
+	child := c.w.Calls[n.Addr.Name]
+	if child == nil || in == cty.NilVal || !in.IsKnown() {
+		return
+	}
+	uv, marks := in.Unmark()
+	if uv.IsNull() || !(uv.Type().IsObjectType() || uv.Type().IsMapType()) {
+		return
+	}
+	for name, val := range uv.AsValueMap() {
+		v := child.Variable(name)
+		if v == nil {
+			continue // reported by loadCall
+		}
+		plain, _ := val.UnmarkDeep()
+		if _, err := convert.Convert(plain, v.Type); err != nil {
+			c.diags = append(c.diags, errorf(attrRange(n.Call.Inputs, name), "Invalid input for called workflow",
+				"%s declares variable %q as %s; this call gives %s: %s.",
+				n.Call.Workflow, name, typeexpr.TypeString(v.Type), describeValue(val.WithMarks(marks)), err))
+		}
 	}
 }
 
