@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/fuscia/fuscia/engine/plan"
@@ -167,4 +168,20 @@ func TestPluginFileVersionDiffersFromReported(t *testing.T) {
 		t.Errorf("plugin list -json: %+v; want the reported version %s, digest %s, task exec", p, shellVersion, digest)
 	}
 	wantContains(t, "plugin list error", p.Error, `reports version "`+shellVersion+`"`, "file name says 0.2.0")
+}
+
+// TestPluginInputCoercedBeforeItsCheck: a plugin task's known inputs are coerced to its input
+// schema before the plugin's ValidateInput sees them, as they are before the call: a number in
+// the shell's args (strings) was refused at plan ("/args/1" must be a string, not a number),
+// where a builtin's input takes it as "42".
+func TestPluginInputCoercedBeforeItsCheck(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	installShell(t, filepath.Join(h.dir, "plugins"), "fuscia-plugin-shell")
+	f := h.write("sh.fsc.hcl", strings.Replace(shellWorkflow(""), `args = ["hello"]`, `args = ["hello", 42, true]`, 1))
+	id, _ := crApply(t, h, 0, f)
+	var out struct{ Stdout string }
+	if err := json.Unmarshal(crShow(t, h, id).Nodes["task.hello"].Output, &out); err != nil || out.Stdout != "hello 42 true\n" {
+		t.Fatalf("task.hello's stdout %q, %v; want the arguments as strings", out.Stdout, err)
+	}
 }

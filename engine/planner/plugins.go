@@ -123,6 +123,11 @@ func CheckPlugins(ctx context.Context, w *lang.Workflow, res *plan.Resolution, m
 				diags = append(diags, problems...)
 				continue
 			}
+			if cs != nil {
+				// The plugin is asked about the input it will get: coerced to its schema, as
+				// the run coerces it (42 is "42" where a string is asked for).
+				known, _ = cs.Check(known)
+			}
 		}
 		if depth < FullChecks {
 			continue
