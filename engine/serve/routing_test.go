@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -165,6 +166,27 @@ func TestWebhookRouting(t *testing.T) {
 				t.Errorf("the run saw trigger %s and payload %+v (body %s), want %s %s %s with body %s", out.Trigger, out.Payload, out.Payload.Body, c.trigger, c.method, c.path, body)
 			}
 		})
+	}
+	// Two signature headers, a valid one among them, are refused: a proxy in front could check
+	// the other one.
+	for _, sigs := range [][]string{{sign("k3y", body), "bad"}, {"bad", sign("k3y", body)}, {sign("k3y", body), sign("k3y", body)}} {
+		req, err := http.NewRequest(http.MethodPost, ts.http.URL+"/hooks/signed", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		for _, sig := range sigs {
+			req.Header.Add("X-Sig", sig)
+		}
+		resp, err := ts.http.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized || !strings.Contains(string(b), "2 X-Sig headers; send one signature") {
+			t.Errorf("two signatures %q: %d %s, want 401 naming the two headers", sigs, resp.StatusCode, b)
+		}
 	}
 	// Nothing refused started a run: one run per 202 above.
 	if n := len(ts.runsOf("routes")); n != 4 {

@@ -175,8 +175,14 @@ func (s *Server) serveWebhook(w http.ResponseWriter, r *http.Request) {
 			refuse(http.StatusInternalServerError, map[string]any{"error": "the webhook's secret is not available on the server"})
 			return
 		}
-		if !validSignature(body, []byte(secret), r.Header.Get(t.HMAC.Header)) {
-			refuse(http.StatusUnauthorized, map[string]any{"error": fmt.Sprintf("missing or bad signature in %s", t.HMAC.Header)})
+		// One signature, and it must hold: with two, a proxy and the handler could each read
+		// another one (a valid copy next to a forged header).
+		if sigs := r.Header.Values(t.HMAC.Header); len(sigs) != 1 || !validSignature(body, []byte(secret), sigs[0]) {
+			why := "missing or bad signature in " + t.HMAC.Header
+			if len(sigs) > 1 {
+				why = fmt.Sprintf("%d %s headers; send one signature", len(sigs), t.HMAC.Header)
+			}
+			refuse(http.StatusUnauthorized, map[string]any{"error": why})
 			return
 		}
 	}
