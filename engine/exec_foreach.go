@@ -188,7 +188,8 @@ func (r *Run) expand(ns *nodeState, expr hcl.Expression) (keys, vals []cty.Value
 	}
 	keys, vals, ierr := items(v)
 	if ierr != nil {
-		r.finishNode(ns, journal.StatusFailed, nullValue, outcome.Errorf(outcome.Validation, "%s: %v", ns.addr, ierr), "")
+		rng := expr.Range()
+		r.finishNode(ns, journal.StatusFailed, nullValue, outcome.Errorf(outcome.Validation, "on %s line %d: %s: %v", rng.Filename, rng.Start.Line, ns.addr, ierr), "")
 		return nil, nil, false
 	}
 	return keys, vals, true

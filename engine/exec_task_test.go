@@ -576,3 +576,29 @@ task "next" {
 	}
 	wantNode(t, ex, "task.next", "cancelled")
 }
+
+// TestRunTimeShapeErrorsSayWhere: a when that gives null and a for_each that gives a string,
+// both known only at run time, fail their node naming the file, the line and what they gave
+// ("null", not cty's "dynamic").
+func TestRunTimeShapeErrorsSayWhere(t *testing.T) {
+	te := newTestEnv(t)
+	ex := te.apply(`
+workflow "w" {}
+task "src" {
+  uses   = builtin.transform
+  inputs = { n = null, l = "abc" }
+}
+task "gated" {
+  uses   = builtin.transform
+  when   = task.src.output.n
+  fail_workflow = false
+}
+task "each" {
+  uses     = builtin.transform
+  for_each = task.src.output.l
+  fail_workflow = false
+}
+`, StartOptions{})
+	wantErr(t, "task.gated", wantNode(t, ex, "task.gated", "failed"), "validation", "wf.fsc.hcl line 9", "when must be true or false; got null")
+	wantErr(t, "task.each", wantNode(t, ex, "task.each", "failed"), "validation", "wf.fsc.hcl line 14", "for_each must be a list, set or map; got string")
+}

@@ -261,8 +261,12 @@ func (s *scope) condition(expr hcl.Expression, each cty.Value) (bool, *outcome.E
 			expr.Range().Filename, expr.Range().Start.Line)
 	}
 	if v.IsNull() || v.Type() != cty.Bool {
+		got := v.Type().FriendlyName()
+		if v.IsNull() {
+			got = "null" // its type is often "dynamic", which says nothing to a reader
+		}
 		return false, outcome.Errorf(outcome.Validation, "on %s line %d: when must be true or false; got %s",
-			expr.Range().Filename, expr.Range().Start.Line, v.Type().FriendlyName())
+			expr.Range().Filename, expr.Range().Start.Line, got)
 	}
 	return v.True(), nil
 }
