@@ -342,7 +342,7 @@ func (m *Manager) start(t Target) (*process, error) {
 	// Its own process group, so stop can kill what it leaves behind, and a parent-death signal,
 	// so it dies with us even when we are SIGKILLed.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	logger := newHclogBridge(m.opts.Logger, t.Name)
+	logger := newHclogBridge(m.opts.Logger, t.Name, filepath.Base(t.Path))
 	host := newHostServer()
 	tail := &stderrTail{}
 	client := goplugin.NewClient(&goplugin.ClientConfig{

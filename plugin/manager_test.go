@@ -3,12 +3,14 @@ package plugin_test
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"os"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/fuscia/fuscia/internal/syncbuf"
 	"github.com/fuscia/fuscia/plugin"
 	"github.com/fuscia/fuscia/plugin/plugintest"
 	pluginv1 "github.com/fuscia/fuscia/proto/fuscia/plugin/v1"
@@ -382,5 +384,30 @@ func TestNoSocketLeftBehind(t *testing.T) {
 	}
 	for _, e := range entries {
 		t.Errorf("left in the temporary directory: %s (%s)", e.Name(), e.Type())
+	}
+}
+
+// TestCrashKeepsItsLastStderrLine: a plugin that writes a line to stderr and exits at once
+// (os.Exit right after) has that line in the crash's error and in the log, at info. Through
+// go-plugin's stream of os.Stderr it was lost with the process.
+func TestCrashKeepsItsLastStderrLine(t *testing.T) {
+	tg := greeter(t)
+	var logs syncbuf.Buffer
+	m := newManager(t, plugin.Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	warm(t, m, tg)
+	_, err := execute(t, context.Background(), m, tg, "crash", `{"always": true}`, &plugin.CallEnv{KV: &memKV{}})
+	const line = "greeter: crash task exits on purpose (attempt 1)"
+	if plugin.KindOf(err) != plugin.Crashed || !strings.Contains(err.Error(), line) {
+		t.Fatalf("got %v; want plugin_crashed quoting %q", err, line)
+	}
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(logs.String(), line); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the line is not in the log:\n%s", logs.String())
+		}
+	}
+	for _, l := range strings.Split(logs.String(), "\n") {
+		if strings.Contains(l, line) && !strings.Contains(l, "level=INFO") {
+			t.Errorf("the stderr line is logged as %q; want level INFO", l)
+		}
 	}
 }

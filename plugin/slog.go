@@ -20,10 +20,16 @@ type hclogBridge struct {
 	l    *slog.Logger
 	name string
 	args []any
+	// binary is the plugin binary's file name: go-plugin logs the lines of the process's own
+	// stderr through the logger of that name (Named), a plain line at debug level. They are
+	// what the plugin wrote to stderr (the SDK writes there, not through go-plugin's stream,
+	// so that a line written just before an exit is not lost), shown at info like the stream's.
+	binary string
+	stderr bool // this is the logger of the process's stderr
 }
 
-func newHclogBridge(l *slog.Logger, plugin string) hclog.Logger {
-	return &hclogBridge{l: l.With("plugin", plugin)}
+func newHclogBridge(l *slog.Logger, plugin, binary string) hclog.Logger {
+	return &hclogBridge{l: l.With("plugin", plugin), binary: binary}
 }
 
 func slogLevel(level hclog.Level) slog.Level {
@@ -40,6 +46,11 @@ func slogLevel(level hclog.Level) slog.Level {
 }
 
 func (b *hclogBridge) Log(level hclog.Level, msg string, args ...any) {
+	// A plain line (no arguments: go-plugin's parsed JSON log entries of the plugin's own
+	// hclog carry a timestamp, at least) without a [DEBUG] or [TRACE] prefix of its own.
+	if b.stderr && level < hclog.Info && len(args) == 0 && !strings.HasPrefix(msg, "[DEBUG]") && !strings.HasPrefix(msg, "[TRACE]") {
+		level = hclog.Info
+	}
 	lv := slogLevel(level)
 	if !b.l.Enabled(context.Background(), lv) {
 		return
@@ -87,6 +98,7 @@ func (b *hclogBridge) Name() string { return b.name }
 
 func (b *hclogBridge) Named(name string) hclog.Logger {
 	c := *b
+	c.stderr = b.name == "" && name == b.binary
 	if c.name != "" {
 		c.name += "." + name
 	} else {
@@ -97,7 +109,7 @@ func (b *hclogBridge) Named(name string) hclog.Logger {
 
 func (b *hclogBridge) ResetNamed(name string) hclog.Logger {
 	c := *b
-	c.name = name
+	c.name, c.stderr = name, name == b.binary
 	return &c
 }
 

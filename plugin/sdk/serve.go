@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sync"
 
 	goplugin "github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
@@ -23,14 +24,44 @@ func Serve(p Plugin) {
 		fmt.Fprintf(os.Stderr, "fuscia plugin %q cannot be served:\n%v\n", p.Name, err)
 		os.Exit(1)
 	}
+	stderr := &processStderr{file: os.Stderr}
 	goplugin.Serve(&goplugin.ServeConfig{
 		HandshakeConfig: Handshake,
 		Plugins:         goplugin.PluginSet{PluginKey: &grpcPlugin{provider: newProvider(p)}},
-		GRPCServer:      newGRPCServer,
+		GRPCServer: func(opts []grpc.ServerOption) *grpc.Server {
+			return newGRPCServer(append(opts, stderr.options()...))
+		},
 	})
 	// goplugin.Serve returns when the host closes the connection; the process has nothing
 	// left to do.
 	os.Exit(0)
+}
+
+// processStderr gives os.Stderr back to the process's own stderr at the first RPC. go-plugin
+// points os.Stderr at a pipe it streams to the host over gRPC, once it has printed its
+// handshake and before it serves: what a plugin wrote there just before it exited (a line and
+// os.Exit, a crash) was lost with the pipe, and the host's crash message and log missed it.
+// The process's stderr is read by the host to its end before it reports the plugin's exit.
+// The first RPC comes after go-plugin's switch, and every handler runs after the switch back.
+type processStderr struct {
+	file *os.File
+	once sync.Once
+}
+
+func (p *processStderr) restore() { p.once.Do(func() { os.Stderr = p.file }) }
+
+// options are the server options that restore os.Stderr before any handler runs.
+func (p *processStderr) options() []grpc.ServerOption {
+	return []grpc.ServerOption{
+		grpc.ChainUnaryInterceptor(func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
+			p.restore()
+			return h(ctx, req)
+		}),
+		grpc.ChainStreamInterceptor(func(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, h grpc.StreamHandler) error {
+			p.restore()
+			return h(srv, ss)
+		}),
+	}
 }
 
 // newGRPCServer adds the protocol's options (MaxMessageSize, fixed flow-control windows) to
