@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"os/exec"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -196,6 +197,44 @@ task "t" {
 		t.Errorf("apply whose serve stopped: exit %d, want 1\n%s\n%s", code, p.stdout, p.stderr)
 	}
 	wantContains(t, "apply whose serve stopped", p.stderr.String(), "fuscia serve stopped before the run ended", "fuscia logs -follow")
+}
+
+// TestServeApplyPastAWait: apply through serve of a run that parks at a wait (2 s, past the
+// second that keeps it in memory) prints the events after the wait too, as a local apply does:
+// the run serve resumes reports to the stream. Before, the stream went from node_waiting to
+// execution_finished.
+func TestServeApplyPastAWait(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.write("wait.fsc.hcl", `workflow "parks" {}
+task "t" {
+  uses   = builtin.transform
+  inputs = { x = 1 }
+}
+wait "w" {
+  after    = [task.t]
+  duration = "2s"
+}
+task "u" {
+  uses   = builtin.transform
+  after  = [wait.w]
+  inputs = { y = 2 }
+}
+`)
+	local := h.run("apply", "wait.fsc.hcl", "-json")
+	wantCode(t, local, 0)
+	sp := startServe(t, h, nil)
+	r := h.run("apply", "wait.fsc.hcl", "-json")
+	wantCode(t, r, 0)
+	if got, want := strings.Join(eventTypes(t, r.stdout), " "), strings.Join(eventTypes(t, local.stdout), " "); got != want {
+		t.Errorf("apply -json through serve printed\n%s\nwant what a local apply prints\n%s\n%s", got, want, r)
+	}
+	for _, node := range []string{"wait.w", "task.u"} {
+		if !regexp.MustCompile(`"type":"node_finished",[^\n]*"node":"` + regexp.QuoteMeta(node) + `"`).MatchString(r.stdout) {
+			t.Errorf("apply -json through serve has no node_finished of %s:\n%s", node, r.stdout)
+		}
+	}
+	sp.stopOK()
 }
 
 // TestServeLogsFollowJSON: `logs -follow -json` of a run serve runs prints the stream of

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"sync"
@@ -26,8 +27,8 @@ type ApplyRequest struct {
 }
 
 // applyPlan runs a plan the CLI planned and streams the run's events, NDJSON as `apply -json`
-// prints them, until it ends. A run that parks at a wait stops reporting until it finishes;
-// its last line is then execution_finished with the execution from the journal. A client that
+// prints them, until it ends. A run that parks at a wait and is resumed here goes on reporting
+// to the stream (Server.follow); its last line is execution_finished. A client that
 // goes away before the end (Ctrl-C) cancels the run, as a local apply would. Only the unix
 // socket takes it, whatever the token on the TCP listener: a plan is code to run on serve's
 // machine, which only its user may send.
@@ -47,6 +48,8 @@ func (s *Server) applyPlan(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	events := &eventQueue{ready: make(chan struct{}, 1)}
+	// The stream follows the run's resumed runs from just after Start: a run parks only with a
+	// second or more to its next deadline, or at a wait for a signal, which comes later.
 	run, err := s.eng.Start(context.Background(), prog, engine.StartOptions{
 		Trigger:     journal.Trigger{Payload: req.Payload},
 		Parallelism: req.Parallelism,
@@ -61,14 +64,19 @@ func (s *Server) applyPlan(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.logger.Debug("run started", "execution_id", run.ID(), "workflow", prog.Workflow.Name, "trigger", "apply")
+	defer s.follow(run.ID(), events)()
 	ended, stop := s.awaitEnd(run.ID())
 	defer stop()
 	w.Header().Set("Content-Type", "application/x-ndjson")
 	w.WriteHeader(http.StatusOK)
 	flusher, _ := w.(http.Flusher)
 	enc := json.NewEncoder(w)
+	var seen resumedEvents
 	send := func(evs []engine.Event) bool {
 		for _, ev := range evs {
+			if !seen.news(ev) {
+				continue
+			}
 			if enc.Encode(ev) != nil {
 				return false
 			}
@@ -91,7 +99,8 @@ func (s *Server) applyPlan(w http.ResponseWriter, r *http.Request) {
 			if !send(events.take()) {
 				return
 			}
-			// It parked and finished later, in a run that reports to nobody.
+			// It finished without its execution_finished reaching the stream (resumed by
+			// another path, say); the journal has the execution.
 			if ex, err := s.store.Execution(run.ID()); err == nil {
 				send([]engine.Event{{Type: engine.EventExecutionFinished, Timestamp: finishedAt(ex), ExecutionID: ex.ID,
 					Workflow: ex.Workflow, Status: ex.Status, Error: ex.Error, Execution: ex}})
@@ -108,6 +117,37 @@ func (s *Server) applyPlan(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+}
+
+// resumedEvents tells a resumed run's events that are news to a stream that followed the run
+// from its start from those that are not: a resumed run reports the nodes it restored as
+// finished, and its waits as started and waiting again, as `fuscia resume` shows them.
+type resumedEvents struct {
+	finished map[string]bool // node and index of every node_finished sent
+	waiting  map[string]bool // waits reported waiting and not finished
+}
+
+func (r *resumedEvents) news(ev engine.Event) bool {
+	if r.finished == nil {
+		r.finished, r.waiting = map[string]bool{}, map[string]bool{}
+	}
+	key := ev.Node + fmt.Sprint(ev.Index)
+	switch ev.Type {
+	case engine.EventNodeFinished:
+		if r.finished[key] {
+			return false
+		}
+		r.finished[key] = true
+		delete(r.waiting, key)
+	case engine.EventNodeStarted:
+		return !r.waiting[key]
+	case engine.EventNodeWaiting:
+		if r.waiting[key] {
+			return false
+		}
+		r.waiting[key] = true
+	}
+	return true
 }
 
 func finishedAt(ex *journal.Execution) (t time.Time) {

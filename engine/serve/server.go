@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -72,6 +73,9 @@ type Server struct {
 	gates     map[string]*gate   // by workflow name
 	hooks     map[string]*hook   // webhook routes by path
 	waiters   map[string][]chan struct{}
+	// followers take the events of the runs a CLI's apply streams (applyPlan) once a run
+	// parked and this server resumed it: the resumed run reports to them as the first did.
+	followers map[string][]*eventQueue
 	started   bool // Start loaded the workflows and resumed the runs: readiness.go
 	stopped   bool
 
@@ -119,7 +123,7 @@ func New(cfg Config) *Server {
 	s := &Server{
 		cfg: cfg, logger: cfg.Logger,
 		files: map[string]*loaded{}, workflows: map[string]*loaded{}, gates: map[string]*gate{},
-		hooks: map[string]*hook{}, waiters: map[string][]chan struct{}{}, missing: map[string]bool{},
+		hooks: map[string]*hook{}, waiters: map[string][]chan struct{}{}, followers: map[string][]*eventQueue{}, missing: map[string]bool{},
 		loadErrors: map[string][]Diagnostic{}, conflicted: map[string]bool{},
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
@@ -305,7 +309,8 @@ func (s *Server) dropWaiterLocked(id string, ch chan struct{}) {
 // resume continues run id (parked, interrupted, or signalled while nobody ran it) under its
 // workflow's gate. A resumed run is never skipped: it was admitted once.
 func (s *Server) resume(id, workflow string) error {
-	r, err := s.eng.Resume(context.Background(), id, engine.ResumeOptions{Admit: s.gateOf(workflow).admit})
+	r, err := s.eng.Resume(context.Background(), id, engine.ResumeOptions{Admit: s.gateOf(workflow).admit,
+		Observer: func(ev engine.Event) { s.tellFollowers(id, ev) }})
 	if err != nil {
 		return err
 	}
@@ -319,6 +324,37 @@ func (s *Server) resumeParked(id, workflow string) {
 	}
 	if err := s.resume(id, workflow); err != nil && !errors.Is(err, engine.ErrDraining) && !errors.Is(err, engine.ErrFinished) {
 		s.logger.Error("a parked run could not be resumed", "execution_id", id, "workflow", workflow, "error", err)
+	}
+}
+
+// follow makes q take the events of run id's resumed runs until the returned func is called.
+func (s *Server) follow(id string, q *eventQueue) (stop func()) {
+	s.mu.Lock()
+	s.followers[id] = append(s.followers[id], q)
+	s.mu.Unlock()
+	return func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		qs := slices.DeleteFunc(s.followers[id], func(f *eventQueue) bool { return f == q })
+		if len(qs) == 0 {
+			delete(s.followers, id)
+		} else {
+			s.followers[id] = qs
+		}
+	}
+}
+
+// tellFollowers hands ev, an event of a resumed run id, to its followers. The run's
+// execution_started is not news to them: they saw the run start.
+func (s *Server) tellFollowers(id string, ev engine.Event) {
+	if ev.Type == engine.EventExecutionStarted {
+		return
+	}
+	s.mu.Lock()
+	qs := s.followers[id]
+	s.mu.Unlock()
+	for _, q := range qs {
+		q.push(ev)
 	}
 }
 
