@@ -9,17 +9,26 @@ import (
 
 // Replayer turns a run's journal entries and log lines, in order, into the events the run
 // reported live (`logs -follow -json` of a run another process runs). The journal is already
-// scrubbed of secrets. Events of for_each items and loop iterations are left out, as live
-// (a failed item's node_finished excepted).
+// scrubbed of secrets. Events of for_each items and loop iterations are left out, as live (a
+// failed loop body node's node_finished excepted); they are counted in node_progress, as live.
 type Replayer struct {
 	id      string
 	started map[string]time.Time // top-level nodes reported started, and when
 	waiting map[string]bool      // top-level waits reported waiting
+	// items are the top-level for_each tasks and loops started with a count, and the items or
+	// iterations of each journaled final so far (an item journaled again after a resume
+	// counts once).
+	items map[string]*itemCount
+}
+
+type itemCount struct {
+	total int
+	done  map[int]bool
 }
 
 // NewReplayer replays run id.
 func NewReplayer(id string) *Replayer {
-	return &Replayer{id: id, started: map[string]time.Time{}, waiting: map[string]bool{}}
+	return &Replayer{id: id, started: map[string]time.Time{}, waiting: map[string]bool{}, items: map[string]*itemCount{}}
 }
 
 // Entry returns the events entry e stands for (none, one, or a start and an end).
@@ -34,6 +43,9 @@ func (p *Replayer) Entry(e journal.Entry) []Event {
 		}
 		return []Event{ev}
 	case journal.NodeStarted:
+		if top && e.Total > 0 && p.items[e.Node] == nil {
+			p.items[e.Node] = &itemCount{total: e.Total, done: map[int]bool{}}
+		}
 		if !top || p.isStarted(e.Node) {
 			return nil
 		}
@@ -70,6 +82,17 @@ func (p *Replayer) Entry(e journal.Entry) []Event {
 		}
 		return append(evs, base)
 	case journal.NodeFinished:
+		if c := p.items[e.Node]; c != nil && len(e.Index) == 1 {
+			// An item of a top-level for_each task, or an iteration of a loop: live, one more
+			// in node_progress, and no node_finished of its own (a loop's body nodes have
+			// theirs).
+			if c.done[e.Index[0]] {
+				return nil
+			}
+			c.done[e.Index[0]] = true
+			base.Type, base.Done, base.Total = EventNodeProgress, len(c.done), c.total
+			return []Event{base}
+		}
 		if !top && e.Status != journal.StatusFailed {
 			return nil
 		}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -9,7 +10,8 @@ import (
 )
 
 // TestReplayMatchesLive: the events rebuilt from a run's journal are the events the run
-// reported live, but for what the journal does not hold (for_each progress, the end).
+// reported live, for_each and loop progress included, but for what the journal does not hold
+// (the end, which FinishedEvent makes).
 func TestReplayMatchesLive(t *testing.T) {
 	te := newTestEnv(t)
 	var mu sync.Mutex
@@ -36,15 +38,31 @@ task "items" {
   after    = [wait.w]
   inputs   = { v = each.value }
 }
+task "some" {
+  uses          = builtin.fail
+  for_each      = ["x", "y", "z"]
+  after         = [task.items]
+  concurrency   = 1
+  fail_workflow = false
+  inputs        = { message = each.value }
+}
+loop "rounds" {
+  for_each = [1, 2]
+  after    = [task.items]
+  task "step" {
+    uses   = builtin.transform
+    inputs = { v = each.value }
+  }
+}
 task "boom" {
   uses   = builtin.fail
-  after  = [task.items]
+  after  = [loop.rounds]
   inputs = { message = "nope" }
 }
 `, StartOptions{Observer: func(ev Event) {
 		mu.Lock()
 		defer mu.Unlock()
-		if ev.Type != EventNodeProgress && ev.Type != EventExecutionFinished {
+		if ev.Type != EventExecutionFinished {
 			live = append(live, ev)
 		}
 	}})
@@ -65,6 +83,9 @@ task "boom" {
 		var b strings.Builder
 		for _, ev := range evs {
 			b.WriteString(string(ev.Type) + " " + ev.Node + " " + ev.Kind + " " + ev.Status)
+			if ev.Type == EventNodeProgress {
+				fmt.Fprintf(&b, " %d/%d", ev.Done, ev.Total)
+			}
 			if ev.Error != nil {
 				b.WriteString(" " + string(ev.Error.Kind))
 			}
