@@ -68,6 +68,9 @@ type Env struct {
 	HTTP *HTTP
 	// AllowedPaths are preopened for WASI at the same path, read-write.
 	AllowedPaths []string
+	// OpenPaths, when it has an allowed path, is the host directory opened for it (its
+	// resolved location, capability.ResolveNarrowedPath); the guest still sees the path.
+	OpenPaths map[string]string
 	// MaxMemory caps linear memory in bytes; 0 means DefaultMaxMemory.
 	MaxMemory int64
 	// MaxFuel is the CPU budget when the host meters fuel; 0 means unlimited.
@@ -171,7 +174,11 @@ func (h *Host) invoke(ctx context.Context, m *Module, env *Env, request []byte, 
 	// After the store's close, before the flushes: what comes later is not this attempt's log.
 	defer captureOutput(wasi, &c.stdout, &c.stderr)()
 	for _, p := range env.AllowedPaths {
-		if err := wasi.PreopenDir(p, p, wasmtime.DIR_READ|wasmtime.DIR_WRITE, wasmtime.FILE_READ|wasmtime.FILE_WRITE); err != nil {
+		open := p
+		if real, ok := env.OpenPaths[p]; ok {
+			open = real
+		}
+		if err := wasi.PreopenDir(open, p, wasmtime.DIR_READ|wasmtime.DIR_WRITE, wasmtime.FILE_READ|wasmtime.FILE_WRITE); err != nil {
 			wasi.Close()
 			return nil, errorf(Fatal, "component %s: cannot open allowed path %s: %v", m.Name, p, err)
 		}

@@ -1,6 +1,8 @@
 package lang
 
 import (
+	"path/filepath"
+
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/ext/typeexpr"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
@@ -369,6 +371,11 @@ func (d *decoder) decodeComponent(b *hcl.Block, names *nameSet) *Component {
 		c.AllowedHosts, c.AllowedHostsRange = v, a["allowed_hosts"].Expr.Range()
 	}
 	if v, ok := st.strList(a["allowed_paths"]); ok {
+		// Cleaned: the guest sees each at the path given, and `/a//b/./c` is not a path a
+		// program opens.
+		for i, p := range v {
+			v[i] = filepath.Clean(p)
+		}
 		c.AllowedPaths, c.AllowedPathsRange = v, a["allowed_paths"].Expr.Range()
 	}
 	if v, ok := st.size(a["max_memory"]); ok {

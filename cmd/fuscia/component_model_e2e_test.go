@@ -171,3 +171,47 @@ func TestComponentModelRefusals(t *testing.T) {
 		wantContains(t, "pack "+c.file+" stderr", r.stderr, c.wants...)
 	}
 }
+
+// TestNarrowedPathThroughALink: a component block that narrows the manifest's allowed_paths to
+// a path inside the grant that is a symbolic link to a directory outside it (one the component
+// itself could have made: it may write in its grant) is refused at the attempt, as a sandbox
+// violation; it read the file outside before. A real directory inside the grant, written with
+// `//` and `./`, is read as any other.
+func TestNarrowedPathThroughALink(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	root := t.TempDir()
+	grant, outside := filepath.Join(root, "grant"), filepath.Join(root, "outside")
+	writeFile(t, filepath.Join(grant, "sub", "in.txt"), []byte("inside"), 0o644)
+	writeFile(t, filepath.Join(outside, "secret.txt"), []byte("outside"), 0o644)
+	if err := os.Symlink(outside, filepath.Join(grant, "link")); err != nil {
+		t.Fatal(err)
+	}
+	manifest := strings.Replace(cguestManifest, `"allowed_paths": []`, `"allowed_paths": ["`+grant+`"]`, 1)
+	manifest = strings.Replace(manifest, `"trap": {"description": "Traps"}`,
+		`"trap": {"description": "Traps"}, "read": {"description": "Reads a file"}`, 1)
+	crInstallDir(t, h, "cguest", cguestDir(t, "cguest.wasm", manifest))
+	workflow := func(allowed, file string) string {
+		return `workflow "reads" {}
+
+component "c" {
+  source        = "fuscia/cguest"
+  allowed_paths = ["` + allowed + `"]
+}
+
+task "read" {
+  uses   = component.c.read
+  inputs = { path = "` + file + `" }
+}
+`
+	}
+	id, r := crApply(t, h, 0, h.write("in.fsc.hcl", workflow(grant+"//sub/.", filepath.Join(grant, "sub", "in.txt"))))
+	jsonEqual(t, "task.read's output", crNodeOf(t, crShow(t, h, id), "task.read").Output, `{"content": "inside"}`)
+
+	id, r = crApply(t, h, 1, h.write("link.fsc.hcl", workflow(filepath.Join(grant, "link"), filepath.Join(grant, "link", "secret.txt"))))
+	n := crNodeOf(t, crShow(t, h, id), "task.read")
+	if n.Error == nil || n.Error.Kind != "sandbox_violation" || !strings.Contains(n.Error.Message, "outside what the manifest grants") ||
+		strings.Contains(string(n.Output), "outside\"") {
+		t.Fatalf("task.read through the link: %+v %s; want sandbox_violation, nothing read\n%s", n.Error, n.Output, r)
+	}
+}

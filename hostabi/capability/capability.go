@@ -146,6 +146,33 @@ func AnyHostCovers(granted []string, want string) bool {
 	return false
 }
 
+// ResolveNarrowedPath returns the directory a path a workflow narrowed a grant to really is,
+// symbolic links followed, and an error unless that directory is one of granted (resolved the
+// same way) or inside one. AnyPathCovers compares the names only: a link inside a granted
+// directory (one the component itself may have made: it can write there) names a directory
+// inside the grant and leads anywhere. The caller opens the returned directory, not want, so
+// that a link changed after this check is not followed either.
+func ResolveNarrowedPath(granted []string, want string) (string, error) {
+	real, err := filepath.EvalSymlinks(want)
+	if err != nil {
+		return "", fmt.Errorf("allowed path %s: %w", want, err)
+	}
+	real, err = filepath.Abs(real)
+	if err != nil {
+		return "", fmt.Errorf("allowed path %s: %w", want, err)
+	}
+	var roots []string
+	for _, g := range granted {
+		if r, err := filepath.EvalSymlinks(g); err == nil {
+			roots = append(roots, r)
+		}
+	}
+	if !AnyPathCovers(roots, real) {
+		return "", fmt.Errorf("allowed path %s is %s once its symbolic links are followed, outside what the manifest grants (%s)", want, real, strings.Join(granted, ", "))
+	}
+	return real, nil
+}
+
 // AnyPathCovers reports whether want is one of granted or inside one.
 func AnyPathCovers(granted []string, want string) bool {
 	w := filepath.Clean(want)

@@ -2,6 +2,9 @@ package capability
 
 import (
 	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -84,5 +87,41 @@ func TestAnyPathCovers(t *testing.T) {
 		if got := AnyPathCovers(granted, tc.want); got != tc.ok {
 			t.Errorf("AnyPathCovers(%q) = %v; want %v", tc.want, got, tc.ok)
 		}
+	}
+}
+
+// TestResolveNarrowedPath: a narrowed path is checked where it really is: a real directory
+// inside the grant is taken (resolved); a link inside the grant to a directory outside it is
+// refused, naming both; a grant that is itself a link covers what it leads to.
+func TestResolveNarrowedPath(t *testing.T) {
+	root := t.TempDir()
+	grant, outside := filepath.Join(root, "grant"), filepath.Join(root, "outside")
+	for _, d := range []string{filepath.Join(grant, "sub"), outside} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(outside, filepath.Join(grant, "out")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../..", filepath.Join(grant, "sub", "up")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(grant, filepath.Join(root, "grantlink")); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := ResolveNarrowedPath([]string{grant}, filepath.Join(grant, "sub")); err != nil || got != filepath.Join(grant, "sub") {
+		t.Errorf("a directory inside: %q, %v", got, err)
+	}
+	if got, err := ResolveNarrowedPath([]string{filepath.Join(root, "grantlink")}, filepath.Join(root, "grantlink", "sub")); err != nil || got != filepath.Join(grant, "sub") {
+		t.Errorf("inside a grant that is a link: %q, %v", got, err)
+	}
+	for _, p := range []string{filepath.Join(grant, "out"), filepath.Join(grant, "sub", "up")} {
+		if got, err := ResolveNarrowedPath([]string{grant}, p); err == nil || !strings.Contains(err.Error(), "outside what the manifest grants") {
+			t.Errorf("%s: %q, %v; want refused", p, got, err)
+		}
+	}
+	if _, err := ResolveNarrowedPath([]string{grant}, filepath.Join(grant, "missing")); err == nil {
+		t.Error("a path that does not exist was taken")
 	}
 }

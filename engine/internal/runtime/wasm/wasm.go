@@ -19,6 +19,7 @@ import (
 	"github.com/fuscia/fuscia/engine/plan"
 	"github.com/fuscia/fuscia/engine/task"
 	"github.com/fuscia/fuscia/hostabi"
+	"github.com/fuscia/fuscia/hostabi/capability"
 	"github.com/fuscia/fuscia/hostabi/registry"
 	"github.com/fuscia/fuscia/internal/outcome"
 	"github.com/fuscia/fuscia/lang"
@@ -289,7 +290,7 @@ func (c *Dispatcher) Call(ctx context.Context, b task.Binding, call task.Call) o
 	}
 	env, err := c.env(host, ic, cc, journal.ExecutionScope(call.ExecutionID), call.ExecutionID, call.Log)
 	if err != nil {
-		return outcome.Fail(outcome.Fatal, "%s", err)
+		return outcome.Fail(envErrorKind(err), "%s", err)
 	}
 	resp, err := host.Invoke(ctx, mod, env, req)
 	if err != nil {
@@ -300,6 +301,20 @@ func (c *Dispatcher) Call(ctx context.Context, b task.Binding, call task.Call) o
 		return outcome.Fail(outcome.Fatal, "component %s task %q answered with an invalid response: %v (response: %s)", ic.ref(), task, perr, taskenv.Preview(resp))
 	}
 	return taskenv.CheckOutputInto(res, ic.outputs[task], fmt.Sprintf("component %s task %q", ic.ref(), task), call.Output)
+}
+
+// narrowedPathError is a path the block narrowed a grant to that leads outside the grant.
+type narrowedPathError struct{ error }
+
+// envErrorKind is the kind of an attempt env refused: a narrowed path that leads outside the
+// grant is a sandbox violation (a link the component may have made itself), anything else
+// fatal.
+func envErrorKind(err error) outcome.Kind {
+	var np *narrowedPathError
+	if errors.As(err, &np) {
+		return outcome.SandboxViolation
+	}
+	return outcome.Fatal
 }
 
 // env is what a call of ic may reach: the manifest's grants narrowed by the block.
@@ -315,6 +330,18 @@ func (c *Dispatcher) env(host *hostabi.Host, ic *installedComponent, cc *binding
 		AllowedPaths: g.AllowedPaths,
 		MaxMemory:    g.MaxMemory,
 		MaxFuel:      g.MaxFuel,
+	}
+	if cc.Block != nil && cc.Block.AllowedPaths != nil {
+		// Narrowed by the block: each path must be inside the manifest's grant where it really
+		// is, links followed, and that is the directory opened.
+		env.OpenPaths = make(map[string]string, len(g.AllowedPaths))
+		for _, p := range g.AllowedPaths {
+			real, err := capability.ResolveNarrowedPath(ic.inst.Parsed.Capabilities.AllowedPaths, p)
+			if err != nil {
+				return nil, &narrowedPathError{fmt.Errorf("component %s: %w", ic.ref(), err)}
+			}
+			env.OpenPaths[p] = real
+		}
 	}
 	if c.Store != nil && scope != "" {
 		env.KV = taskenv.KVScope{Store: c.Store, Scope: scope}
@@ -372,7 +399,7 @@ func (c *Dispatcher) Trigger(ctx context.Context, b task.Binding, call task.Trig
 	}
 	env, err := c.env(host, ic, cc, journal.TriggerScope(workflow, trigger), "", logf)
 	if err != nil {
-		return fail(outcome.Fatal, "%s", err)
+		return fail(envErrorKind(err), "%s", err)
 	}
 	resp, err := host.Invoke(ctx, mod, env, req)
 	if err != nil {
