@@ -25,6 +25,12 @@ func runCancel(ctx context.Context, c *cli, args []string) int {
 		return code
 	}
 	defer b.Close()
+	if len(ref) < 26 {
+		// A prefix: the run's full id is what the user looks for next (show, logs).
+		if x, err := b.Execution(ctx, ref); err == nil {
+			ref = x.ID
+		}
+	}
 	status, err := b.Cancel(ctx, ref)
 	if errors.Is(err, local.ErrFinished) {
 		fmt.Fprintf(c.stderr, "Error: Execution already finished\n\nExecution %s already ended with status %s; there is nothing to cancel.\n", ref, status)

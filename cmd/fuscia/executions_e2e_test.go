@@ -430,10 +430,15 @@ func TestShowUnknownExecution(t *testing.T) {
 	r := h.run("logs", "01E2E")
 	wantCode(t, r, 2)
 	wantContains(t, "stderr", r.stderr, "Error: Unknown execution", "a prefix of at least 6 characters")
-	// A prefix several runs share is refused as ambiguous.
-	r = h.run("show", "01E2E00000")
+	// A prefix several runs share is refused as ambiguous, by every command that takes one.
+	for _, cmd := range []string{"show", "resume", "cancel", "logs"} {
+		r = h.run(cmd, "01E2E00000")
+		wantCode(t, r, 2)
+		wantContains(t, cmd+" stderr", r.stderr, "Error: Ambiguous execution id")
+	}
+	r = h.run("resume", "01E2E00000", "extra")
 	wantCode(t, r, 2)
-	wantContains(t, "stderr", r.stderr, "Error: Ambiguous execution id")
+	wantContains(t, "resume with two ids", r.stderr, "Error: Too many arguments")
 }
 
 func TestExecutionsPrune(t *testing.T) {
@@ -570,7 +575,8 @@ func TestCancel(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	runs := exSeed(t, h.home)
-	r := h.run("cancel", runs.running)
+	// By a prefix: the full id is printed, for the commands that follow.
+	r := h.run("cancel", runs.running[:len(runs.running)-1])
 	wantCode(t, r, 0)
 	wantContains(t, "cancel", r.stdout, "Cancelling execution "+runs.running+".")
 	r = h.run("show", runs.running, "-json")

@@ -73,7 +73,7 @@ func commands() map[string]command {
 		"worker":     {"Run a cluster worker: take task attempts from NATS JetStream and run them", runWorker, false},
 		"workers":    {"List a cluster's live workers and the attempts waiting for one (through serve's socket)", runWorkers, false},
 
-		"component": {"Manage installed Wasm components: pack, install, list, remove", runComponent, true},
+		"component": {"Manage installed Wasm components: pack, install, list, inspect, remove", runComponent, true},
 		"plugin":    {"List the plugin binaries found, with their versions, tasks, triggers and checksums", runPlugin, true},
 
 		"lsp": {"Run the language server for editors (LSP over stdin and stdout)", runLSP, false},

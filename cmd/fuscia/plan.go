@@ -3,6 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/fuscia/fuscia/engine/plan"
 	"github.com/fuscia/fuscia/engine/planner"
@@ -24,6 +27,11 @@ func runPlan(ctx context.Context, c *cli, args []string) int {
 	}
 	if *lockfile != "" && *lockfile != "readonly" {
 		return fs.invalid(*asJSON, "Invalid -lockfile", fmt.Sprintf("The only -lockfile mode is \"readonly\"; got %q.", *lockfile))
+	}
+	if *out != "" {
+		if st, err := os.Stat(*out); err == nil && st.IsDir() {
+			return fs.invalid(*asJSON, "Invalid -out", fmt.Sprintf("%s is a directory; give the plan a file name, such as %s.", *out, filepath.Join(*out, "plan.fsplan")))
+		}
 	}
 	file, err := singleWorkflow(paths)
 	if err != nil {
@@ -55,7 +63,21 @@ func runPlan(ctx context.Context, c *cli, args []string) int {
 		return c.operationFailed("Cannot write the plan", err)
 	}
 	if *out != "" {
-		fmt.Fprintf(c.stdout, "\nSaved the plan to %s. Run it with: fuscia apply %s\n", *out, *out)
+		// The plugin directories the plan found its plugins in: apply looks for them again.
+		run := "fuscia apply"
+		for _, d := range pluginDirs {
+			run += " -plugin-dir " + shellQuote(d)
+		}
+		fmt.Fprintf(c.stdout, "\nSaved the plan to %s. Run it with: %s %s\n", *out, run, shellQuote(*out))
 	}
 	return exitOK
+}
+
+// shellQuote writes s so that a POSIX shell reads it back as one word: as it is when it holds
+// only characters no shell treats specially, in single quotes otherwise.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:@+,") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -7,6 +7,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -184,4 +185,26 @@ func TestPluginInputCoercedBeforeItsCheck(t *testing.T) {
 	if err := json.Unmarshal(crShow(t, h, id).Nodes["task.hello"].Output, &out); err != nil || out.Stdout != "hello 42 true\n" {
 		t.Fatalf("task.hello's stdout %q, %v; want the arguments as strings", out.Stdout, err)
 	}
+}
+
+// TestSavedPlanHint: the line after a saved plan gives the apply command that runs it, with the
+// -plugin-dir the plan found its plugins in (without it, that command failed: "Plugin not
+// found"); -out naming a directory is refused before planning, exit 2.
+func TestSavedPlanHint(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	dir := filepath.Join(h.dir, "my plugins")
+	installShell(t, dir, "fuscia-plugin-shell")
+	f := h.write("sh.fsc.hcl", shellWorkflow(""))
+	r := h.run("plan", f, "-plugin-dir", dir, "-out", "sh.fsplan")
+	wantCode(t, r, 0)
+	wantContains(t, "plan", r.stdout, "Run it with: fuscia apply -plugin-dir '"+dir+"' sh.fsplan")
+	wantCode(t, h.run("apply", "-plugin-dir", dir, "sh.fsplan"), 0)
+
+	if err := os.Mkdir(filepath.Join(h.dir, "plans"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r = h.run("plan", f, "-plugin-dir", dir, "-out", "plans")
+	wantCode(t, r, 2)
+	wantContains(t, "plan -out DIR", r.stderr, "Error: Invalid -out", "plans is a directory", "plans/plan.fsplan")
 }

@@ -27,7 +27,11 @@ func runResume(ctx context.Context, c *cli, args []string) int {
 		return code
 	}
 	if len(ids) != 1 {
-		return c.fail(*asJSON, "Missing execution id", "Give the id of the execution to resume: fuscia resume EXECUTION. List them with fuscia executions list.")
+		what := "Missing execution id"
+		if len(ids) > 1 {
+			what = "Too many arguments"
+		}
+		return c.fail(*asJSON, what, "Give the id of one execution to resume: fuscia resume EXECUTION. List them with fuscia executions list.")
 	}
 	// While `fuscia serve` owns the store, it is the one to resume the run.
 	switch id, err := local.ResumeRemote(ctx, fs.homeDir(), ids[0]); {
@@ -73,6 +77,9 @@ func (c *cli) resumeFailed(asJSON bool, ref string, err error) int {
 	switch {
 	case isNotFound(err):
 		return c.fail(asJSON, "Unknown execution", fmt.Sprintf("There is no execution %q.%s List executions with: fuscia executions list.", ref, shortPrefixHint(ref)))
+	case errors.Is(err, journal.ErrAmbiguous):
+		return c.fail(asJSON, "Ambiguous execution id",
+			fmt.Sprintf("Several executions have ids starting with %q; give more of the id.\nList executions with: fuscia executions list", ref))
 	case errors.Is(err, engine.ErrFinished), errors.Is(err, local.ErrFinished):
 		return c.fail(asJSON, "Execution already ended", sentenceOf(err)+" Only an interrupted or waiting run can be resumed.")
 	}
