@@ -989,3 +989,42 @@ output "home" {
 		jsonEqual(t, "outputs.home", crShow(t, h, id).Outputs["home"], `5`)
 	}
 }
+
+// TestComponentLockChecked: apply PATH refuses a component whose installed digest is not the one
+// the lock file records for its source (as it refuses a plugin binary), naming both; plan locks
+// the new one, and apply runs it then. It ran the other component before.
+func TestComponentLockChecked(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	first := crInstallDir(t, h, "wat-echo", watEchoDir(t))
+	f := h.write("echo.fsc.hcl", `workflow "echoes" {}
+
+component "echo" {
+  source = "fuscia/wat-echo"
+}
+
+task "one" {
+  uses   = component.echo.echo
+  inputs = { n = 1 }
+}
+`)
+	wantCode(t, h.run("plan", f), 0)
+	wantCode(t, h.run("component", "remove", "fuscia/wat-echo@1.0.0"), 0)
+	// The same version, other code: a custom section appended to the module.
+	dir := watEchoDir(t)
+	wasm, err := os.ReadFile(filepath.Join(dir, "component.wasm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, "component.wasm"), append(wasm, 0x00, 0x06, 0x04, 'n', 'o', 't', 'e', 'x'), 0o644)
+	second := crInstallDir(t, h, "wat-echo-2", dir)
+	if second == first {
+		t.Fatal("the rebuilt component has the first one's digest")
+	}
+	r := h.run("apply", f)
+	wantCode(t, r, 2)
+	wantContains(t, "apply of a component the lock does not record", r.stderr,
+		"Error: Component does not match the lock file", first, second, "fuscia plan")
+	wantCode(t, h.run("plan", f), 0)
+	crApply(t, h, 0, f)
+}

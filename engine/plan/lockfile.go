@@ -199,17 +199,27 @@ func joinSentence(items []string) string {
 	return out
 }
 
-// CheckPluginLock refuses plugin binaries that differ from what the lock file beside the
-// workflow records (docs/reference/plugin-protocol.md: "integrity is checked with the digest in the lock file before
-// a binary is started"), for `apply PATH`, which plans without writing the lock file. A
-// source the lock file does not name yet is not checked: `plan` records it. Only digests are
-// compared: the locked version is the one the binary reports, which is not known before it
-// starts, and the same digest is the same binary.
-func CheckPluginLock(w *lang.Workflow, res *Resolution) hcl.Diagnostics {
+// CheckLock refuses plugin binaries and components that differ from what the lock file beside
+// the workflow records (docs/reference/plugin-protocol.md: "integrity is checked with the
+// digest in the lock file before a binary is started"), for `apply PATH` and serve, which plan
+// without writing the lock file. A source the lock file does not name yet is not checked:
+// `plan` records it. Only digests are compared: a plugin's locked version is the one the
+// binary reports, which is not known before it starts, and the same digest is the same code.
+func CheckLock(w *lang.Workflow, res *Resolution) hcl.Diagnostics {
 	path := filepath.Join(filepath.Dir(w.Filename), LockFileName)
 	lock, diags := ReadLock(path)
 	if diags.HasErrors() {
 		return diags
+	}
+	for _, c := range w.Components {
+		got := res.Components[c.Name]
+		want, ok := lock.Components[c.Source]
+		if got == nil || !ok || got.Digest == want.Digest {
+			continue
+		}
+		diags = append(diags, Missing(c.DeclRange, hcl.DiagError, "Component does not match the lock file",
+			fmt.Sprintf("%s records component %s %s (%s), but the installed %s@%s has digest %s. If the new one is intended, run `fuscia plan` to lock it; otherwise install the locked one again.",
+				path, c.Source, want.Version, want.Digest, got.Source, got.Version, got.Digest)))
 	}
 	for _, p := range w.Plugins {
 		got := res.Plugins[p.Name]

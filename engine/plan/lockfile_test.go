@@ -144,18 +144,18 @@ func TestReadLockProblems(t *testing.T) {
 	}
 }
 
-// TestCheckPluginLock: apply refuses a plugin binary whose digest is not the one the lock file
+// TestCheckLock: apply refuses a plugin binary whose digest is not the one the lock file
 // records for its source; a source the lock does not name yet passes.
-func TestCheckPluginLock(t *testing.T) {
+func TestCheckLock(t *testing.T) {
 	dir := copyAssembly(t)
 	a := loadAssembly(t, dir)
-	if diags := CheckPluginLock(a.w, a.res); diags.HasErrors() {
+	if diags := CheckLock(a.w, a.res); diags.HasErrors() {
 		t.Errorf("no lock file: %v", diags)
 	}
 	if _, diags := UpdateLock(a.w.Filename, a.res, false); diags.HasErrors() {
 		t.Fatal(diags.Error())
 	}
-	if diags := CheckPluginLock(a.w, a.res); diags.HasErrors() {
+	if diags := CheckLock(a.w, a.res); diags.HasErrors() {
 		t.Errorf("the locked binary: %v", diags)
 	}
 	// Another binary in the plugin's place.
@@ -164,7 +164,7 @@ func TestCheckPluginLock(t *testing.T) {
 	if diags.HasErrors() {
 		t.Fatal(diags.Error())
 	}
-	diags = CheckPluginLock(a.w, res)
+	diags = CheckLock(a.w, res)
 	if !diags.HasErrors() || diags[0].Summary != "Plugin does not match the lock file" {
 		t.Fatalf("a swapped binary: %v", diags)
 	}
@@ -183,12 +183,12 @@ func TestCheckPluginLock(t *testing.T) {
 	p.Version = ""
 	lock.Plugins["echo"] = p
 	must(t, os.WriteFile(filepath.Join(dir, LockFileName), lock.Bytes(), 0o644))
-	if diags := CheckPluginLock(a.w, res); !diags.HasErrors() || !strings.Contains(diags[0].Detail, "plugin echo (unversioned)") {
+	if diags := CheckLock(a.w, res); !diags.HasErrors() || !strings.Contains(diags[0].Detail, "plugin echo (unversioned)") {
 		t.Errorf("an unversioned lock entry: %v", diags)
 	}
 	// A broken lock file is reported.
 	must(t, os.WriteFile(filepath.Join(dir, LockFileName), []byte("plugin {"), 0o644))
-	if diags := CheckPluginLock(a.w, res); !diags.HasErrors() {
+	if diags := CheckLock(a.w, res); !diags.HasErrors() {
 		t.Error("a broken lock file passed")
 	}
 }

@@ -153,7 +153,7 @@ func checkStaged(ctx context.Context, parser *lang.Parser, req Request) (*Result
 		return res, diags
 	}
 	res.Resolution = r
-	if diags = append(diags, plan.CheckPluginLock(w, r)...); diags.HasErrors() {
+	if diags = append(diags, plan.CheckLock(w, r)...); diags.HasErrors() {
 		return res, diags
 	}
 	diags = append(diags, CheckPlugins(ctx, w, r, req.Plugins, FullChecks)...)
