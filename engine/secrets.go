@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/fuscia/fuscia/engine/journal"
@@ -42,13 +43,29 @@ func (e *Engine) readSecrets(w *lang.Workflow) (cty.Value, error) {
 	return cty.ObjectVal(vals), nil
 }
 
+// SecretError is a secret a run could not read, so the run did not start: the CLI shows it as a
+// diagnostic at the secret's block.
+type SecretError struct {
+	Range hcl.Range // the secret block's
+	Err   error
+}
+
+// Error says where the block is: the run's start is far from the file.
+func (e *SecretError) Error() string {
+	if e.Range.Filename == "" {
+		return e.Err.Error()
+	}
+	return fmt.Sprintf("%v (the secret block: %s line %d)", e.Err, e.Range.Filename, e.Range.Start.Line)
+}
+
+func (e *SecretError) Unwrap() error { return e.Err }
+
 // readSecret reads one secret and adds it to the engine's redact set before anything can use
 // it.
 func (e *Engine) readSecret(s *lang.Secret) (v string, err error) {
 	defer func() {
-		// Said where the block is: the run's start is far from the file.
-		if err != nil && s.DeclRange.Filename != "" {
-			err = fmt.Errorf("%w (the secret block: %s line %d)", err, s.DeclRange.Filename, s.DeclRange.Start.Line)
+		if err != nil {
+			err = &SecretError{Range: s.DeclRange, Err: err}
 		}
 	}()
 	switch {

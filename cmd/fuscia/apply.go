@@ -105,12 +105,29 @@ func runApply(ctx context.Context, c *cli, args []string) int {
 	// Compile the workflow's components before the run starts: a first compile takes seconds,
 	// which must not count against a task's timeout.
 	h.Preload(ctx, prog)
-	pr := newProgress(c.stdout, *asJSON)
+	// The output starts (with -json, its version line) at the run's first event, so that a run
+	// that does not start prints nothing but its diagnostic (a secret not set).
+	var pr *progress
+	observe := func(ev engine.Event) {
+		if pr == nil {
+			pr = newProgress(c.stdout, *asJSON)
+		}
+		pr.event(ev)
+	}
 	trigger := journal.Trigger{}
 	if *payload != "" {
 		trigger.Payload = json.RawMessage(*payload)
 	}
-	r, err := h.Engine().Start(ctx, prog, engine.StartOptions{Trigger: trigger, Parallelism: *parallelism, Observer: pr.event})
+	r, err := h.Engine().Start(ctx, prog, engine.StartOptions{Trigger: trigger, Parallelism: *parallelism, Observer: observe})
+	var secretErr *engine.SecretError
+	if errors.As(err, &secretErr) {
+		// Input the run needs and did not get: exit 2, at the secret's block.
+		_ = h.Close()
+		rng := secretErr.Range
+		code, _ := c.reportDiags(*asJSON, made.Files, hcl.Diagnostics{{Severity: hcl.DiagError,
+			Summary: "Secret not available", Detail: sentenceOf(secretErr.Err), Subject: &rng}})
+		return code
+	}
 	if err != nil {
 		_ = h.Close()
 		return c.operationFailed("Cannot start the run", err)

@@ -427,3 +427,30 @@ task "a" {
 		t.Errorf("a refused plan opened the state store")
 	}
 }
+
+// TestMissingSecret: a secret whose variable is not set stops apply before the run, as input it
+// lacks: exit 2 with a diagnostic at the secret's block, as validate shows them, in text and
+// -json. It was "Cannot start the run", exit 1.
+func TestMissingSecret(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.write("w.fsc.hcl", `workflow "w" {}
+
+secret "tok" {
+  env = "FUSCIA_TEST_UNSET_TOKEN"
+}
+
+task "t" {
+  uses   = builtin.transform
+  inputs = { auth = "Bearer ${secret.tok}" }
+}
+`)
+	r := h.run("apply", "w.fsc.hcl")
+	wantCode(t, r, 2)
+	wantContains(t, "stderr", r.stderr, "Error: Secret not available", "on w.fsc.hcl line 3", "FUSCIA_TEST_UNSET_TOKEN is not set")
+	r = h.run("apply", "w.fsc.hcl", "-json")
+	wantCode(t, r, 2)
+	if v := decodeValidate(t, r.stdout); len(v.Diagnostics) != 1 || v.Diagnostics[0].Summary != "Secret not available" {
+		t.Errorf("apply -json: %+v", v)
+	}
+}
