@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"time"
 )
 
@@ -124,9 +125,34 @@ func (r Result) Err() *Error {
 func Parse(data []byte) (Result, error) {
 	var r Result
 	if err := json.Unmarshal(data, &r); err != nil {
-		return Result{}, fmt.Errorf("the result is not valid JSON: %v", err)
+		var te *json.UnmarshalTypeError
+		switch {
+		case !json.Valid(data):
+			return Result{}, fmt.Errorf("the result is not valid JSON: %v", err)
+		case errors.As(err, &te) && te.Field == "":
+			return Result{}, fmt.Errorf("the result is a JSON %s, not an object with a \"type\"", te.Value)
+		case errors.As(err, &te):
+			return Result{}, fmt.Errorf("the result's %q is a JSON %s, not a %s", te.Field, te.Value, jsonKind(te.Type.Kind()))
+		}
+		return Result{}, fmt.Errorf("the result does not decode: %v", err)
 	}
 	return r, r.Check()
+}
+
+// jsonKind names the JSON type a Go kind decodes from.
+func jsonKind(k reflect.Kind) string {
+	switch k {
+	case reflect.String:
+		return "string"
+	case reflect.Bool:
+		return "boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64, reflect.Uint, reflect.Uint8,
+		reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
+		return "number"
+	case reflect.Slice, reflect.Array:
+		return "array"
+	}
+	return "object"
 }
 
 // Check reports what is wrong with a result a task produced.

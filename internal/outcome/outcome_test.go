@@ -419,7 +419,10 @@ func TestParseRejects(t *testing.T) {
 		wire, want string
 	}{
 		{`{"type":`, "not valid JSON"},
-		{`[]`, "not valid JSON"},
+		// Valid JSON of another shape is said so, without Go's type names.
+		{`[]`, `the result is a JSON array, not an object with a "type"`},
+		{`"done"`, `the result is a JSON string, not an object`},
+		{`{"type": 1}`, `the result's "type" is a JSON number, not a string`},
 		{`{}`, `no "type"`},
 		{`{"type":"done"}`, `result type "done" is not one of`},
 		{`{"type":"branch"}`, `needs "selected"`},
