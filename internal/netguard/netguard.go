@@ -39,6 +39,10 @@ func Blocked(a netip.Addr) string {
 		return "a cloud metadata address"
 	case a.IsLinkLocalUnicast(), a.IsLinkLocalMulticast():
 		return "a link-local address"
+	case a.IsUnspecified():
+		// 0.0.0.0 and :: name no host, and a connection to them reaches this machine: a
+		// grant of one would be a grant of every local service, whatever its port.
+		return "an unspecified address (0.0.0.0 or ::)"
 	}
 	return ""
 }
