@@ -223,7 +223,11 @@ func (s *Server) serveWebhook(w http.ResponseWriter, r *http.Request) {
 				refuse(http.StatusUnprocessableEntity, map[string]any{"error": res.Message})
 				return
 			}
-			refuse(http.StatusInternalServerError, map[string]any{"error": res.Message})
+			// The sender is not told why: the message may say what the component was refused
+			// (a host, a path) or how it broke. The log has it, under the answer's ref.
+			refuse(http.StatusInternalServerError, map[string]any{"error": local.InternalError(s.logger, r,
+				"the webhook's trigger failed; no run was started", errors.New(res.Message),
+				"workflow", wf.Name, "trigger", t.Type+"."+t.Name, "kind", res.Kind)})
 			return
 		}
 	}
