@@ -317,6 +317,14 @@ func TestStdoutToLogs(t *testing.T) {
 	if !strings.Contains(got, "[stdout truncated after 120 bytes]") {
 		t.Errorf("no truncation note:\n%s", got)
 	}
+	// A line the limit cuts is logged as far as it got, before the note: nothing after it.
+	var cut logRec
+	if _, err := h.Invoke(context.Background(), m, &Env{Log: cut.log, OutputLimit: 126}, []byte(`{}`)); err != nil {
+		t.Fatal(err)
+	}
+	if lines := cut.lines; len(lines) != 12 || lines[10] != "info: hello " || lines[11] != "info: [stdout truncated after 126 bytes]" {
+		t.Errorf("with the limit in a line: %q; want 10 lines, the cut one, the note last", lines)
+	}
 }
 
 type memKV struct {

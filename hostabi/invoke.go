@@ -428,6 +428,12 @@ func (w *lineWriter) Write(p []byte) (int, error) {
 	if w.written >= w.limit {
 		if !w.cut {
 			w.cut = true
+			// The line the limit cut is logged as far as it got, before the marker: after it
+			// comes nothing of this stream.
+			if len(w.partial) > 0 {
+				w.emit(string(w.partial))
+				w.partial = nil
+			}
 			w.emit(fmt.Sprintf("[%s truncated after %s]", w.stream, schema.FormatSize(int64(w.limit))))
 		}
 		return n, nil
