@@ -1028,3 +1028,42 @@ task "one" {
 	wantCode(t, h.run("plan", f), 0)
 	crApply(t, h, 0, f)
 }
+
+// TestComponentLockedVersionKept: with 1.0.0 locked, installing 1.0.1 changes nothing: plan
+// keeps 1.0.0 in the lock and apply runs it; plan -upgrade moves the lock to 1.0.1, and a
+// constraint the locked version does not meet resolves past it too.
+func TestComponentLockedVersionKept(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	first := crInstallDir(t, h, "wat-echo", watEchoDir(t))
+	f := h.write("echo.fsc.hcl", `workflow "echoes" {}
+
+component "echo" {
+  source = "fuscia/wat-echo"
+}
+
+task "one" {
+  uses   = component.echo.echo
+  inputs = { n = 1 }
+}
+`)
+	wantCode(t, h.run("plan", f), 0)
+	dir := watEchoDir(t)
+	manifest, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, "manifest.json"), []byte(strings.Replace(string(manifest), `"version": "1.0.0"`, `"version": "1.0.1"`, 1)), 0o644)
+	crInstallDir(t, h, "wat-echo-101", dir)
+
+	wantCode(t, h.run("plan", f), 0)
+	if lock := h.read(".fuscia.lock.hcl"); !strings.Contains(lock, first) || !strings.Contains(lock, `"1.0.0"`) {
+		t.Fatalf("plan moved the lock off 1.0.0 when 1.0.1 was installed:\n%s", h.read(".fuscia.lock.hcl"))
+	}
+	crApply(t, h, 0, f) // the locked digest: not refused
+	r := h.run("plan", f, "-upgrade")
+	wantCode(t, r, 0)
+	if lock := h.read(".fuscia.lock.hcl"); !strings.Contains(lock, `"1.0.1"`) {
+		t.Fatalf("plan -upgrade did not lock 1.0.1:\n%s", lock)
+	}
+}

@@ -13,7 +13,7 @@ import (
 )
 
 func runPlan(ctx context.Context, c *cli, args []string) int {
-	fs := newFlagSet(c, "plan", "plan [PATH] [-var k=v]… [-var-file F] [-out FILE] [-json] [-lockfile=readonly]")
+	fs := newFlagSet(c, "plan", "plan [PATH] [-var k=v]… [-var-file F] [-out FILE] [-json] [-lockfile=readonly] [-upgrade]")
 	var vars, varFiles, pluginDirs multiFlag
 	fs.Var(&vars, "var", "set a variable: `NAME=VALUE` (repeatable)")
 	fs.Var(&varFiles, "var-file", "read variables from an HCL `FILE` of name = value lines (repeatable)")
@@ -21,6 +21,7 @@ func runPlan(ctx context.Context, c *cli, args []string) int {
 	asJSON := fs.Bool("json", false, "print the plan as JSON")
 	out := fs.String("out", "", "save the plan to `FILE` for `fuscia apply FILE`")
 	lockfile := fs.String("lockfile", "", "`readonly`: fail instead of changing .fuscia.lock.hcl")
+	upgrade := fs.Bool("upgrade", false, "use the newest installed component versions the constraints allow, not the locked ones")
 	paths, code, ok := fs.parse(args)
 	if !ok {
 		return code
@@ -40,7 +41,7 @@ func runPlan(ctx context.Context, c *cli, args []string) int {
 	// Every check runs, errors or not, so that one run reports every independent error.
 	plugins := c.pluginManager(fs.homeDir(), c.logger(""))
 	made, diags := planner.Make(ctx, planner.Request{
-		File: file, Purpose: planner.ForPlan, Env: plan.Env{Home: fs.homeDir(), PluginDirs: pluginDirs}, Plugins: plugins,
+		File: file, Purpose: planner.ForPlan, Env: plan.Env{Home: fs.homeDir(), PluginDirs: pluginDirs, Upgrade: *upgrade}, Plugins: plugins,
 		Vars: lang.VarInputs{Env: c.environ(), Files: varFiles, Flags: vars}, ReadonlyLock: *lockfile == "readonly",
 	})
 	_ = plugins.Close()

@@ -13,6 +13,10 @@ type Env struct {
 	// Digests keeps the plugin binaries' digests this process has read (the plugin manager's);
 	// nil reads a binary each time its digest is asked.
 	Digests *discover.Digests
+	// Upgrade resolves the newest installed component version each constraint allows, not the
+	// one the lock file beside the workflow records (`plan -upgrade`, as Terraform's
+	// `init -upgrade`).
+	Upgrade bool
 }
 
 // ComponentsDir is where installed components live.

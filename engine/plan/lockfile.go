@@ -234,6 +234,15 @@ func CheckLock(w *lang.Workflow, res *Resolution) hcl.Diagnostics {
 	return diags
 }
 
+// component is l's entry for source; none for a nil l.
+func (l *Lock) component(source string) (ComponentLock, bool) {
+	if l == nil {
+		return ComponentLock{}, false
+	}
+	e, ok := l.Components[source]
+	return e, ok
+}
+
 func orUnversioned(v string) string {
 	if v == "" {
 		return "(unversioned)"

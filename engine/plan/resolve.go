@@ -3,6 +3,7 @@ package plan
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -43,16 +44,39 @@ type Resolution struct {
 	Plugins    map[string]*PluginLock
 }
 
+// findComponent finds the installed version of c's source to use: the one the lock file
+// records, while it is installed and c's constraint allows it (as Terraform keeps a locked
+// provider), else the newest the constraint allows.
+func findComponent(dir string, c *lang.Component, locked *Lock) (registry.Installed, error) {
+	if e, ok := locked.component(c.Source); ok && e.Version != "" {
+		exact := "= " + e.Version
+		if c.Version != "" {
+			exact = c.Version + ", " + exact
+		}
+		if inst, err := registry.Find(dir, c.Source, exact); err == nil {
+			return inst, nil
+		}
+	}
+	return registry.Find(dir, c.Source, c.Version)
+}
+
 // Resolve finds the installed components and plugins a workflow names. A missing one is a
 // diagnostic of the given severity: a warning for `validate` (docs/reference/cli.md), an error for `plan`.
 func Resolve(w *lang.Workflow, env Env, severity hcl.DiagnosticSeverity) (*Resolution, hcl.Diagnostics) {
 	res := &Resolution{Components: map[string]*ComponentLock{}, Plugins: map[string]*PluginLock{}}
 	var diags hcl.Diagnostics
+	var locked *Lock
+	if !env.Upgrade && len(w.Components) > 0 {
+		// A broken lock file is reported where it is written or checked; here it locks nothing.
+		if l, ldiags := ReadLock(filepath.Join(filepath.Dir(w.Filename), LockFileName)); !ldiags.HasErrors() {
+			locked = l
+		}
+	}
 	for _, c := range w.Components {
 		if c.Invalid {
 			continue // Load reported its source or version
 		}
-		inst, err := registry.Find(env.ComponentsDir(), c.Source, c.Version)
+		inst, err := findComponent(env.ComponentsDir(), c, locked)
 		if err != nil {
 			diags = append(diags, Missing(c.DeclRange, severity, "Component not installed",
 				componentHint(c, err)))
