@@ -20,6 +20,9 @@ func runGraph(ctx context.Context, c *cli, args []string) int {
 	if err != nil {
 		return c.fail(false, "No workflow to draw", sentenceOf(err))
 	}
+	if err := savedPlanGiven(file); err != nil {
+		return c.fail(false, "Saved plan given", sentenceOf(err))
+	}
 	parser := lang.NewParser()
 	w, diags := parser.Load(file, lang.Options{})
 	writeDiags(c.stderr, parser.Files(), diags)

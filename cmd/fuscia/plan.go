@@ -38,6 +38,9 @@ func runPlan(ctx context.Context, c *cli, args []string) int {
 	if err != nil {
 		return c.fail(*asJSON, "No workflow to plan", sentenceOf(err))
 	}
+	if err := savedPlanGiven(file); err != nil {
+		return c.fail(*asJSON, "Saved plan given", sentenceOf(err))
+	}
 	// Every check runs, errors or not, so that one run reports every independent error.
 	plugins := c.pluginManager(fs.homeDir(), c.logger(""))
 	made, diags := planner.Make(ctx, planner.Request{

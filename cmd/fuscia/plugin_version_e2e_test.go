@@ -200,6 +200,12 @@ func TestSavedPlanHint(t *testing.T) {
 	wantCode(t, r, 0)
 	wantContains(t, "plan", r.stdout, "Run it with: fuscia apply -plugin-dir '"+dir+"' sh.fsplan")
 	wantCode(t, h.run("apply", "-plugin-dir", dir, "sh.fsplan"), 0)
+	// The plan where a workflow is expected: said so, and how to run it.
+	for _, args := range [][]string{{"validate", "sh.fsplan"}, {"plan", "sh.fsplan"}, {"graph", "sh.fsplan"}} {
+		r := h.run(args...)
+		wantCode(t, r, 2)
+		wantContains(t, args[0]+" of a saved plan", r.stderr, "Error: Saved plan given", "The file sh.fsplan is a plan saved by", "not a workflow file")
+	}
 
 	if err := os.Mkdir(filepath.Join(h.dir, "plans"), 0o755); err != nil {
 		t.Fatal(err)

@@ -25,6 +25,9 @@ func runValidate(ctx context.Context, c *cli, args []string) int {
 	if err != nil {
 		return c.fail(*asJSON, "No workflows to validate", sentenceOf(err))
 	}
+	if err := savedPlanGiven(files...); err != nil {
+		return c.fail(*asJSON, "Saved plan given", sentenceOf(err))
+	}
 	parser := lang.NewParser()
 	env := plan.Env{Home: fs.homeDir(), PluginDirs: pluginDirs}
 	var diags hcl.Diagnostics

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/fuscia/fuscia/engine/plan"
 )
 
 // workflowExt is the extension of workflow files.
@@ -114,4 +116,15 @@ func hasAnySuffix(name string, suffixes []string) bool {
 		}
 	}
 	return false
+}
+
+// savedPlanGiven says which of files is a saved plan (`plan -out`) rather than a workflow, so
+// that validate, plan and graph point at apply instead of reporting a file that is not text.
+func savedPlanGiven(files ...string) error {
+	for _, f := range files {
+		if plan.IsPlanFile(f) {
+			return fmt.Errorf("the file %s is a plan saved by `fuscia plan -out`, not a workflow file: run it with `fuscia apply %s`, or give the workflow file", f, f)
+		}
+	}
+	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	kflate "github.com/klauspost/compress/flate"
@@ -69,11 +70,16 @@ var (
 
 // IsPlanFile tells a saved plan from a workflow by its content: a plan is a zip.
 func IsPlanFile(path string) bool {
-	f, err := os.Open(path)
+	// Without blocking, and only a regular file: a FIFO without a writer would hold the open
+	// (the workflow's reader refuses it with its own message).
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return false
 	}
 	defer f.Close()
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		return false
+	}
 	magic := make([]byte, 4)
 	_, err = io.ReadFull(f, magic)
 	return err == nil && bytes.Equal(magic, []byte("PK\x03\x04"))
