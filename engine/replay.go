@@ -21,9 +21,21 @@ type Replayer struct {
 	items map[string]*itemCount
 }
 
+// itemCount is a top-level aggregate's count: its items final so far, one bit each.
 type itemCount struct {
-	total int
-	done  map[int]bool
+	total, done int
+	final       []uint64
+}
+
+// finish marks item i final and reports whether it was not already; an index outside the
+// count is not counted.
+func (c *itemCount) finish(i int) bool {
+	if i < 0 || i >= c.total || c.final[i/64]&(1<<(i%64)) != 0 {
+		return false
+	}
+	c.final[i/64] |= 1 << (i % 64)
+	c.done++
+	return true
 }
 
 // NewReplayer replays run id.
@@ -44,7 +56,7 @@ func (p *Replayer) Entry(e journal.Entry) []Event {
 		return []Event{ev}
 	case journal.NodeStarted:
 		if top && e.Total > 0 && p.items[e.Node] == nil {
-			p.items[e.Node] = &itemCount{total: e.Total, done: map[int]bool{}}
+			p.items[e.Node] = &itemCount{total: e.Total, final: make([]uint64, (e.Total+63)/64)}
 		}
 		if !top || p.isStarted(e.Node) {
 			return nil
@@ -86,11 +98,10 @@ func (p *Replayer) Entry(e journal.Entry) []Event {
 			// An item of a top-level for_each task, or an iteration of a loop: live, one more
 			// in node_progress, and no node_finished of its own (a loop's body nodes have
 			// theirs).
-			if c.done[e.Index[0]] {
+			if !c.finish(e.Index[0]) {
 				return nil
 			}
-			c.done[e.Index[0]] = true
-			base.Type, base.Done, base.Total = EventNodeProgress, len(c.done), c.total
+			base.Type, base.Done, base.Total = EventNodeProgress, c.done, c.total
 			return []Event{base}
 		}
 		if !top && e.Status != journal.StatusFailed {
