@@ -110,7 +110,7 @@ func runApply(ctx context.Context, c *cli, args []string) int {
 	var pr *progress
 	observe := func(ev engine.Event) {
 		if pr == nil {
-			pr = newProgress(c.stdout, *asJSON)
+			pr = newProgressFor(c.stdout, *asJSON, ev)
 		}
 		pr.event(ev)
 	}
@@ -150,7 +150,7 @@ func (c *cli) applyThroughServe(ctx context.Context, home string, prog *engine.P
 	}()
 	err := local.ApplyRemote(ctx, home, prog.Plan, json.RawMessage(payload), parallelism, func(ev engine.Event) {
 		if pr == nil {
-			pr = newProgress(c.stdout, asJSON)
+			pr = newProgressFor(c.stdout, asJSON, ev)
 			id = ev.ExecutionID
 			stop = c.watchSecondInterrupt(ctx, func() string { return id })
 		}

@@ -39,13 +39,25 @@ type bar struct {
 	printed     int // plain output: the last count printed
 }
 
-func newProgress(w io.Writer, asJSON bool) *progress {
-	p := &progress{w: w, json: asJSON, bars: map[string]*bar{}, start: time.Now()}
+func newProgress(w io.Writer, asJSON bool) *progress { return newProgressAt(w, asJSON, time.Now()) }
+
+// newProgressFor is newProgress made at a run's first event, first: the version line is dated
+// no later than it, so that the stream's timestamps do not go back.
+func newProgressFor(w io.Writer, asJSON bool, first engine.Event) *progress {
+	at := time.Now()
+	if !first.Timestamp.IsZero() && first.Timestamp.Before(at) {
+		at = first.Timestamp
+	}
+	return newProgressAt(w, asJSON, at)
+}
+
+func newProgressAt(w io.Writer, asJSON bool, at time.Time) *progress {
+	p := &progress{w: w, json: asJSON, bars: map[string]*bar{}, start: at}
 	if f, ok := w.(*os.File); ok && !asJSON {
 		p.tty = term.IsTerminal(int(f.Fd()))
 	}
 	if asJSON {
-		p.writeJSON(map[string]any{"type": "version", "@timestamp": time.Now().UTC(), "fuscia": version.Fuscia, "ui": "1.0"})
+		p.writeJSON(map[string]any{"type": "version", "@timestamp": at.UTC(), "fuscia": version.Fuscia, "ui": "1.0"})
 	}
 	return p
 }

@@ -65,3 +65,22 @@ func TestProgressJSON(t *testing.T) {
 		t.Fatalf("event line: %s", lines[1])
 	}
 }
+
+// TestProgressVersionDatedByFirstEvent: made at a run's first event (apply, resume), the version
+// line is dated no later than that event: the stream's timestamps never go back.
+func TestProgressVersionDatedByFirstEvent(t *testing.T) {
+	var out bytes.Buffer
+	first := engine.Event{Type: engine.EventExecutionStarted, ExecutionID: "01X", Timestamp: time.Now().Add(-time.Second)}
+	p := newProgressFor(&out, true, first)
+	p.event(first)
+	var version, started struct {
+		Timestamp time.Time `json:"@timestamp"`
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 2 || json.Unmarshal([]byte(lines[0]), &version) != nil || json.Unmarshal([]byte(lines[1]), &started) != nil {
+		t.Fatalf("lines: %q", lines)
+	}
+	if version.Timestamp.After(started.Timestamp) {
+		t.Errorf("the version line (%s) is dated after the first event (%s)", version.Timestamp, started.Timestamp)
+	}
+}

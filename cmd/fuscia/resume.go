@@ -58,7 +58,7 @@ func runResume(ctx context.Context, c *cli, args []string) int {
 		var pr *progress
 		observe := func(ev engine.Event) {
 			if pr == nil {
-				pr = newProgress(c.stdout, *asJSON)
+				pr = newProgressFor(c.stdout, *asJSON, ev)
 			}
 			pr.event(ev)
 		}
