@@ -208,10 +208,20 @@ func TestOtherCallsOfAKilledPlugin(t *testing.T) {
 	m := newManager(t, plugin.Options{GracePeriod: 300 * time.Millisecond})
 	warm(t, m, tg)
 	other := make(chan error, 1)
+	hanging := make(chan struct{})
+	var once sync.Once
+	// The other call is in flight once its line "hanging for 60s" arrives (sent through
+	// Host.Log after the SDK kept it 50 ms).
+	env := &plugin.CallEnv{Log: func(string, string) { once.Do(func() { close(hanging) }) }}
 	go func() {
-		_, err := execute(t, context.Background(), m, tg, "hang", `{"seconds": 60}`, nil)
+		_, err := execute(t, context.Background(), m, tg, "hang", `{"seconds": 60}`, env)
 		other <- err
 	}()
+	select {
+	case <-hanging:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the other call did not start within 30 s")
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	if _, err := execute(t, ctx, m, tg, "hang", `{"seconds": 3600}`, nil); plugin.KindOf(err) != plugin.Timeout {
