@@ -35,7 +35,7 @@ func (d *decoder) decodeNode(b *hcl.Block, kind NodeKind, loop string) *Node {
 		return nil
 	}
 	content, diags := b.Body.Content(nodeSchemas[kind])
-	d.add(diags...)
+	d.add(terraformHints(diags)...)
 	d.w.Nodes = append(d.w.Nodes, n)
 	d.w.byAddr[n.Addr] = n
 
@@ -389,4 +389,15 @@ func (d *decoder) decodeCall(n *Node, a hcl.Attributes) {
 	if v, ok := d.static.oneOf(a["on_failure"], CallPropagate, CallContinue); ok {
 		c.OnFailure = v
 	}
+}
+
+// terraformHints adds to hcl's "Unsupported argument" the way to write what a Terraform user
+// reached for: Fuscia has for_each, not count.
+func terraformHints(diags hcl.Diagnostics) hcl.Diagnostics {
+	for _, d := range diags {
+		if d.Summary == "Unsupported argument" && strings.HasPrefix(d.Detail, `An argument named "count" is not expected here.`) {
+			d.Detail += ` Fuscia has no count: to run a task N times, write for_each = range(N) (each.key is then 0 to N-1).`
+		}
+	}
+	return diags
 }
