@@ -224,11 +224,19 @@ func (d *decoder) decodeWorkflowBlock(filename string, blocks hcl.Blocks) {
 		}
 		dc, diags := db.Body.Content(dataSchema)
 		d.add(diags...)
-		if v, ok := st.size(dc.Attributes["max_node_output"]); ok {
-			s.Data.MaxNodeOutput = v
-		}
-		if v, ok := st.size(dc.Attributes["max_total"]); ok {
-			s.Data.MaxTotal = v
+		for _, lim := range []struct {
+			name string
+			dst  *int64
+		}{{"max_node_output", &s.Data.MaxNodeOutput}, {"max_total", &s.Data.MaxTotal}} {
+			v, ok := st.size(dc.Attributes[lim.name])
+			switch {
+			case ok && v == 0:
+				// 0 would read as "not set" and leave the default in force.
+				d.add(errorf(dc.Attributes[lim.name].Expr.Range(), "Invalid "+lim.name,
+					"%s must be more than 0 bytes (\"1KiB\", \"10MiB\"); leave it out for the default.", lim.name))
+			case ok:
+				*lim.dst = v
+			}
 		}
 		if v, ok := st.oneOf(dc.Attributes["on_exceed"], "fail", "spill"); ok {
 			s.Data.OnExceed = v
@@ -254,13 +262,16 @@ func (d *decoder) decodeRetry(b *hcl.Block) *RetryPolicy {
 	if v, ok := st.oneOf(a["backoff"], "exponential", "fixed"); ok {
 		r.Backoff = v
 	}
+	initialOK := a["initial_delay"] == nil
 	if v, ok := st.duration(a["initial_delay"]); ok {
-		r.InitialDelay = v
+		r.InitialDelay, initialOK = v, true
 	}
 	if v, ok := st.duration(a["max_delay"]); ok {
 		r.MaxDelay = v
 	}
-	if r.MaxDelay < r.InitialDelay && a["max_delay"] != nil {
+	// Compared with the initial_delay given: one that did not parse is reported already, and
+	// the default in its place would make this error about a value nobody wrote.
+	if r.MaxDelay < r.InitialDelay && a["max_delay"] != nil && initialOK {
 		d.add(errorf(a["max_delay"].Expr.Range(), "Invalid retry delays",
 			"max_delay (%s) is shorter than initial_delay (%s); make max_delay at least as long.", r.MaxDelay, r.InitialDelay))
 	}
