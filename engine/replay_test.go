@@ -38,14 +38,6 @@ task "items" {
   after    = [wait.w]
   inputs   = { v = each.value }
 }
-task "some" {
-  uses          = builtin.fail
-  for_each      = ["x", "y", "z"]
-  after         = [task.items]
-  concurrency   = 1
-  fail_workflow = false
-  inputs        = { message = each.value }
-}
 loop "rounds" {
   for_each = [1, 2]
   after    = [task.items]
@@ -54,10 +46,13 @@ loop "rounds" {
     inputs = { v = each.value }
   }
 }
-task "boom" {
-  uses   = builtin.fail
-  after  = [loop.rounds]
-  inputs = { message = "nope" }
+task "some" {
+  uses          = builtin.fail
+  for_each      = ["x", "y", "z"]
+  after         = [loop.rounds]
+  concurrency   = 1
+  fail_workflow = false
+  inputs        = { message = each.value }
 }
 `, StartOptions{Observer: func(ev Event) {
 		mu.Lock()
@@ -66,7 +61,8 @@ task "boom" {
 			live = append(live, ev)
 		}
 	}})
-	wantRun(t, ex, "failed")
+	// One node after another, so that the live order is the journal's.
+	wantRun(t, ex, "completed_with_errors")
 
 	rp := NewReplayer(ex.ID)
 	var replayed []Event
