@@ -990,14 +990,8 @@ output "home" {
 	}
 }
 
-// TestComponentLockChecked: apply PATH refuses a component whose installed digest is not the one
-// the lock file records for its source (as it refuses a plugin binary), naming both; plan locks
-// the new one, and apply runs it then. It ran the other component before.
-func TestComponentLockChecked(t *testing.T) {
-	t.Parallel()
-	h := newHarness(t)
-	first := crInstallDir(t, h, "wat-echo", watEchoDir(t))
-	f := h.write("echo.fsc.hcl", `workflow "echoes" {}
+// echoWorkflow runs the wat-echo component once, at whatever version is installed or locked.
+const echoWorkflow = `workflow "echoes" {}
 
 component "echo" {
   source = "fuscia/wat-echo"
@@ -1007,7 +1001,16 @@ task "one" {
   uses   = component.echo.echo
   inputs = { n = 1 }
 }
-`)
+`
+
+// TestComponentLockChecked: apply PATH refuses a component whose installed digest is not the one
+// the lock file records for its source (as it refuses a plugin binary), naming both; plan locks
+// the new one, and apply runs it then. It ran the other component before.
+func TestComponentLockChecked(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	first := crInstallDir(t, h, "wat-echo", watEchoDir(t))
+	f := h.write("echo.fsc.hcl", echoWorkflow)
 	wantCode(t, h.run("plan", f), 0)
 	wantCode(t, h.run("component", "remove", "fuscia/wat-echo@1.0.0"), 0)
 	// The same version, other code: a custom section appended to the module.
@@ -1036,17 +1039,7 @@ func TestComponentLockedVersionKept(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	first := crInstallDir(t, h, "wat-echo", watEchoDir(t))
-	f := h.write("echo.fsc.hcl", `workflow "echoes" {}
-
-component "echo" {
-  source = "fuscia/wat-echo"
-}
-
-task "one" {
-  uses   = component.echo.echo
-  inputs = { n = 1 }
-}
-`)
+	f := h.write("echo.fsc.hcl", echoWorkflow)
 	wantCode(t, h.run("plan", f), 0)
 	dir := watEchoDir(t)
 	manifest, err := os.ReadFile(filepath.Join(dir, "manifest.json"))

@@ -4,8 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
-	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,7 +13,6 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 
-	"github.com/fuscia/fuscia/engine/local"
 	"github.com/fuscia/fuscia/engine/planner"
 	"github.com/fuscia/fuscia/lang"
 )
@@ -98,10 +95,7 @@ func TestServedCalledFileSwappedAfterCheck(t *testing.T) {
 	}
 	mu.Unlock()
 
-	sock := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
-		var d net.Dialer
-		return d.DialContext(ctx, "unix", filepath.Join(home, local.SocketName))
-	}}}
+	sock := socketClient(home)
 	served := func() []string {
 		resp, err := sock.Get("http://fuscia/v1/workflows")
 		if err != nil {

@@ -236,10 +236,7 @@ func TestServingHost(t *testing.T) {
 	if err := h.Open(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	sock := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
-		var d net.Dialer
-		return d.DialContext(ctx, "unix", filepath.Join(home, local.SocketName))
-	}}}
+	sock := socketClient(home)
 	call := func(method, path string) (int, map[string]any) {
 		t.Helper()
 		req, err := http.NewRequest(method, "http://fuscia"+path, nil)
@@ -308,6 +305,14 @@ func TestServingHost(t *testing.T) {
 	if rec.Code != http.StatusOK || !strings.Contains(string(metrics), `workflow="w"`) {
 		t.Errorf("metrics %d without the workflow's series:\n%s", rec.Code, metrics)
 	}
+}
+
+// socketClient talks HTTP to the unix socket of the host of home.
+func socketClient(home string) *http.Client {
+	return &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, "unix", filepath.Join(home, local.SocketName))
+	}}}
 }
 
 // waitFor polls cond until it holds, failing after deadline.
