@@ -50,6 +50,10 @@ type Config struct {
 	// OnRunEnd, when set, is called once per run (child runs included) after its loop ended,
 	// finished or detached, from the run's goroutine.
 	OnRunEnd func(*Run)
+	// ResumeObserver, when set, gives the observer of a run resumed without one of its own (a
+	// parked run resumed at its deadline, or only to be cancelled): serve hands its events to
+	// the CLI streams that followed the run from its start.
+	ResumeObserver func(id string) func(Event)
 	// Redact is the process's secret values: the engine adds every secret and sensitive
 	// variable value it reads, and scrubs the journal, node logs and events with it. Give the
 	// same set to the logger, the span exporter and the API (telemetry.Config.Redact,

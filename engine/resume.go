@@ -354,7 +354,11 @@ func (e *Engine) Resume(ctx context.Context, id string, opts ResumeOptions) (*Ru
 	if opts.Parallelism > 0 {
 		par = opts.Parallelism
 	}
-	r, err := e.newRun(ctx, prog, StartOptions{Trigger: info.Trigger, Parallelism: par, Observer: opts.Observer, Admit: opts.Admit, cancel: opts.cancel}, id)
+	observer := opts.Observer
+	if observer == nil && e.cfg.ResumeObserver != nil {
+		observer = e.cfg.ResumeObserver(id)
+	}
+	r, err := e.newRun(ctx, prog, StartOptions{Trigger: info.Trigger, Parallelism: par, Observer: observer, Admit: opts.Admit, cancel: opts.cancel}, id)
 	if err != nil {
 		return nil, err
 	}

@@ -229,10 +229,39 @@ task "u" {
 	if got, want := strings.Join(eventTypes(t, r.stdout), " "), strings.Join(eventTypes(t, local.stdout), " "); got != want {
 		t.Errorf("apply -json through serve printed\n%s\nwant what a local apply prints\n%s\n%s", got, want, r)
 	}
+	finished := func(out, node string) string {
+		return regexp.MustCompile(`\{"type":"node_finished",[^\n]*"node":"` + regexp.QuoteMeta(node) + `"[^\n]*`).FindString(out)
+	}
 	for _, node := range []string{"wait.w", "task.u"} {
-		if !regexp.MustCompile(`"type":"node_finished",[^\n]*"node":"` + regexp.QuoteMeta(node) + `"`).MatchString(r.stdout) {
+		if finished(r.stdout, node) == "" {
 			t.Errorf("apply -json through serve has no node_finished of %s:\n%s", node, r.stdout)
 		}
+	}
+	// The wait's duration is the wait's (2 s), not the resumed run's few microseconds.
+	var w struct{ Duration float64 }
+	if err := json.Unmarshal([]byte(finished(r.stdout, "wait.w")), &w); err != nil || w.Duration < 1.5 {
+		t.Errorf("wait.w's node_finished through serve: duration %v (%v); want about 2 s", w.Duration, err)
+	}
+
+	// Cancelled while parked: the cancelled wait and the nodes after it are reported, as a local
+	// apply reports them.
+	p := startApply(t, h, "wait.fsc.hcl", "-json")
+	waitOutput(t, p.stdout, `"type":"node_waiting"`)
+	var started struct {
+		ExecutionID string `json:"execution_id"`
+	}
+	for _, line := range strings.Split(p.stdout.String(), "\n") {
+		if strings.HasPrefix(line, `{"type":"execution_started"`) {
+			_ = json.Unmarshal([]byte(line), &started)
+		}
+	}
+	id := started.ExecutionID
+	wantCode(t, h.run("cancel", id), 0)
+	if code := p.wait(t, 30*time.Second); code != 1 {
+		t.Errorf("apply of a run cancelled while parked: exit %d, want 1\n%s\n%s", code, p.stdout, p.stderr)
+	}
+	if got := finished(p.stdout.String(), "wait.w"); !strings.Contains(got, `"status":"cancelled"`) {
+		t.Errorf("apply -json through serve of a run cancelled while parked has no cancelled wait.w:\n%s", p.stdout)
 	}
 	sp.stopOK()
 }

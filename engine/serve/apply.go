@@ -74,7 +74,7 @@ func (s *Server) applyPlan(w http.ResponseWriter, r *http.Request) {
 	var seen resumedEvents
 	send := func(evs []engine.Event) bool {
 		for _, ev := range evs {
-			if !seen.news(ev) {
+			if !seen.news(&ev) {
 				continue
 			}
 			if enc.Encode(ev) != nil {
@@ -122,14 +122,17 @@ func (s *Server) applyPlan(w http.ResponseWriter, r *http.Request) {
 // resumedEvents tells a resumed run's events that are news to a stream that followed the run
 // from its start from those that are not: a resumed run reports the nodes it restored as
 // finished, and its waits as started and waiting again, as `fuscia resume` shows them.
+// A resumed run also measures a node's duration from its resume; the stream measures it from
+// the node's first node_started it sent, as a run that never parked does.
 type resumedEvents struct {
-	finished map[string]bool // node and index of every node_finished sent
-	waiting  map[string]bool // waits reported waiting and not finished
+	finished map[string]bool      // node and index of every node_finished sent
+	waiting  map[string]bool      // waits reported waiting and not finished
+	started  map[string]time.Time // when each node_started sent first said the node started
 }
 
-func (r *resumedEvents) news(ev engine.Event) bool {
+func (r *resumedEvents) news(ev *engine.Event) bool {
 	if r.finished == nil {
-		r.finished, r.waiting = map[string]bool{}, map[string]bool{}
+		r.finished, r.waiting, r.started = map[string]bool{}, map[string]bool{}, map[string]time.Time{}
 	}
 	key := ev.Node + fmt.Sprint(ev.Index)
 	switch ev.Type {
@@ -139,8 +142,18 @@ func (r *resumedEvents) news(ev engine.Event) bool {
 		}
 		r.finished[key] = true
 		delete(r.waiting, key)
+		if at, ok := r.started[key]; ok && ev.Duration != nil {
+			if d := engine.Duration(ev.Timestamp.Sub(at)); d > *ev.Duration {
+				ev.Duration = &d
+			}
+		}
 	case engine.EventNodeStarted:
-		return !r.waiting[key]
+		if r.waiting[key] {
+			return false
+		}
+		if _, ok := r.started[key]; !ok {
+			r.started[key] = ev.Timestamp
+		}
 	case engine.EventNodeWaiting:
 		if r.waiting[key] {
 			return false

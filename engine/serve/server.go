@@ -309,8 +309,7 @@ func (s *Server) dropWaiterLocked(id string, ch chan struct{}) {
 // resume continues run id (parked, interrupted, or signalled while nobody ran it) under its
 // workflow's gate. A resumed run is never skipped: it was admitted once.
 func (s *Server) resume(id, workflow string) error {
-	r, err := s.eng.Resume(context.Background(), id, engine.ResumeOptions{Admit: s.gateOf(workflow).admit,
-		Observer: func(ev engine.Event) { s.tellFollowers(id, ev) }})
+	r, err := s.eng.Resume(context.Background(), id, engine.ResumeOptions{Admit: s.gateOf(workflow).admit})
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 
 // EngineConfig returns cfg with what the Server needs of its engine:
 //
+//   - ResumeObserver: a resumed run reports to the apply streams following it;
 //   - ParkWaits: a run whose only unfinished work is waits leaves memory, and the server's
 //     wait index resumes it when a deadline or a signal comes. Without it, every waiting run
 //     would hold its goroutine and its state in memory until its waits end.
@@ -30,6 +31,11 @@ func (s *Server) EngineConfig(cfg engine.Config) engine.Config {
 	}
 	if cfg.Metrics == nil {
 		cfg.Metrics = s.cfg.Metrics
+	}
+	// A run resumed here (at a wait's deadline, by a signal, or only to be cancelled) reports
+	// to the CLI streams that followed it from its start (applyPlan).
+	cfg.ResumeObserver = func(id string) func(engine.Event) {
+		return func(ev engine.Event) { s.tellFollowers(id, ev) }
 	}
 	return cfg
 }
