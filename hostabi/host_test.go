@@ -325,6 +325,14 @@ func TestStdoutToLogs(t *testing.T) {
 	if lines := cut.lines; len(lines) != 12 || lines[10] != "info: hello " || lines[11] != "info: [stdout truncated after 126 bytes]" {
 		t.Errorf("with the limit in a line: %q; want 10 lines, the cut one, the note last", lines)
 	}
+	// The last write crosses the limit: the note comes all the same (it waited for a next write).
+	var last logRec
+	if _, err := h.Invoke(context.Background(), m, &Env{Log: last.log, OutputLimit: 594}, []byte(`{}`)); err != nil {
+		t.Fatal(err)
+	}
+	if lines := last.lines; len(lines) != 51 || lines[49] != "info: hello " || lines[50] != "info: [stdout truncated after 594 bytes]" {
+		t.Errorf("with the last write over the limit: %d lines, ending %q; want 49, the cut one, the note", len(lines), lines[max(0, len(lines)-2):])
+	}
 }
 
 type memKV struct {

@@ -426,20 +426,14 @@ func (w *lineWriter) Write(p []byte) (int, error) {
 	defer w.mu.Unlock()
 	n := len(p)
 	if w.written >= w.limit {
-		if !w.cut {
-			w.cut = true
-			// The line the limit cut is logged as far as it got, before the marker: after it
-			// comes nothing of this stream.
-			if len(w.partial) > 0 {
-				w.emit(string(w.partial))
-				w.partial = nil
-			}
-			w.emit(fmt.Sprintf("[%s truncated after %s]", w.stream, schema.FormatSize(int64(w.limit))))
+		if n > 0 {
+			w.truncate()
 		}
 		return n, nil
 	}
+	over := false
 	if room := w.limit - w.written; len(p) > room {
-		p = p[:room]
+		p, over = p[:room], true
 	}
 	w.written += len(p)
 	w.partial = append(w.partial, p...)
@@ -451,7 +445,25 @@ func (w *lineWriter) Write(p []byte) (int, error) {
 		w.emit(string(w.partial[:i]))
 		w.partial = w.partial[i+1:]
 	}
+	if over {
+		// Something was dropped now: say so at once, not only if another write comes.
+		w.truncate()
+	}
 	return n, nil
+}
+
+// truncate logs the line the limit cut, as far as it got, and the note that the rest of the
+// stream is dropped; once.
+func (w *lineWriter) truncate() {
+	if w.cut {
+		return
+	}
+	w.cut = true
+	if len(w.partial) > 0 {
+		w.emit(string(w.partial))
+		w.partial = nil
+	}
+	w.emit(fmt.Sprintf("[%s truncated after %s]", w.stream, schema.FormatSize(int64(w.limit))))
 }
 
 func (w *lineWriter) emit(line string) {

@@ -1,6 +1,7 @@
 package lang
 
 import (
+	"fmt"
 	"sync"
 
 	"github.com/hashicorp/hcl/v2"
@@ -186,21 +187,27 @@ var boundedOperations = sync.OnceValue(func() map[*hclsyntax.Operation]*hclsynta
 	for _, op := range []*hclsyntax.Operation{hclsyntax.OpAdd, hclsyntax.OpSubtract, hclsyntax.OpMultiply,
 		hclsyntax.OpDivide, hclsyntax.OpModulo, hclsyntax.OpNegate} {
 		bounded := *op
-		bounded.Impl = boundedResult(op.Impl)
+		bounded.Impl = boundedResult(op.Impl, op == hclsyntax.OpModulo)
 		m[op] = &bounded
 	}
 	return m
 })
 
-// boundedResult is f with its number result checked by bounds.CheckNumber. Its parameters are
-// f's, so hclsyntax converts the operands exactly as before.
-func boundedResult(f function.Function) function.Function {
+// boundedResult is f with its number result checked by bounds.CheckNumber (and, for modulo, its
+// divisor not 0). Its parameters are f's, so hclsyntax converts the operands exactly as before.
+func boundedResult(f function.Function, modulo bool) function.Function {
 	return function.New(&function.Spec{
 		Description: f.Description(),
 		Params:      f.Params(),
 		VarParam:    f.VarParam(),
 		Type:        f.ReturnTypeForValues,
 		Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
+			if modulo && len(args) == 2 && args[1].IsKnown() && !args[1].IsNull() {
+				// go-cty answers a % 0 with a; a remainder of a division by zero has no value.
+				if d, _ := args[1].Unmark(); d.Type() == cty.Number && d.AsBigFloat().Sign() == 0 {
+					return cty.NilVal, fmt.Errorf("the remainder of a division by zero (%% 0) has no value")
+				}
+			}
 			ret, err := f.Call(args)
 			if err != nil {
 				return cty.NilVal, err

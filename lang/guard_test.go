@@ -42,6 +42,7 @@ func TestNumbersOutOfRangeRefused(t *testing.T) {
 		`x = -1 / 0`:     "the result is infinite",
 		`x = log(0, 2)`:  "the result is infinite",
 		`x = pow(0, -1)`: "the result is infinite",
+		`x = 5 % 0`:      "the remainder of a division by zero",
 	} {
 		_, diags := loadInputs(t, inputs)
 		if !diags.HasErrors() || !strings.Contains(diags.Error(), want) {

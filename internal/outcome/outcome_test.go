@@ -423,6 +423,7 @@ func TestParseRejects(t *testing.T) {
 		{`[]`, `the result is a JSON array, not an object with a "type"`},
 		{`"done"`, `the result is a JSON string, not an object`},
 		{`{"type": 1}`, `the result's "type" is a JSON number, not a string`},
+		{`{"type": "continue", "delay_ms": 1.5}`, `the result's "delay_ms" is a JSON number 1.5, not a whole number`},
 		{`{}`, `no "type"`},
 		{`{"type":"done"}`, `result type "done" is not one of`},
 		{`{"type":"branch"}`, `needs "selected"`},
