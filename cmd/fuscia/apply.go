@@ -89,7 +89,7 @@ func runApply(ctx context.Context, c *cli, args []string) int {
 	}
 	prog := engine.NewProgramLocked(made.Workflow, made.Blob, made.Plan)
 
-	if code, handled := c.applyThroughServe(ctx, fs.homeDir(), prog, *payload, *parallelism, *asJSON); handled {
+	if code, handled := c.applyThroughServe(ctx, fs.homeDir(), prog, made.Files, *payload, *parallelism, *asJSON); handled {
 		_ = plugins.Close()
 		return code
 	}
@@ -121,12 +121,8 @@ func runApply(ctx context.Context, c *cli, args []string) int {
 	r, err := h.Engine().Start(ctx, prog, engine.StartOptions{Trigger: trigger, Parallelism: *parallelism, Observer: observe})
 	var secretErr *engine.SecretError
 	if errors.As(err, &secretErr) {
-		// Input the run needs and did not get: exit 2, at the secret's block.
 		_ = h.Close()
-		rng := secretErr.Range
-		code, _ := c.reportDiags(*asJSON, made.Files, hcl.Diagnostics{{Severity: hcl.DiagError,
-			Summary: "Secret not available", Detail: sentenceOf(secretErr.Err), Subject: &rng}})
-		return code
+		return c.secretUnavailable(*asJSON, made.Files, secretErr)
 	}
 	if err != nil {
 		_ = h.Close()
@@ -138,7 +134,7 @@ func runApply(ctx context.Context, c *cli, args []string) int {
 // applyThroughServe runs prog in the `fuscia serve` that owns the store, which the other
 // commands talk to instead of opening it (docs/reference/cli.md), and prints the run's events as a local apply
 // would. handled is false when no serve owns the store: the caller runs prog itself.
-func (c *cli) applyThroughServe(ctx context.Context, home string, prog *engine.Program, payload string, parallelism int, asJSON bool) (code int, handled bool) {
+func (c *cli) applyThroughServe(ctx context.Context, home string, prog *engine.Program, files map[string]*hcl.File, payload string, parallelism int, asJSON bool) (code int, handled bool) {
 	var pr *progress // made at the first event: a fallback to a local run prints its own header
 	var final *engine.Event
 	id := ""
@@ -159,9 +155,12 @@ func (c *cli) applyThroughServe(ctx context.Context, home string, prog *engine.P
 			final = &ev
 		}
 	})
+	var secretErr *engine.SecretError
 	switch {
 	case errors.Is(err, local.ErrNoServer):
 		return 0, false
+	case errors.As(err, &secretErr):
+		return c.secretUnavailable(asJSON, files, secretErr), true
 	case err == nil && final != nil:
 		return runExitCode(final.Status), true
 	case ctx.Err() != nil:
@@ -174,4 +173,13 @@ func (c *cli) applyThroughServe(ctx context.Context, home string, prog *engine.P
 		return exitFailed, true
 	}
 	return c.operationFailed("Cannot run the workflow in fuscia serve", err), true
+}
+
+// secretUnavailable reports a secret the run could not read (here, or in the serve that runs
+// it) as what it is, input the run needs and did not get: exit 2, at the secret's block.
+func (c *cli) secretUnavailable(asJSON bool, files map[string]*hcl.File, e *engine.SecretError) int {
+	rng := e.Range
+	code, _ := c.reportDiags(asJSON, files, hcl.Diagnostics{{Severity: hcl.DiagError,
+		Summary: "Secret not available", Detail: sentenceOf(e.Err), Subject: &rng}})
+	return code
 }

@@ -453,4 +453,11 @@ task "t" {
 	if v := decodeValidate(t, r.stdout); len(v.Diagnostics) != 1 || v.Diagnostics[0].Summary != "Secret not available" {
 		t.Errorf("apply -json: %+v", v)
 	}
+
+	// Through the serve that owns the home, whose environment lacks it: the same.
+	sp := startServe(t, h, nil)
+	r = h.run("apply", "w.fsc.hcl")
+	wantCode(t, r, 2)
+	wantContains(t, "stderr through serve", r.stderr, "Error: Secret not available", "on w.fsc.hcl line 3", "FUSCIA_TEST_UNSET_TOKEN is not set")
+	sp.stopOK()
 }

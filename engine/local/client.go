@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/fuscia/fuscia/engine"
 	"github.com/fuscia/fuscia/engine/artifact"
 	"github.com/fuscia/fuscia/engine/journal"
 )
@@ -101,6 +102,9 @@ func (c *client) request(ctx context.Context, method, path string, body any) (*h
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	if err := json.Unmarshal(b, &eb); err != nil || eb.Error == "" {
 		return nil, fmt.Errorf("the fuscia process that owns the state store answered %s", resp.Status)
+	}
+	if eb.Code == CodeSecret && eb.Range != nil {
+		return nil, &engine.SecretError{Range: *eb.Range, Err: errors.New(eb.Error)}
 	}
 	e := &apiError{msg: eb.Error}
 	switch eb.Code {

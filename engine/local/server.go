@@ -12,7 +12,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/fuscia/fuscia/engine"
 	"github.com/fuscia/fuscia/engine/journal"
+	"github.com/hashicorp/hcl/v2"
 )
 
 // Error codes of the API's error bodies ({"error": "message", "code": "…"}): the client turns
@@ -34,6 +36,16 @@ const (
 	codeNoArtifact      = "no_artifact"
 	codeArtifactDeleted = "artifact_deleted"
 )
+
+// CodeSecret is the code of serve's answer to a plan whose run could not read a secret
+// (engine.SecretError): its body holds the secret block's range, and the client gives the
+// error back as an engine.SecretError.
+const CodeSecret = "secret"
+
+// SecretErrorBody is the body of a CodeSecret answer.
+func SecretErrorBody(e *engine.SecretError) any {
+	return errorBody{Error: e.Err.Error(), Code: CodeSecret, Range: &e.Range}
+}
 
 // streamErrorTrailer is the HTTP trailer a follow sets when its stream ended early (the owner
 // is stopping, or the store failed), so that the client does not mistake it for the run's end.
@@ -97,9 +109,10 @@ func (s *server) drain() {
 }
 
 type errorBody struct {
-	Error  string `json:"error"`
-	Code   string `json:"code,omitempty"`
-	Status string `json:"status,omitempty"` // a finished run's status (cancel)
+	Error  string     `json:"error"`
+	Code   string     `json:"code,omitempty"`
+	Status string     `json:"status,omitempty"` // a finished run's status (cancel)
+	Range  *hcl.Range `json:"range,omitempty"`  // where in the workflow (CodeSecret)
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/fuscia/fuscia/engine"
 	"github.com/fuscia/fuscia/engine/journal"
+	"github.com/fuscia/fuscia/engine/local"
 )
 
 // maxPlanBytes bounds the body of POST /v1/apply: a plan holds the workflow's sources and
@@ -55,9 +56,14 @@ func (s *Server) applyPlan(w http.ResponseWriter, r *http.Request) {
 		Parallelism: req.Parallelism,
 		Observer:    events.push,
 	})
+	var secretErr *engine.SecretError
 	switch {
 	case errors.Is(err, engine.ErrDraining):
 		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"error": err.Error(), "code": "stopping"})
+		return
+	case errors.As(err, &secretErr):
+		// Input the run needs and serve's environment lacks: the CLI shows it at the block.
+		writeJSON(w, http.StatusBadRequest, local.SecretErrorBody(secretErr))
 		return
 	case err != nil:
 		writeJSON(w, http.StatusInternalServerError, map[string]string{"error": err.Error(), "code": "internal"})
