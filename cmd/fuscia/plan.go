@@ -67,8 +67,12 @@ func runPlan(ctx context.Context, c *cli, args []string) int {
 		return c.operationFailed("Cannot write the plan", err)
 	}
 	if *out != "" {
-		// The plugin directories the plan found its plugins in: apply looks for them again.
+		// The home and plugin directories the plan found its components and plugins in: apply
+		// looks for them again.
 		run := "fuscia apply"
+		if fs.home != "" {
+			run += " -home " + shellQuote(fs.home)
+		}
 		for _, d := range pluginDirs {
 			run += " -plugin-dir " + shellQuote(d)
 		}

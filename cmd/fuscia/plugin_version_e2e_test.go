@@ -199,6 +199,9 @@ func TestSavedPlanHint(t *testing.T) {
 	r := h.run("plan", f, "-plugin-dir", dir, "-out", "sh.fsplan")
 	wantCode(t, r, 0)
 	wantContains(t, "plan", r.stdout, "Run it with: fuscia apply -plugin-dir '"+dir+"' sh.fsplan")
+	r = h.run("plan", f, "-home", h.home, "-plugin-dir", dir, "-out", "sh.fsplan")
+	wantCode(t, r, 0)
+	wantContains(t, "plan -home", r.stdout, "Run it with: fuscia apply -home "+shellQuote(h.home)+" -plugin-dir")
 	wantCode(t, h.run("apply", "-plugin-dir", dir, "sh.fsplan"), 0)
 	// The plan where a workflow is expected: said so, and how to run it.
 	for _, args := range [][]string{{"validate", "sh.fsplan"}, {"plan", "sh.fsplan"}, {"graph", "sh.fsplan"}} {
