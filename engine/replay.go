@@ -109,7 +109,10 @@ func (p *Replayer) Entry(e journal.Entry) []Event {
 		}
 		var evs []Event
 		if top {
-			evs = p.startOf(base)
+			// A node skipped or cancelled before it started reported no start live.
+			if e.Status != journal.StatusSkipped && e.Status != journal.StatusCancelled {
+				evs = p.startOf(base)
+			}
 			delete(p.waiting, e.Node)
 		}
 		base.Type, base.Index, base.Key = EventNodeFinished, e.Index, e.Key

@@ -54,6 +54,10 @@ task "some" {
   fail_workflow = false
   inputs        = { message = each.value }
 }
+task "never" {
+  uses  = builtin.transform
+  after = [task.some]
+}
 `, StartOptions{Observer: func(ev Event) {
 		mu.Lock()
 		defer mu.Unlock()
