@@ -74,8 +74,10 @@ func TestCreateTableWritesThroughTheFile(t *testing.T) {
 		t.Fatalf("the table is %d pages; the test needs a bigger one to mean anything", pages)
 	}
 	// Opening reads the index at the end of the file (a few pages, more under the race
-	// detector); writing through a mapping faulted every page.
-	if faults > pages/2 {
+	// detector: 60 to 127 faults measured for this table, the heap's first touches included);
+	// writing through a mapping faults every page of the table on top of those. pages/2 was
+	// crossed once under -race in a CI run (127 for 242 pages); pages still tells them apart.
+	if faults > pages {
 		t.Fatalf("CreateTable took %d minor page faults for a table of %d pages: is it writing through a mapping again?", faults, pages)
 	}
 
